@@ -1,0 +1,143 @@
+// Reference bulk conversion: quantize Float32Array/Float64Array into codes and dequantize codes into float32.
+// The Wasm kernels replace the inner loops; validation and semantics live here.
+import { ArgumentTypeError, CodeRangeError, ProjectionError, describe } from "../errors.js";
+import { decodeExact } from "../exact/decode.js";
+import { type ConversionFlags, project } from "../exact/project.js";
+import { type Projection, type ResolvedProjection, isStochastic, resolveProjection } from "../exact/projection.js";
+import { fromFloat32Bits, fromNumber } from "../exact/value.js";
+import type { Format } from "../format/model.js";
+import { format } from "../format/registry.js";
+import { randomR, seedKeys } from "../random.js";
+import { type FormatLike, resolveFormat } from "./scalar.js";
+
+export type CodeArray = Uint8Array | Uint16Array | Uint32Array;
+export type RandomArray = Uint8Array | Uint16Array | Uint32Array;
+
+export interface QuantizeOptions extends Omit<Projection, "random"> {
+  /** Seed of the counter-based generator: R_i = top N bits of hash(seed, i). Integer in [0, 2^32). */
+  seed?: number;
+  /** Caller-supplied R_i, one per element, each < 2^N. */
+  random?: RandomArray;
+  /** Output codes (length = input length; Uint8Array for ≤ 8-bit formats, Uint16Array for 9…16 bits). */
+  out?: CodeArray;
+  /** Exception flags (counts) added to by this call. */
+  flags?: ConversionFlags;
+}
+
+/** The code array type of a format: one byte per code up to 8 bits, uint16 up to 16, uint32 up to 32. */
+export function codeArrayType(f: Format): typeof Uint8Array | typeof Uint16Array | typeof Uint32Array {
+  if (f.K <= 8) return Uint8Array;
+  if (f.K <= 16) return Uint16Array;
+  if (f.K <= 32) return Uint32Array;
+  throw new ArgumentTypeError("fmt", `${f.name} has ${f.K}-bit codes; code arrays hold formats of up to 32 bits (use Float64Array for binary64)`);
+}
+
+/** Random bits of element i of a quantize call: from the caller's array or from the seeded generator. */
+export type RandomSource = (i: number) => number;
+
+/** Validates quantize options and returns the projection and the random source (undefined when deterministic). */
+export function resolveQuantize(f: Format, n: number, options: QuantizeOptions | undefined): { rho: ResolvedProjection; random?: RandomSource; randomArray?: RandomArray; seed?: number } {
+  const { seed, random, out: _out, flags: _flags, ...projection } = options ?? {};
+  const rho = resolveProjection(f, projection as Projection);
+  const stochastic = isStochastic(rho.rounding);
+  if (!stochastic) {
+    if (seed !== undefined || random !== undefined) {
+      throw new ProjectionError(seed !== undefined ? "options.seed" : "options.random", `only allowed with a stochastic rounding (rounding is ${rho.rounding})`);
+    }
+    return { rho };
+  }
+  if ((seed === undefined) === (random === undefined)) {
+    throw new ProjectionError("options", `${rho.rounding} needs exactly one of options.seed (an integer in [0, 2^32)) or options.random (one R per element)`);
+  }
+  if (seed !== undefined) {
+    if (typeof seed !== "number" || !Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) {
+      throw new ProjectionError("options.seed", `got ${describe(seed)}; allowed: an integer in [0, 2^32)`);
+    }
+    const [k0, k1] = seedKeys(seed);
+    const N = rho.stochasticBits;
+    return { rho, seed, random: (i) => randomR(k0, k1, i, N) };
+  }
+  if (!(random instanceof Uint8Array || random instanceof Uint16Array || random instanceof Uint32Array)) {
+    throw new ArgumentTypeError("options.random", `got ${describe(random)}; allowed: a Uint8Array, Uint16Array or Uint32Array with one R per element`);
+  }
+  if (random.length !== n) throw new CodeRangeError("options.random", `has length ${random.length}; allowed: the input length ${n}`);
+  const limit = 2 ** rho.stochasticBits;
+  for (let i = 0; i < n; i++) {
+    if (random[i]! >= limit) throw new ProjectionError("options.random", `element ${i} is ${random[i]}; allowed: 0 ≤ R < 2^N = ${limit}`);
+  }
+  return { rho, randomArray: random, random: (i) => random[i]! };
+}
+
+export function requireInput(src: unknown): Float32Array | Float64Array {
+  if (!(src instanceof Float32Array || src instanceof Float64Array)) {
+    throw new ArgumentTypeError("src", `got ${describe(src)}; allowed: a Float32Array or Float64Array`);
+  }
+  return src;
+}
+
+export function requireOutput<T extends CodeArray | Float32Array>(out: unknown, type: { new (n: number): T; readonly name: string }, n: number, argument = "options.out"): T {
+  if (out === undefined) return new type(n);
+  if (!(out instanceof type)) throw new ArgumentTypeError(argument, `got ${describe(out)}; allowed: a ${type.name} of length ${n}`);
+  if (out.length !== n) throw new CodeRangeError(argument, `has length ${out.length}; allowed: ${n} (the input length)`);
+  return out;
+}
+
+/** Projects every element of src into the format (reference implementation, exact BigInt arithmetic). */
+export function quantizeReference(src: Float32Array | Float64Array, f: Format, rho: ResolvedProjection, out: CodeArray, random?: RandomSource, flags?: ConversionFlags): void {
+  const f32 = src instanceof Float32Array ? new Uint32Array(src.buffer, src.byteOffset, src.length) : undefined;
+  for (let i = 0; i < src.length; i++) {
+    const x = f32 ? fromFloat32Bits(f32[i]!) : fromNumber(src[i]!);
+    out[i] = project(x, f, rho, random ? random(i) : 0, flags);
+  }
+}
+
+/** Quantizes float32/float64 values into codes of the format (P3109 §4.7.3 projection per element). */
+export function quantize(src: Float32Array | Float64Array, fmt: FormatLike, options?: QuantizeOptions): CodeArray {
+  const f = resolveFormat(fmt);
+  requireInput(src);
+  const type = codeArrayType(f);
+  const { rho, random } = resolveQuantize(f, src.length, options);
+  const out = requireOutput<CodeArray>(options?.out, type as { new (n: number): CodeArray; name: string }, src.length);
+  quantizeReference(src, f, rho, out, random, options?.flags);
+  return out;
+}
+
+const BINARY32 = format("binary32");
+const RNE_SATNONE = resolveProjection(BINARY32, { rounding: "NearestTiesToEven", saturation: "SatNone" });
+const decodeTables = new Map<Format, Uint32Array>();
+
+/**
+ * float32 bit patterns of every code: Convert<f, binary32, (NearestTiesToEven, SatNone)> (P3109 §4.9.1), exact
+ * for every format whose values fit binary32; vendor formats keep NaN signs and payloads as ml_dtypes does.
+ */
+export function decodeTable32(f: Format): Uint32Array {
+  let t = decodeTables.get(f);
+  if (!t) {
+    if (f.K > 16) throw new ArgumentTypeError("fmt", `${f.name}: decode tables exist for formats of up to 16 bits`);
+    t = new Uint32Array(f.codeCount);
+    for (let c = 0; c < f.codeCount; c++) t[c] = project(decodeExact(c, f), BINARY32, RNE_SATNONE);
+    decodeTables.set(f, t);
+  }
+  return t;
+}
+
+export function requireCodes(codes: unknown, f: Format, argument = "codes"): CodeArray {
+  const type = codeArrayType(f);
+  if (!(codes instanceof type)) throw new ArgumentTypeError(argument, `got ${describe(codes)}; allowed: a ${type.name} of ${f.name} codes`);
+  return codes;
+}
+
+/** Dequantizes codes into float32 (exact where the value fits binary32; see decodeTable32). */
+export function dequantize(codes: CodeArray, fmt: FormatLike, options?: { out?: Float32Array }): Float32Array {
+  const f = resolveFormat(fmt);
+  requireCodes(codes, f);
+  const out = requireOutput(options?.out, Float32Array, codes.length);
+  const table = decodeTable32(f);
+  const bits = new Uint32Array(out.buffer, out.byteOffset, out.length);
+  const limit = f.codeCount;
+  for (let i = 0; i < codes.length; i++) {
+    if (codes[i]! >= limit) throw new CodeRangeError(`codes[${i}]`, `is ${codes[i]}; allowed: a ${f.name} code in [0, ${limit - 1}]`);
+  }
+  for (let i = 0; i < codes.length; i++) bits[i] = table[codes[i]!]!;
+  return out;
+}

@@ -1,0 +1,176 @@
+// One parameterised description of every small binary floating-point format (P3109 §3, IEEE 754, OCP, FNUZ,
+// MX, Tesla). New formats are new values of `FormatSpec`, never new code paths.
+import { FormatError, describe } from "../errors.js";
+
+export type Signedness = "Signed" | "Unsigned";
+export type Domain = "Extended" | "Finite";
+export type NanPayload = "drop" | "keep" | "keepOnDecode";
+export type Family = "P3109" | "IEEE" | "OCP" | "FNUZ" | "MX" | "Tesla" | "Custom";
+
+/**
+ * The parameters that define a format. Codes are ordered by magnitude (sign–magnitude for signed formats):
+ * the magnitude field is K−1 bits (signed) or K bits (unsigned); the top `highNaNs` magnitudes are NaN, the
+ * magnitude just below them is +Inf when `infinity` is set, everything else is a finite value
+ * `(E == 0 && zero ? T : T + 2^(P−1)) · 2^(max(E, zero ? 1 : 0) − bias − (P−1))` with E the exponent field and T
+ * the trailing significand (P3109 §4.7.2, IEEE 754 §3.4).
+ */
+export interface FormatSpec {
+  readonly name: string;
+  readonly family: Family;
+  /** Bit width K (3 ≤ K ≤ 16 for P3109; 32 and 64 for the external IEEE formats). */
+  readonly K: number;
+  /** Precision P: significand bits including the hidden bit. */
+  readonly P: number;
+  /** Exponent bias: a normal value is 1.T · 2^(E − bias). */
+  readonly bias: number;
+  readonly signed: boolean;
+  /** +Inf (and −Inf when signed) sits just below the high NaNs. */
+  readonly infinity: boolean;
+  /** Number of NaN magnitudes at the top of the code range (per sign). */
+  readonly highNaNs: number;
+  /** Meaning of the signed code 2^(K−1) (sign bit, magnitude 0): "zero" (−0), "nan" (P3109, FNUZ). */
+  readonly negativeZero: "zero" | "nan";
+  /** False for formats without a zero (E8M0): exponent field 0 is then a normal binade. */
+  readonly zero: boolean;
+  /** "gradual": IEEE subnormals; "flush": subnormal codes decode to 0 and results below MinNormal flush to 0. */
+  readonly subnormals: "gradual" | "flush";
+  /** SatNone in a format without infinities: overflow (and ±Inf) "clamp" to ±MaxFinite (P3109 v4.0) or give "nan" (OCP FN, FNUZ). */
+  readonly finiteOverflow: "clamp" | "nan";
+  /** A NaN input in a format without NaN: "negzero-xor-sign" (ml_dtypes MX types) or "maxfinite" (Tesla: clamp). */
+  readonly nanSubstitute: "negzero-xor-sign" | "maxfinite";
+  /**
+   * NaN payloads (IEEE family): "drop" (canonical quiet NaN both ways), "keep" (decoded into wider formats and
+   * truncated to the top trailing bits on encode, as numpy's float16), "keepOnDecode" (Eigen's bfloat16).
+   */
+  readonly nanPayload: NanPayload;
+  /** P3109 semantics (no −0, one unsigned NaN) or vendor semantics (sign of zero and NaN kept where codes exist). */
+  readonly signedZeroAndNaN: boolean;
+  /** Name of the default projection; "vendor" formats default to their library's cast (e.g. ml_dtypes astype). */
+  readonly defaultProjection: "P3109" | "ml_dtypes" | "ml_dtypes_e8m0" | "Tesla";
+}
+
+/** A format with every derived constant precomputed (P3109 §4.14 format queries and the code layout). */
+export class Format implements FormatSpec {
+  readonly name!: string;
+  readonly family!: Family;
+  readonly K!: number;
+  readonly P!: number;
+  readonly bias!: number;
+  readonly signed!: boolean;
+  readonly infinity!: boolean;
+  readonly highNaNs!: number;
+  readonly negativeZero!: "zero" | "nan";
+  readonly zero!: boolean;
+  readonly subnormals!: "gradual" | "flush";
+  readonly finiteOverflow!: "clamp" | "nan";
+  readonly nanSubstitute!: "negzero-xor-sign" | "maxfinite";
+  readonly nanPayload!: NanPayload;
+  readonly signedZeroAndNaN!: boolean;
+  readonly defaultProjection!: "P3109" | "ml_dtypes" | "ml_dtypes_e8m0" | "Tesla";
+
+  /** Number of codes, 2^K. */
+  readonly codeCount: number;
+  /** Bits of the magnitude field: K−1 (signed) or K (unsigned). */
+  readonly magnitudeBits: number;
+  /** Value of the sign bit, 2^(K−1), or 0 for unsigned formats. */
+  readonly signBit: number;
+  /** Smallest NaN magnitude at the top of the range (= 2^magnitudeBits when there are none). */
+  readonly highNaNStart: number;
+  /** Magnitude code of +Inf, or −1. */
+  readonly infMagnitude: number;
+  /** Magnitude code of the largest finite value. */
+  readonly maxFiniteMagnitude: number;
+  /** Canonical (quiet, positive) NaN code, or −1 when the format has no NaN. */
+  readonly nanCode: number;
+  /** Codes of +Inf and −Inf, or −1. */
+  readonly posInfCode: number;
+  readonly negInfCode: number;
+  /** ExponentBitwidthOf (P3109 §4.14: K−P signed, K−P+1 unsigned). */
+  readonly exponentBits: number;
+  /** TrailingSignificandBitwidthOf = P − 1. */
+  readonly trailingBits: number;
+  /** Smallest quantum exponent: the exponent of MinPositive's last significand bit (1 − bias − (P−1), or −bias − (P−1) without zero). */
+  readonly minQuantumExponent: number;
+  readonly signedness: Signedness;
+  readonly domain: Domain;
+  readonly hasNaN: boolean;
+
+  constructor(spec: FormatSpec) {
+    Object.assign(this, spec);
+    const { K, P, signed } = spec;
+    this.codeCount = 2 ** K;
+    this.magnitudeBits = signed ? K - 1 : K;
+    this.signBit = signed ? 2 ** (K - 1) : 0;
+    this.exponentBits = this.magnitudeBits - (P - 1);
+    this.trailingBits = P - 1;
+    this.highNaNStart = 2 ** this.magnitudeBits - spec.highNaNs;
+    this.infMagnitude = spec.infinity ? this.highNaNStart - 1 : -1;
+    this.maxFiniteMagnitude = (spec.infinity ? this.infMagnitude : this.highNaNStart) - 1;
+    this.posInfCode = this.infMagnitude;
+    this.negInfCode = spec.infinity && signed ? this.infMagnitude + this.signBit : -1;
+    this.hasNaN = spec.highNaNs > 0 || (signed && spec.negativeZero === "nan");
+    if (signed && spec.negativeZero === "nan") this.nanCode = this.signBit;
+    else if (spec.highNaNs > 0) {
+      // The quiet NaN: IEEE-style formats set the most significant trailing bit above +Inf; others use the top code.
+      this.nanCode = spec.infinity && P >= 2 && spec.highNaNs >= 2 ** (P - 2) ? this.infMagnitude + 2 ** (P - 2) : 2 ** this.magnitudeBits - 1;
+    } else this.nanCode = -1;
+    this.minQuantumExponent = (spec.zero ? 1 : 0) - spec.bias - (P - 1);
+    this.signedness = signed ? "Signed" : "Unsigned";
+    this.domain = spec.infinity ? "Extended" : "Finite";
+    Object.freeze(this);
+  }
+
+  /** Codes of the P3109 §4.14 extremal values. */
+  get maxFiniteCode(): number {
+    return this.maxFiniteMagnitude;
+  }
+  get minFiniteCode(): number {
+    return this.signed ? this.maxFiniteMagnitude + this.signBit : 0;
+  }
+  get minPositiveCode(): number {
+    return this.zero ? 1 : 0;
+  }
+  get minNormalCode(): number {
+    if (!this.zero) return 0;
+    return this.P === 1 ? 1 : 2 ** (this.P - 1);
+  }
+  /** MaxSubnormalOf: the NaN code (or −1 without NaN) when the format has no subnormals (P = 1, no zero, flushed). */
+  get maxSubnormalCode(): number {
+    if (this.P === 1 || !this.zero || this.subnormals === "flush") return this.nanCode;
+    return 2 ** (this.P - 1) - 1;
+  }
+
+  /** Magnitude part of a code (the code itself for unsigned formats). */
+  magnitudeOf(code: number): number {
+    return this.signed ? code % this.signBit : code;
+  }
+  isNegativeCode(code: number): boolean {
+    return this.signed && code >= this.signBit;
+  }
+  isNaNCode(code: number): boolean {
+    const mag = this.magnitudeOf(code);
+    if (mag >= this.highNaNStart) return true;
+    return this.signed && this.negativeZero === "nan" && code === this.signBit;
+  }
+  isInfCode(code: number): boolean {
+    return this.infinity && this.magnitudeOf(code) === this.infMagnitude;
+  }
+
+  toString(): string {
+    return this.name;
+  }
+}
+
+/** Validates the numeric parameters shared by every family and builds the Format. */
+export function makeFormat(spec: FormatSpec): Format {
+  const { K, P, bias, signed } = spec;
+  if (!Number.isInteger(K) || K < 2 || K > 64) throw new FormatError("K", `got ${describe(K)}; allowed: an integer in [2, 64]`);
+  const maxP = signed ? K - 1 : K;
+  if (!Number.isInteger(P) || P < 1 || P > maxP) {
+    throw new FormatError("P", `got ${describe(P)}; allowed: an integer in [1, ${maxP}] for a ${signed ? "signed" : "unsigned"} ${K}-bit format`);
+  }
+  if (!Number.isInteger(bias) || Math.abs(bias) > 2 ** 20) throw new FormatError("bias", `got ${describe(bias)}; allowed: an integer`);
+  const format = new Format(spec);
+  if (format.maxFiniteMagnitude < 0) throw new FormatError("name", `${spec.name} has no finite values`);
+  return format;
+}
