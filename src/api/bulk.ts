@@ -9,6 +9,8 @@ import type { Format } from "../format/model.js";
 import { format } from "../format/registry.js";
 import { randomR, seedKeys } from "../random.js";
 import { type FormatLike, resolveFormat } from "./scalar.js";
+import { dequantizeWasm } from "../wasm/decode.js";
+import { quantizeWasm } from "../wasm/encode.js";
 
 export type CodeArray = Uint8Array | Uint16Array | Uint32Array;
 export type RandomArray = Uint8Array | Uint16Array | Uint32Array;
@@ -96,8 +98,12 @@ export function quantize(src: Float32Array | Float64Array, fmt: FormatLike, opti
   const f = resolveFormat(fmt);
   requireInput(src);
   const type = codeArrayType(f);
-  const { rho, random } = resolveQuantize(f, src.length, options);
+  const { rho, random, randomArray, seed } = resolveQuantize(f, src.length, options);
   const out = requireOutput<CodeArray>(options?.out, type as { new (n: number): CodeArray; name: string }, src.length);
+  if (src instanceof Float32Array && options?.flags === undefined && !(out instanceof Uint32Array)) {
+    const fast = quantizeWasm(src, f, rho, out, seed !== undefined ? { seed } : randomArray ? { array: randomArray } : undefined);
+    if (fast) return fast;
+  }
   quantizeReference(src, f, rho, out, random, options?.flags);
   return out;
 }
@@ -132,6 +138,8 @@ export function dequantize(codes: CodeArray, fmt: FormatLike, options?: { out?: 
   const f = resolveFormat(fmt);
   requireCodes(codes, f);
   const out = requireOutput(options?.out, Float32Array, codes.length);
+  const fast = dequantizeWasm(codes, f, out, decodeTable32);
+  if (fast) return fast;
   const table = decodeTable32(f);
   const bits = new Uint32Array(out.buffer, out.byteOffset, out.length);
   const limit = f.codeCount;

@@ -76,7 +76,8 @@ export function fromFloat32Bits(bits: number): Exact {
   const sign = bits >>> 31 ? -1 : 1;
   const e = (bits >>> 23) & 0xff;
   const t = bits & 0x7fffff;
-  if (e === 0xff) return t === 0 ? (sign === 1 ? POS_INF : NEG_INF) : { kind: "nan", sign, payload: BigInt(t) };
+  // NaN payloads are left-aligned to 52 bits (as binary64's and decodeExact's), so targets truncate them alike.
+  if (e === 0xff) return t === 0 ? (sign === 1 ? POS_INF : NEG_INF) : { kind: "nan", sign, payload: BigInt(t) << 29n };
   if (e === 0) return finite(sign, BigInt(t), -149);
   return finite(sign, BigInt(t | 0x800000), e - 150);
 }

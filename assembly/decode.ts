@@ -1,0 +1,280 @@
+// Decode kernels: codes → float32 bit patterns through a per-format table that the host uploads into memory.
+// Tables come from the exact core (decodeTable32), so no kernel knows a format; the host validates codes first.
+
+// v128 masks live in memory and are loaded before loops: V8 11.3 rebuilds v128 constants in every iteration (docs/wasm-kernels.md §2).
+const NIBBLE_MASK = memory.data<u8>([15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15], 16);
+/** 0x3F in each i32 lane; its top byte is 0, which the FP6 unpack shuffle uses as a zero byte. */
+const SIX_BITS32 = memory.data<u32>([0x3f, 0x3f, 0x3f, 0x3f], 16);
+
+/** dst[i] = table[src[i]] for byte codes: scalar LUT unrolled ×8, the measured generic ~2 G/s (docs/wasm-kernels.md §4). */
+export function decodeLut8(src: usize, dst: usize, n: usize, table: usize): void {
+  let i: usize = 0;
+  for (; i + 8 <= n; i += 8) {
+    const s = src + i;
+    const d = dst + (i << 2);
+    store<u32>(d, load<u32>(table + ((<usize>load<u8>(s, 0)) << 2)), 0);
+    store<u32>(d, load<u32>(table + ((<usize>load<u8>(s, 1)) << 2)), 4);
+    store<u32>(d, load<u32>(table + ((<usize>load<u8>(s, 2)) << 2)), 8);
+    store<u32>(d, load<u32>(table + ((<usize>load<u8>(s, 3)) << 2)), 12);
+    store<u32>(d, load<u32>(table + ((<usize>load<u8>(s, 4)) << 2)), 16);
+    store<u32>(d, load<u32>(table + ((<usize>load<u8>(s, 5)) << 2)), 20);
+    store<u32>(d, load<u32>(table + ((<usize>load<u8>(s, 6)) << 2)), 24);
+    store<u32>(d, load<u32>(table + ((<usize>load<u8>(s, 7)) << 2)), 28);
+  }
+  for (; i < n; i++) store<u32>(dst + (i << 2), load<u32>(table + ((<usize>load<u8>(src + i)) << 2)));
+}
+
+/** dst[i] = table[src[i]] for 16-bit codes (9…16-bit formats), unrolled ×8 like decodeLut8. */
+export function decodeLut16(src: usize, dst: usize, n: usize, table: usize): void {
+  let i: usize = 0;
+  for (; i + 8 <= n; i += 8) {
+    const s = src + (i << 1);
+    const d = dst + (i << 2);
+    store<u32>(d, load<u32>(table + ((<usize>load<u16>(s, 0)) << 2)), 0);
+    store<u32>(d, load<u32>(table + ((<usize>load<u16>(s, 2)) << 2)), 4);
+    store<u32>(d, load<u32>(table + ((<usize>load<u16>(s, 4)) << 2)), 8);
+    store<u32>(d, load<u32>(table + ((<usize>load<u16>(s, 6)) << 2)), 12);
+    store<u32>(d, load<u32>(table + ((<usize>load<u16>(s, 8)) << 2)), 16);
+    store<u32>(d, load<u32>(table + ((<usize>load<u16>(s, 10)) << 2)), 20);
+    store<u32>(d, load<u32>(table + ((<usize>load<u16>(s, 12)) << 2)), 24);
+    store<u32>(d, load<u32>(table + ((<usize>load<u16>(s, 14)) << 2)), 28);
+  }
+  for (; i < n; i++) store<u32>(dst + (i << 2), load<u32>(table + ((<usize>load<u16>(src + (i << 1))) << 2)));
+}
+
+/** 16-bit codes of a format whose table is linear, bits = (code << shift) + offset (bfloat16: shift 16, offset 0). */
+export function decodeLinear16(src: usize, dst: usize, n: usize, shift: i32, offset: u32): void {
+  const off = i32x4.splat(offset);
+  let i: usize = 0;
+  for (; i + 16 <= n; i += 16) {
+    const a = v128.load(src + (i << 1), 0);
+    const b = v128.load(src + (i << 1), 16);
+    const d = dst + (i << 2);
+    v128.store(d, i32x4.add(i32x4.shl(i32x4.extend_low_i16x8_u(a), shift), off), 0);
+    v128.store(d, i32x4.add(i32x4.shl(i32x4.extend_high_i16x8_u(a), shift), off), 16);
+    v128.store(d, i32x4.add(i32x4.shl(i32x4.extend_low_i16x8_u(b), shift), off), 32);
+    v128.store(d, i32x4.add(i32x4.shl(i32x4.extend_high_i16x8_u(b), shift), off), 48);
+  }
+  for (; i < n; i++) store<u32>(dst + (i << 2), (<u32>load<u16>(src + (i << 1)) << shift) + offset);
+}
+
+/**
+ * Byte planes of a ≤ 4-bit table: planes + 16·b holds byte b of table[0…15]'s float32 bits, so one swizzle per
+ * plane decodes 16 codes (docs/wasm-kernels.md §3, FP4 swizzle).
+ */
+export function nibblePlanes(table: usize, planes: usize): void {
+  for (let c: usize = 0; c < 16; c++) {
+    const bits = load<u32>(table + (c << 2));
+    for (let b: usize = 0; b < 4; b++) store<u8>(planes + (b << 4) + c, <u8>(bits >>> (<u32>b << 3)));
+  }
+}
+
+// @ts-ignore: decorator
+@inline
+function decode16(codes: v128, p0: v128, p1: v128, p2: v128, p3: v128, d: usize): void {
+  const b0 = i8x16.swizzle(p0, codes);
+  const b1 = i8x16.swizzle(p1, codes);
+  const b2 = i8x16.swizzle(p2, codes);
+  const b3 = i8x16.swizzle(p3, codes);
+  const lo01 = i8x16.shuffle(b0, b1, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const hi01 = i8x16.shuffle(b0, b1, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  const lo23 = i8x16.shuffle(b2, b3, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const hi23 = i8x16.shuffle(b2, b3, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  v128.store(d, i16x8.shuffle(lo01, lo23, 0, 8, 1, 9, 2, 10, 3, 11), 0);
+  v128.store(d, i16x8.shuffle(lo01, lo23, 4, 12, 5, 13, 6, 14, 7, 15), 16);
+  v128.store(d, i16x8.shuffle(hi01, hi23, 0, 8, 1, 9, 2, 10, 3, 11), 32);
+  v128.store(d, i16x8.shuffle(hi01, hi23, 4, 12, 5, 13, 6, 14, 7, 15), 48);
+}
+
+/** Byte codes of a ≤ 4-bit format (one per byte) → float32 bits with four plane swizzles per 16 codes. */
+export function decodeNibbles(src: usize, dst: usize, n: usize, planes: usize, table: usize): void {
+  const p0 = v128.load(planes, 0);
+  const p1 = v128.load(planes, 16);
+  const p2 = v128.load(planes, 32);
+  const p3 = v128.load(planes, 48);
+  let i: usize = 0;
+  for (; i + 32 <= n; i += 32) {
+    decode16(v128.load(src + i, 0), p0, p1, p2, p3, dst + (i << 2));
+    decode16(v128.load(src + i, 16), p0, p1, p2, p3, dst + (i << 2) + 64);
+  }
+  decodeLut8(src + i, dst + (i << 2), n - i, table);
+}
+
+/** Packed 4-bit codes (two per byte, element 2j in the low nibble of byte j: OCP MX) → float32 bits. */
+export function decodePacked4(src: usize, dst: usize, n: usize, planes: usize, table: usize): void {
+  const p0 = v128.load(planes, 0);
+  const p1 = v128.load(planes, 16);
+  const p2 = v128.load(planes, 32);
+  const p3 = v128.load(planes, 48);
+  const mask = v128.load(NIBBLE_MASK);
+  let i: usize = 0;
+  for (; i + 32 <= n; i += 32) {
+    const v = v128.load(src + (i >> 1));
+    const lo = v128.and(v, mask);
+    // x86 has no byte shift: shift 16-bit lanes and mask (docs/wasm-kernels.md §2).
+    const hi = v128.and(i16x8.shr_u(v, 4), mask);
+    const d = dst + (i << 2);
+    decode16(i8x16.shuffle(lo, hi, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23), p0, p1, p2, p3, d);
+    decode16(i8x16.shuffle(lo, hi, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31), p0, p1, p2, p3, d + 64);
+  }
+  for (; i < n; i++) {
+    const code = (<usize>load<u8>(src + (i >> 1)) >>> (<usize>(i & 1) << 2)) & 15;
+    store<u32>(dst + (i << 2), load<u32>(table + (code << 2)));
+  }
+}
+
+// Layout of the split table of decodeSplit (built by src/wasm/decode.ts): 16-byte rows.
+const A_LO = 0; // low / high byte of A[h], h = code >> 4
+const A_HI = 16;
+const B_LO = 32; // low / high byte of B[l], l = code & 15
+const B_HI = 48;
+const X_ROW = 64; // 16·j for the j-th exceptional row h, 0x80 (no row) otherwise
+const R_LO = 80; // residual rows j = 0…3 (at most 4 exceptional rows): low bytes at R_LO + 32j, high bytes at R_LO + 32j + 16
+const SIXTEEN = memory.data<u8>([16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16], 16);
+
+/**
+ * ≤ 8-bit codes whose float32 values are bfloat16-exact: hi16(code) = A[h] + B[l] + R[code] (mod 2^16), R nonzero
+ * in at most 4 rows h (zero, subnormals, Inf/NaN), so 12 swizzles decode 16 codes with no table loads.
+ */
+// @ts-ignore: decorator
+@inline
+function split16(
+  v: v128, d: usize, mask: v128, sixteen: v128, aLo: v128, aHi: v128, bLo: v128, bHi: v128, xRow: v128,
+  r0l: v128, r0h: v128, r1l: v128, r1h: v128, r2l: v128, r2h: v128, r3l: v128, r3h: v128, four: bool,
+): void {
+  const l = v128.and(v, mask);
+  const h = v128.and(i16x8.shr_u(v, 4), mask);
+  const i0 = i8x16.add(i8x16.swizzle(xRow, h), l);
+  const i1 = i8x16.sub(i0, sixteen);
+  // Out-of-row indices are ≥ 16 as bytes, and swizzle gives 0 for them.
+  let rl = v128.or(i8x16.swizzle(r0l, i0), i8x16.swizzle(r1l, i1));
+  let rh = v128.or(i8x16.swizzle(r0h, i0), i8x16.swizzle(r1h, i1));
+  if (four) {
+    const i2 = i8x16.sub(i1, sixteen);
+    const i3 = i8x16.sub(i2, sixteen);
+    rl = v128.or(rl, v128.or(i8x16.swizzle(r2l, i2), i8x16.swizzle(r3l, i3)));
+    rh = v128.or(rh, v128.or(i8x16.swizzle(r2h, i2), i8x16.swizzle(r3h, i3)));
+  }
+  const al = i8x16.swizzle(aLo, h);
+  const ah = i8x16.swizzle(aHi, h);
+  const bl = i8x16.swizzle(bLo, l);
+  const bh = i8x16.swizzle(bHi, l);
+  const lo = i16x8.add(
+    i16x8.add(i8x16.shuffle(al, ah, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23), i8x16.shuffle(bl, bh, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23)),
+    i8x16.shuffle(rl, rh, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23),
+  );
+  const hi = i16x8.add(
+    i16x8.add(i8x16.shuffle(al, ah, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31), i8x16.shuffle(bl, bh, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31)),
+    i8x16.shuffle(rl, rh, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31),
+  );
+  const zero = i16x8.sub(lo, lo);
+  v128.store(d, i16x8.shuffle(zero, lo, 0, 8, 1, 9, 2, 10, 3, 11), 0);
+  v128.store(d, i16x8.shuffle(zero, lo, 4, 12, 5, 13, 6, 14, 7, 15), 16);
+  v128.store(d, i16x8.shuffle(zero, hi, 0, 8, 1, 9, 2, 10, 3, 11), 32);
+  v128.store(d, i16x8.shuffle(zero, hi, 4, 12, 5, 13, 6, 14, 7, 15), 48);
+}
+
+// @ts-ignore: decorator
+@inline
+function splitLoop(src: usize, dst: usize, n: usize, split: usize, table: usize, packed6: bool, four: bool): void {
+  const mask = v128.load(NIBBLE_MASK);
+  const sixteen = v128.load(SIXTEEN);
+  const six = v128.load(SIX_BITS32);
+  const aLo = v128.load(split, A_LO);
+  const aHi = v128.load(split, A_HI);
+  const bLo = v128.load(split, B_LO);
+  const bHi = v128.load(split, B_HI);
+  const xRow = v128.load(split, X_ROW);
+  const r0l = v128.load(split, R_LO);
+  const r0h = v128.load(split, R_LO + 16);
+  const r1l = v128.load(split, R_LO + 32);
+  const r1h = v128.load(split, R_LO + 48);
+  const r2l = v128.load(split, R_LO + 64);
+  const r2h = v128.load(split, R_LO + 80);
+  const r3l = v128.load(split, R_LO + 96);
+  const r3h = v128.load(split, R_LO + 112);
+  let i: usize = 0;
+  if (packed6) {
+    // 16 codes from 12 bytes, unpacked in registers; the 16-byte read stays inside the input while i + 32 ≤ n.
+    for (; i + 32 <= n; i += 16) {
+      const w = i8x16.shuffle(v128.load(src + ((i >> 2) * 3)), six, 0, 1, 2, 31, 3, 4, 5, 31, 6, 7, 8, 31, 9, 10, 11, 31);
+      const c = v128.or(
+        v128.or(v128.and(w, six), i32x4.shl(v128.and(i32x4.shr_u(w, 6), six), 8)),
+        v128.or(i32x4.shl(v128.and(i32x4.shr_u(w, 12), six), 16), i32x4.shl(i32x4.shr_u(w, 18), 24)),
+      );
+      split16(c, dst + (i << 2), mask, sixteen, aLo, aHi, bLo, bHi, xRow, r0l, r0h, r1l, r1h, r2l, r2h, r3l, r3h, four);
+    }
+    decodePacked6(src + ((i >> 2) * 3), dst + (i << 2), n - i, table);
+  } else {
+    for (; i + 16 <= n; i += 16) {
+      split16(v128.load(src + i), dst + (i << 2), mask, sixteen, aLo, aHi, bLo, bHi, xRow, r0l, r0h, r1l, r1h, r2l, r2h, r3l, r3h, four);
+    }
+    decodeLut8(src + i, dst + (i << 2), n - i, table);
+  }
+}
+
+/** Byte codes → float32 bits through a split table with up to 4 residual rows; the tail uses the plain table. */
+export function decodeSplit4(src: usize, dst: usize, n: usize, split: usize, table: usize): void {
+  splitLoop(src, dst, n, split, table, false, true);
+}
+
+/** decodeSplit4 for tables with at most 2 residual rows (4 swizzles fewer per 16 codes). */
+export function decodeSplit2(src: usize, dst: usize, n: usize, split: usize, table: usize): void {
+  splitLoop(src, dst, n, split, table, false, false);
+}
+
+/** Packed 6-bit codes through a split table with up to 4 residual rows. */
+export function decodePacked6Split4(src: usize, dst: usize, n: usize, split: usize, table: usize): void {
+  splitLoop(src, dst, n, split, table, true, true);
+}
+
+/** Packed 6-bit codes through a split table with at most 2 residual rows. */
+export function decodePacked6Split2(src: usize, dst: usize, n: usize, split: usize, table: usize): void {
+  splitLoop(src, dst, n, split, table, true, false);
+}
+
+/** Packed 6-bit codes (little-endian bit stream, element i at bits 6i…6i+5) → float32 bits, 4 codes per 3 bytes. */
+export function decodePacked6(src: usize, dst: usize, n: usize, table: usize): void {
+  let i: usize = 0;
+  for (; i + 4 <= n; i += 4) {
+    const s = src + ((i >> 2) * 3);
+    const w = <usize>load<u8>(s) | (<usize>load<u8>(s, 1) << 8) | (<usize>load<u8>(s, 2) << 16);
+    const d = dst + (i << 2);
+    store<u32>(d, load<u32>(table + ((w & 63) << 2)), 0);
+    store<u32>(d, load<u32>(table + (((w >>> 6) & 63) << 2)), 4);
+    store<u32>(d, load<u32>(table + (((w >>> 12) & 63) << 2)), 8);
+    store<u32>(d, load<u32>(table + ((w >>> 18) << 2)), 12);
+  }
+  for (; i < n; i++) {
+    const bit = i * 6;
+    const s = src + (bit >> 3);
+    // The second byte is read only when the code straddles it, so the kernel never reads past the input.
+    const w = (<usize>load<u8>(s) | ((bit & 7) > 2 ? <usize>load<u8>(s, 1) << 8 : 0)) >>> (bit & 7);
+    store<u32>(dst + (i << 2), load<u32>(table + ((w & 63) << 2)));
+  }
+}
+
+/** Largest byte in [src, src+n): the host checks codes < 2^K with it before any work. */
+export function maxU8(src: usize, n: usize): u32 {
+  let acc = i8x16.splat(0);
+  let i: usize = 0;
+  for (; i + 16 <= n; i += 16) acc = i8x16.max_u(acc, v128.load(src + i));
+  acc = i8x16.max_u(acc, i8x16.shuffle(acc, acc, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7));
+  acc = i8x16.max_u(acc, i8x16.shuffle(acc, acc, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3));
+  acc = i8x16.max_u(acc, i8x16.shuffle(acc, acc, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1));
+  let m = max(<u32>i8x16.extract_lane_u(acc, 0), <u32>i8x16.extract_lane_u(acc, 1));
+  for (; i < n; i++) m = max(m, <u32>load<u8>(src + i));
+  return m;
+}
+
+/** Largest 16-bit code in [src, src+2n). */
+export function maxU16(src: usize, n: usize): u32 {
+  let acc = i16x8.splat(0);
+  let i: usize = 0;
+  for (; i + 8 <= n; i += 8) acc = i16x8.max_u(acc, v128.load(src + (i << 1)));
+  acc = i16x8.max_u(acc, i16x8.shuffle(acc, acc, 4, 5, 6, 7, 0, 1, 2, 3));
+  acc = i16x8.max_u(acc, i16x8.shuffle(acc, acc, 2, 3, 0, 1, 2, 3, 0, 1));
+  let m = max(<u32>i16x8.extract_lane_u(acc, 0), <u32>i16x8.extract_lane_u(acc, 1));
+  for (; i < n; i++) m = max(m, <u32>load<u16>(src + (i << 1)));
+  return m;
+}

@@ -1,0 +1,492 @@
+// Encode kernel: float32 → codes of any format with K ≤ 16 under any rounding and saturation (P3109 §4.7.3–4.7.6).
+// One branchless algorithm on i32x4 lanes, specialised only by the constant block the host writes (src/wasm/encode.ts
+// derives every constant from the Format and the projection; no kernel knows a format).
+//
+// Per lane: |x| = m·2^e exactly. Normal results (|x| ≥ MinNormal) use the float32 bits directly: shifting by
+// 24 − P leaves the truncated magnitude code (P3109 §1.6 unified form), the carry of a round-away flows into the
+// exponent. Subnormal results (quantum 2^minQ) use y = |x|·2^−minQ, exact in float32, split into ⌊y⌋ and ν.
+// ν is carried as a 32-bit fixed-point fraction whose last bit is sticky (round-to-odd intermediate, digest §2.4),
+// so "round away" is the carry out of ν + T for a per-mode addend T (§4.7.4 RoundAway table).
+import { laneOffsets, randomBits32x4, rngMul1, rngMul2 } from "./rng";
+
+// Slots of the constant block (16 bytes each, a splatted i32 or f32); src/wasm/encode.ts writes the same layout.
+const MAGOFF = 0; // (B − 127)·2^(P−1): truncated magnitude code = (bits >> (24 − P)) + MAGOFF
+const REMMASK = 1; // 2^(24−P) − 1: the fraction bits of a normal result
+const NORMMIN = 2; // float32 bits of MinNormal (clamped): lanes at or above it take the normal path
+const SCALE1 = 3; // f32 2^e1 and 2^e2 with e1 + e2 = −minQ: y = |x|·2^−minQ in two exact steps
+const SCALE2 = 4;
+const ZEROMAG = 5; // (minQ + P + B − 2)·2^(P−1): the magnitude code of a subnormal-path S = 0 (a zero result)
+const FLUSH = 6; // magnitude codes below this become 0 (flushed subnormals), else INT_MIN
+const MAXMAG = 7; // magnitude code of MaxFinite
+const T_BASE = 8; // addends of the round-away carry: constant, if the truncated code is odd / even, if x > 0 / x < 0
+const T_ODD = 9;
+const T_EVEN = 10;
+const T_POS = 11;
+const T_NEG = 12;
+const NUMASK = 13; // fraction bits a stochastic mode looks at (top N or N+1), else all
+const C_HALF = 14; // StochasticC: 2^(31−N) − 1 and 1, rounding ν to N bits ties-to-even first
+const C_BIT = 15;
+const RMASK = 16; // seeded R: the top N of 32 random bits, left in place (= R << (32 − N))
+const SIGNBIT = 17; // sign bit of a negative nonzero value, 0 for unsigned formats
+const ZSIGN = 18; // code of −0 (vendor formats with −0), else 0
+const UNSIGNED = 19; // all ones for unsigned formats: any negative nonzero result is below MinFinite
+const NOZERO = 20; // all ones for formats without zero: a zero result is below MinFinite
+const ABOVE = 21; // ωSaturate outcome codes (§4.7.5): finite overflow, below MinFinite (by sign), ±∞ inputs, NaN
+const BELOW_POS = 22;
+const BELOW_NEG = 23;
+const INF_POS = 24;
+const INF_NEG = 25;
+const NAN_POS = 26;
+const NAN_NEG = 27;
+const KEEP = 28; // all ones where NaN payloads are kept (numpy float16): code = NaN + max(payload >> (24 − P), 1) + KEEPOFF
+const KEEPOFF = 29;
+const QUIRK = 30; // all ones for ml_dtypes' float8_e8m0fnu cast: positive float32 subnormals → MINPOS or MINPOS + 1
+const QUIRK_T = 31;
+const MINPOS = 32;
+const KEY0 = 33; // seed keys of the counter-based generator
+const KEY1 = 34;
+const FAST_REBIAS = 35; // fast path (i32 lanes): MAGOFF << (24 − P), 2^(23−P) − 1, f32 2^(minQ+23) (also read as
+const FAST_HALF = 36; // bits), float32 bits of MinNormal, and the clamp of the magnitude code (MaxFinite or the next)
+const FAST_MAGIC = 37;
+const FAST_NORMAL_BITS = 38;
+const FAST_LIMIT = 39;
+const N_SIGNBIT = 40; // fast path, narrow lanes (i8x16 for bytes, i16x8 for wide codes): sign bit,
+const N_ZCLEAR = 41; // sign bit where a zero result has no sign, all ones for unsigned formats (negatives → 0),
+const N_UNSZERO = 42; // NaN codes by sign, 1, and the payload offset (numpy float16)
+const N_NAN_POS = 43;
+const N_NAN_NEG = 44;
+const N_ONE = 45;
+const N_KEEPOFF = 46;
+const SR_MASK = 47; // fast stochastic: float32 bits kept under R' (the low 24 − P − NS bits cleared when positive),
+const SR_SCALE = 48; // f32 2^(NS − minQ), 1 for B (the + 1 of 2R + 1), and StochasticC's RNITE addends at bit
+const SR_PLUS_ONE = 49; // 24 − P − NS of the float32 bits (2^(d−1) − 1 and 1 when d = 24 − P − NS > 0)
+const SR_C_HALF = 50;
+const SR_C_BIT = 51;
+const SLOTS = 52;
+// Scalar words after the slots.
+const S_SHIFT = 0; // 24 − P
+const S_NUSHIFT = 1; // 32 − (24 − P): aligns a normal result's fraction bits to the top of ν
+const S_CSHIFT = 2; // 32 − N (StochasticC's kept-bit position)
+const S_RSHIFT = 3; // 32 − N: R << S_RSHIFT for caller-supplied R
+const S_RANDOM = 4; // RANDOM_NONE, _SEED, _U8, _U16, _U32
+const S_WIDE = 5; // 1 for 16-bit codes, 0 for bytes
+const S_STAGE_C = 6; // 1 for StochasticC
+const S_FAST = 7; // FAST_NONE, _BYTES, _WIDE, _WIDE_KEEP: the NearestTiesToEven fast path applies
+
+const S_SR_LEFT = 8; // fast stochastic: R' << S_SR_LEFT >> S_SR_RIGHT aligns R' to a normal result's fraction bits,
+const S_SR_RIGHT = 9; // S_SR_NS = NS, S_SR_TWICE = 1 for B (R' = 2R + 1), else 0
+const S_SR_NS = 10;
+const S_SR_TWICE = 11;
+const S_SR_CSHIFT = 12; // d = 24 − P − NS when positive (StochasticC's kept bit in the float32 bits)
+
+const FAST_NONE = 0;
+const FAST_BYTES = 1;
+const FAST_WIDE = 2;
+const FAST_WIDE_KEEP = 3;
+
+const RANDOM_NONE = 0;
+const RANDOM_SEED = 1;
+const RANDOM_U8 = 2;
+const RANDOM_U16 = 3;
+const RANDOM_U32 = 4;
+
+const PARAMS = memory.data(SLOTS * 16 + 64, 16);
+const SCALARS = PARAMS + SLOTS * 16;
+
+// Format-independent constants (kept in memory, docs/wasm-kernels.md §2).
+const FIXED = memory.data<u32>([
+  0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff, // |x| mask
+  0x7f800000, 0x7f800000, 0x7f800000, 0x7f800000, // +∞ bits
+  0x00800000, 0x00800000, 0x00800000, 0x00800000, // smallest normal float32
+  0x4a800000, 0x4a800000, 0x4a800000, 0x4a800000, // 149 << 23: rebias of a renormalised float32 subnormal
+  0x4f000000, 0x4f000000, 0x4f000000, 0x4f000000, // f32 2^31
+  0x007fffff, 0x007fffff, 0x007fffff, 0x007fffff, // float32 trailing significand (NaN payload)
+  1, 1, 1, 1,
+], 16);
+const F_ABS = 0;
+const F_INF = 16;
+const F_MINNORMAL = 32;
+const F_REBIAS = 48;
+const F_TWO31 = 64;
+const F_PAYLOAD = 80;
+const F_ONE = 96;
+
+// Tail scratch: the last < 16 elements run through one padded block.
+const TAIL = memory.data(16 * 4 * 2 + 32, 16);
+const TAIL_RANDOM = TAIL + 64;
+const TAIL_OUT = TAIL + 128;
+
+/** Address of the constant block the host fills before calling encodeF32. */
+export function encodeParams(): usize {
+  return PARAMS;
+}
+
+// @ts-ignore: decorator
+@inline
+function c(slot: i32): v128 {
+  return v128.load(PARAMS + (<usize>slot << 4));
+}
+
+// @ts-ignore: decorator
+@inline
+function k(offset: i32): v128 {
+  return v128.load(FIXED + <usize>offset);
+}
+
+/** Codes of four float32 lanes. `rsh` is R << (32 − N) for the stochastic modes (zero otherwise). */
+// @ts-ignore: decorator
+@inline
+function encode4(x: v128, rsh: v128, shift: i32, nuShift: i32, cShift: i32, stochastic: bool, stageC: bool): v128 {
+  const a = v128.and(x, k(F_ABS));
+  const neg = i32x4.shr_s(x, 31);
+  const one = k(F_ONE);
+  // Normal path: a float32 subnormal is renormalised by an exact int→float conversion (its exponent field then
+  // reads 149 too high), so ⌊log2|x|⌋ and the significand come from the bits for every input.
+  const subnormal32 = i32x4.lt_s(a, k(F_MINNORMAL));
+  const bits = v128.bitselect(i32x4.sub(f32x4.convert_i32x4_s(a), k(F_REBIAS)), a, subnormal32);
+  const magN = i32x4.add(i32x4.shr_s(bits, shift), c(MAGOFF));
+  const nuN = i32x4.shl(v128.and(bits, c(REMMASK)), nuShift);
+  // Subnormal path: y = |x|·2^−minQ is exact (power-of-two scaling of a float32 with minQ ≤ 0); ⌊y⌋ and the
+  // fraction are exact too, and the fraction becomes 31 bits + a sticky bit.
+  const y = f32x4.mul(f32x4.mul(a, c(SCALE1)), c(SCALE2));
+  const fl = i32x4.trunc_sat_f32x4_s(y);
+  const frac = f32x4.mul(f32x4.sub(y, f32x4.convert_i32x4_s(fl)), k(F_TWO31));
+  const frac31 = i32x4.trunc_sat_f32x4_s(frac);
+  const nuS = i32x4.sub(i32x4.shl(frac31, 1), f32x4.ne(frac, f32x4.convert_i32x4_s(frac31)));
+  const normal = i32x4.ge_s(bits, c(NORMMIN));
+  const truncated = v128.bitselect(magN, fl, normal);
+  let nu = v128.bitselect(nuN, nuS, normal);
+  // RoundAway (§4.7.4) as the carry out of ν + T.
+  let carryC: v128 = i32x4.splat(0);
+  if (stageC) {
+    // StochasticC: RNITE(ν·2^N) first (the kept bit decides ties), its own carry is a round-away too.
+    const rounded = i32x4.add(nu, i32x4.add(c(C_HALF), v128.and(i32x4.shr_u(nu, cShift), c(C_BIT))));
+    carryC = i32x4.lt_u(rounded, nu);
+    nu = rounded;
+  }
+  const odd = i32x4.neg(v128.and(truncated, one));
+  let t = i32x4.add(c(T_BASE), v128.bitselect(c(T_ODD), c(T_EVEN), odd));
+  t = i32x4.add(t, v128.bitselect(c(T_NEG), c(T_POS), neg));
+  if (stochastic) t = i32x4.add(t, rsh);
+  const kept = v128.and(nu, c(NUMASK));
+  let away = i32x4.lt_u(i32x4.add(kept, t), kept);
+  if (stageC) away = v128.or(away, carryC);
+  // Magnitude code with the carry (unbounded exponent), flushed subnormals, and the zero result.
+  let mag = i32x4.sub(v128.bitselect(magN, i32x4.add(fl, c(ZEROMAG)), normal), away);
+  mag = v128.andnot(mag, i32x4.lt_s(mag, c(FLUSH)));
+  const zeroIn = i32x4.eq(a, i32x4.splat(0));
+  const zero = v128.or(zeroIn, i32x4.eq(mag, c(ZEROMAG)));
+  // ωSaturate (§4.7.5): outcome codes were derived by the host from the reference for this format and ρ.
+  const over = i32x4.gt_s(mag, c(MAXMAG));
+  const above = v128.andnot(over, v128.or(neg, zero));
+  const below = v128.or(v128.and(neg, v128.or(over, v128.andnot(c(UNSIGNED), zero))), v128.and(c(NOZERO), zero));
+  let code = v128.bitselect(v128.and(neg, c(ZSIGN)), i32x4.add(mag, v128.and(neg, c(SIGNBIT))), zero);
+  code = v128.bitselect(c(ABOVE), code, above);
+  code = v128.bitselect(v128.bitselect(c(BELOW_NEG), c(BELOW_POS), neg), code, below);
+  code = v128.bitselect(v128.bitselect(c(INF_NEG), c(INF_POS), neg), code, i32x4.eq(a, k(F_INF)));
+  const payload = i32x4.max_u(i32x4.shr_u(v128.and(a, k(F_PAYLOAD)), shift), one);
+  const nan = i32x4.add(v128.bitselect(c(NAN_NEG), c(NAN_POS), neg), v128.and(c(KEEP), i32x4.add(payload, c(KEEPOFF))));
+  code = v128.bitselect(nan, code, i32x4.gt_s(a, k(F_INF)));
+  // ml_dtypes float8_e8m0fnu: positive float32 subnormals give MinPositive up to its value, the next code above.
+  const quirk = v128.andnot(v128.and(c(QUIRK), subnormal32), v128.or(neg, zeroIn));
+  return v128.bitselect(i32x4.sub(c(MINPOS), i32x4.gt_s(a, c(QUIRK_T))), code, quirk);
+}
+
+/** R << (32 − N) for the four elements starting at element i (absolute index first + i). */
+// @ts-ignore: decorator
+@inline
+function random4(kind: i32, rnd: usize, i: usize, first: u32, rShift: i32, key0: v128, key1: v128, rmask: v128): v128 {
+  if (kind == RANDOM_SEED) {
+    const index = i32x4.add(i32x4.splat(first + <u32>i), laneOffsets());
+    return v128.and(randomBits32x4(index, key0, key1, rngMul1(), rngMul2()), rmask);
+  }
+  if (kind == RANDOM_U8) return i32x4.shl(i32x4.extend_low_i16x8_u(i16x8.extend_low_i8x16_u(v128.load32_zero(rnd + i))), rShift);
+  if (kind == RANDOM_U16) return i32x4.shl(i32x4.extend_low_i16x8_u(v128.load64_zero(rnd + (i << 1))), rShift);
+  if (kind == RANDOM_U32) return i32x4.shl(v128.load(rnd + (i << 2)), rShift);
+  return i32x4.splat(0);
+}
+
+/** Encodes 16 elements starting at element i. */
+// @ts-ignore: decorator
+@inline
+function block16(src: usize, dst: usize, rnd: usize, i: usize, first: u32, kind: i32, wide: bool, stageC: bool, shift: i32, nuShift: i32, cShift: i32, rShift: i32, key0: v128, key1: v128, rmask: v128): void {
+  const s = src + (i << 2);
+  const stochastic = kind != RANDOM_NONE;
+  const c0 = encode4(v128.load(s, 0), random4(kind, rnd, i, first, rShift, key0, key1, rmask), shift, nuShift, cShift, stochastic, stageC);
+  const c1 = encode4(v128.load(s, 16), random4(kind, rnd, i + 4, first, rShift, key0, key1, rmask), shift, nuShift, cShift, stochastic, stageC);
+  const c2 = encode4(v128.load(s, 32), random4(kind, rnd, i + 8, first, rShift, key0, key1, rmask), shift, nuShift, cShift, stochastic, stageC);
+  const c3 = encode4(v128.load(s, 48), random4(kind, rnd, i + 12, first, rShift, key0, key1, rmask), shift, nuShift, cShift, stochastic, stageC);
+  // Codes are < 2^16 (< 2^8 for bytes), so the saturating narrows are exact.
+  const lo = i16x8.narrow_i32x4_u(c0, c1);
+  const hi = i16x8.narrow_i32x4_u(c2, c3);
+  if (wide) {
+    v128.store(dst + (i << 1), lo, 0);
+    v128.store(dst + (i << 1), hi, 16);
+  } else {
+    v128.store(dst + i, i8x16.narrow_i16x8_u(lo, hi));
+  }
+}
+
+// @ts-ignore: decorator
+@inline
+function run(src: usize, dst: usize, n: usize, first: u32, rnd: usize, kind: i32, wide: bool, stageC: bool): void {
+  const shift = load<i32>(SCALARS + (S_SHIFT << 2));
+  const nuShift = load<i32>(SCALARS + (S_NUSHIFT << 2));
+  const cShift = load<i32>(SCALARS + (S_CSHIFT << 2));
+  const rShift = load<i32>(SCALARS + (S_RSHIFT << 2));
+  const key0 = c(KEY0);
+  const key1 = c(KEY1);
+  const rmask = c(RMASK);
+  let i: usize = 0;
+  for (; i + 16 <= n; i += 16) block16(src, dst, rnd, i, first, kind, wide, stageC, shift, nuShift, cShift, rShift, key0, key1, rmask);
+  if (i == n) return;
+  // Tail: copy the rest (and its R) into a zero-padded block, encode it whole, copy the codes back.
+  const rest = n - i;
+  const rBytes: usize = kind == RANDOM_U8 ? 1 : kind == RANDOM_U16 ? 2 : 4;
+  memory.fill(TAIL, 0, 128);
+  memory.copy(TAIL, src + (i << 2), rest << 2);
+  if (kind >= RANDOM_U8) memory.copy(TAIL_RANDOM, rnd + i * rBytes, rest * rBytes);
+  block16(TAIL, TAIL_OUT, TAIL_RANDOM, 0, first + <u32>i, kind, wide, stageC, shift, nuShift, cShift, rShift, key0, key1, rmask);
+  memory.copy(dst + (wide ? i << 1 : i), TAIL_OUT, wide ? rest << 1 : rest);
+}
+
+// Fast path for NearestTiesToEven when ±∞ inputs saturate like finite overflow (host-checked): normal results
+// round with the integer carry trick, subnormal results with the float-add trick (the FPU's RNE at quantum
+// 2^minQ, docs/wasm-kernels.md §3), then the magnitude is clamped at LIMIT and the sign/NaN rules run on
+// narrowed lanes (8 or 16 per op instead of 4).
+
+/** Rounded, clamped magnitude code of four lanes (NearestTiesToEven). */
+// @ts-ignore: decorator
+@inline
+function fastMagnitude(x: v128, shift: i32, rebias: v128, half: v128, magic: v128, normalBits: v128, limit: v128): v128 {
+  const a = v128.and(x, k(F_ABS));
+  const b = i32x4.add(a, rebias); // exponent rebiased: b >> shift is the truncated magnitude code
+  const n = i32x4.shr_s(i32x4.add(i32x4.add(b, half), v128.and(i32x4.shr_u(b, shift), k(F_ONE))), shift);
+  const s = i32x4.sub(f32x4.add(a, magic), magic);
+  return i32x4.min_s(v128.bitselect(s, n, i32x4.lt_s(a, normalBits)), limit);
+}
+
+// @ts-ignore: decorator
+@inline
+function nanMask(x: v128): v128 {
+  return i32x4.gt_s(v128.and(x, k(F_ABS)), k(F_INF));
+}
+
+/** Codes of 8 (wide) or 16 lanes from their clamped magnitudes, sign and NaN masks, in narrow lanes. */
+// @ts-ignore: decorator
+@inline
+function fastCodes(m: v128, neg: v128, nan: v128, payload: v128, wide: bool, keepPayload: bool): v128 {
+  const zero = i32x4.splat(0);
+  const atZero = wide ? i16x8.eq(m, zero) : i8x16.eq(m, zero);
+  // Sign: cleared at zero where the format has no −0; negative values of unsigned formats give 0 (SatFinite).
+  let code = v128.or(m, v128.andnot(v128.and(neg, c(N_SIGNBIT)), v128.and(atZero, c(N_ZCLEAR))));
+  code = v128.andnot(code, v128.and(neg, c(N_UNSZERO)));
+  let nanCode = v128.bitselect(c(N_NAN_NEG), c(N_NAN_POS), neg);
+  if (keepPayload) nanCode = i16x8.add(nanCode, i16x8.add(i16x8.max_u(payload, c(N_ONE)), c(N_KEEPOFF)));
+  return v128.bitselect(nanCode, code, nan);
+}
+
+// @ts-ignore: decorator
+@inline
+function fastPayload(x0: v128, x1: v128, shift: i32): v128 {
+  return i16x8.narrow_i32x4_u(i32x4.shr_u(v128.and(x0, k(F_PAYLOAD)), shift), i32x4.shr_u(v128.and(x1, k(F_PAYLOAD)), shift));
+}
+
+/**
+ * Rounded, clamped magnitude code of four lanes under StochasticA/B/C with R' = R (A, C) or 2R + 1 (B) and
+ * NS = N (A, C) or N + 1 (B) fraction bits: round away iff ⌊ν·2^NS⌋ + R' ≥ 2^NS (§4.7.4), C after RNITE(ν·2^N).
+ * Normal results add R' aligned to the fraction bits of the float32 significand and let the carry flow into the
+ * code; subnormal results scale |x| by 2^(NS − minQ) (exact), so ⌊y⌋ holds the NS fraction bits.
+ */
+// @ts-ignore: decorator
+@inline
+function stochasticMagnitude(x: v128, r: v128, shift: i32, rShiftLeft: i32, rShiftRight: i32, ns: i32, cShift: i32, twice: i32, stageC: bool, rebias: v128, fractionMask: v128, cHalf: v128, cBit: v128, scale: v128, plusOne: v128, normalBits: v128, limit: v128): v128 {
+  const a = v128.and(x, k(F_ABS));
+  const rp = v128.or(i32x4.shl(r, twice), plusOne);
+  let b = i32x4.add(a, rebias);
+  let y = f32x4.mul(a, scale);
+  if (stageC) {
+    b = i32x4.add(b, i32x4.add(cHalf, v128.and(i32x4.shr_u(b, cShift), cBit)));
+    y = f32x4.nearest(y);
+  }
+  const n = i32x4.shr_s(i32x4.add(v128.and(b, fractionMask), i32x4.shr_u(i32x4.shl(rp, rShiftLeft), rShiftRight)), shift);
+  const s = i32x4.shr_s(i32x4.add(i32x4.trunc_sat_f32x4_s(y), rp), ns);
+  return i32x4.min_s(v128.bitselect(s, n, i32x4.lt_s(a, normalBits)), limit);
+}
+
+/** R for 16 elements from a caller array (u8/u16/u32 per `kind`) or the seeded generator, as four i32x4. */
+// @ts-ignore: decorator
+@inline
+function randomLanes(j: i32, seeded: bool, kind: i32, rnd: usize, index: u32, key0: v128, key1: v128, toR: i32): v128 {
+  if (seeded) {
+    const lanes = i32x4.add(i32x4.splat(index + <u32>(j << 2)), laneOffsets());
+    return i32x4.shr_u(randomBits32x4(lanes, key0, key1, rngMul1(), rngMul2()), toR);
+  }
+  if (kind == RANDOM_U8) {
+    const bytes = v128.load32_zero(rnd + (<usize>j << 2));
+    return i32x4.extend_low_i16x8_u(i16x8.extend_low_i8x16_u(bytes));
+  }
+  if (kind == RANDOM_U16) return i32x4.extend_low_i16x8_u(v128.load64_zero(rnd + (<usize>j << 3)));
+  return v128.load(rnd + (<usize>j << 4));
+}
+
+// @ts-ignore: decorator
+@inline
+function runFast(src: usize, dst: usize, n: usize, first: u32, rnd: usize, wide: bool, keepPayload: bool, stochastic: bool, seeded: bool): void {
+  const shift = load<i32>(SCALARS + (S_SHIFT << 2));
+  const rebias = c(FAST_REBIAS);
+  const half = c(FAST_HALF);
+  const magic = c(FAST_MAGIC);
+  const normalBits = c(FAST_NORMAL_BITS);
+  const limit = c(FAST_LIMIT);
+  // Stochastic constants (unused by the nearest-even variants, which Binaryen then drops).
+  const kind = load<i32>(SCALARS + (S_RANDOM << 2));
+  const stageC = load<i32>(SCALARS + (S_STAGE_C << 2)) != 0;
+  const cShift = load<i32>(SCALARS + (S_SR_CSHIFT << 2));
+  const toR = load<i32>(SCALARS + (S_RSHIFT << 2));
+  const rLeft = load<i32>(SCALARS + (S_SR_LEFT << 2));
+  const rRight = load<i32>(SCALARS + (S_SR_RIGHT << 2));
+  const ns = load<i32>(SCALARS + (S_SR_NS << 2));
+  const twice = load<i32>(SCALARS + (S_SR_TWICE << 2));
+  const key0 = c(KEY0);
+  const key1 = c(KEY1);
+  const fractionMask = c(SR_MASK);
+  const cHalf = c(SR_C_HALF);
+  const cBit = c(SR_C_BIT);
+  const scale = c(SR_SCALE);
+  const plusOne = c(SR_PLUS_ONE);
+  const rBytes: usize = kind == RANDOM_U8 ? 1 : kind == RANDOM_U16 ? 2 : 4;
+  let i: usize = 0;
+  let s = src;
+  let d = dst;
+  let r = rnd;
+  let blocks = n >> 4;
+  const rest = n & 15;
+  // The last < 16 elements (and their R) go through the zero-padded tail block once the full blocks are done.
+  while (true) {
+    if (blocks == 0) {
+      if (rest == 0) return;
+      memory.fill(TAIL, 0, 128);
+      memory.copy(TAIL, s, rest << 2);
+      if (stochastic && !seeded) memory.copy(TAIL_RANDOM, r, rest * rBytes);
+      s = TAIL;
+      d = TAIL_OUT;
+      r = TAIL_RANDOM;
+    }
+    const x0 = v128.load(s, 0);
+    const x1 = v128.load(s, 16);
+    const x2 = v128.load(s, 32);
+    const x3 = v128.load(s, 48);
+    let m0: v128, m1: v128, m2: v128, m3: v128;
+    if (stochastic) {
+      const index = first + <u32>i;
+      m0 = stochasticMagnitude(x0, randomLanes(0, seeded, kind, r, index, key0, key1, toR), shift, rLeft, rRight, ns, cShift, twice, stageC, rebias, fractionMask, cHalf, cBit, scale, plusOne, normalBits, limit);
+      m1 = stochasticMagnitude(x1, randomLanes(1, seeded, kind, r, index, key0, key1, toR), shift, rLeft, rRight, ns, cShift, twice, stageC, rebias, fractionMask, cHalf, cBit, scale, plusOne, normalBits, limit);
+      m2 = stochasticMagnitude(x2, randomLanes(2, seeded, kind, r, index, key0, key1, toR), shift, rLeft, rRight, ns, cShift, twice, stageC, rebias, fractionMask, cHalf, cBit, scale, plusOne, normalBits, limit);
+      m3 = stochasticMagnitude(x3, randomLanes(3, seeded, kind, r, index, key0, key1, toR), shift, rLeft, rRight, ns, cShift, twice, stageC, rebias, fractionMask, cHalf, cBit, scale, plusOne, normalBits, limit);
+    } else {
+      m0 = fastMagnitude(x0, shift, rebias, half, magic, normalBits, limit);
+      m1 = fastMagnitude(x1, shift, rebias, half, magic, normalBits, limit);
+      m2 = fastMagnitude(x2, shift, rebias, half, magic, normalBits, limit);
+      m3 = fastMagnitude(x3, shift, rebias, half, magic, normalBits, limit);
+    }
+    // Codes are ≤ LIMIT < 2^K, so the unsigned narrows are exact; the signed narrows keep the sign of x and the
+    // all-ones NaN masks.
+    const m01 = i16x8.narrow_i32x4_u(m0, m1);
+    const m23 = i16x8.narrow_i32x4_u(m2, m3);
+    const s01 = i16x8.narrow_i32x4_s(x0, x1);
+    const s23 = i16x8.narrow_i32x4_s(x2, x3);
+    const n01 = i16x8.narrow_i32x4_s(nanMask(x0), nanMask(x1));
+    const n23 = i16x8.narrow_i32x4_s(nanMask(x2), nanMask(x3));
+    if (wide) {
+      const zero = i32x4.splat(0);
+      const p01 = keepPayload ? fastPayload(x0, x1, shift) : zero;
+      const p23 = keepPayload ? fastPayload(x2, x3, shift) : zero;
+      v128.store(d, fastCodes(m01, i16x8.lt_s(s01, zero), n01, p01, true, keepPayload), 0);
+      v128.store(d, fastCodes(m23, i16x8.lt_s(s23, zero), n23, p23, true, keepPayload), 16);
+    } else {
+      const neg = i8x16.lt_s(i8x16.narrow_i16x8_s(s01, s23), i32x4.splat(0));
+      v128.store(d, fastCodes(i8x16.narrow_i16x8_u(m01, m23), neg, i8x16.narrow_i16x8_s(n01, n23), neg, false, false));
+    }
+    if (blocks == 0) {
+      memory.copy(dst + (wide ? i << 1 : i), TAIL_OUT, wide ? rest << 1 : rest);
+      return;
+    }
+    blocks--;
+    i += 16;
+    s += 64;
+    d += wide ? 32 : 16;
+    r += rBytes << 4;
+  }
+}
+
+// One Wasm function per variant: V8 compiled one function with every variant inlined ~4× slower (measured).
+function fast8(src: usize, dst: usize, n: usize): void {
+  runFast(src, dst, n, 0, 0, false, false, false, false);
+}
+function fast16(src: usize, dst: usize, n: usize, keepPayload: bool): void {
+  if (keepPayload) runFast(src, dst, n, 0, 0, true, true, false, false);
+  else runFast(src, dst, n, 0, 0, true, false, false, false);
+}
+function stochastic8(src: usize, dst: usize, n: usize, first: u32, rnd: usize, seeded: bool): void {
+  if (seeded) runFast(src, dst, n, first, rnd, false, false, true, true);
+  else runFast(src, dst, n, first, rnd, false, false, true, false);
+}
+function stochastic16(src: usize, dst: usize, n: usize, first: u32, rnd: usize, seeded: bool, keepPayload: bool): void {
+  if (seeded) {
+    if (keepPayload) runFast(src, dst, n, first, rnd, true, true, true, true);
+    else runFast(src, dst, n, first, rnd, true, false, true, true);
+  } else if (keepPayload) runFast(src, dst, n, first, rnd, true, true, true, false);
+  else runFast(src, dst, n, first, rnd, true, false, true, false);
+}
+function generic8(src: usize, dst: usize, n: usize): void {
+  run(src, dst, n, 0, 0, RANDOM_NONE, false, false);
+}
+function generic16(src: usize, dst: usize, n: usize): void {
+  run(src, dst, n, 0, 0, RANDOM_NONE, true, false);
+}
+function seed8(src: usize, dst: usize, n: usize, first: u32, stageC: bool): void {
+  if (stageC) run(src, dst, n, first, 0, RANDOM_SEED, false, true);
+  else run(src, dst, n, first, 0, RANDOM_SEED, false, false);
+}
+function seed16(src: usize, dst: usize, n: usize, first: u32, stageC: bool): void {
+  if (stageC) run(src, dst, n, first, 0, RANDOM_SEED, true, true);
+  else run(src, dst, n, first, 0, RANDOM_SEED, true, false);
+}
+function array8(src: usize, dst: usize, n: usize, rnd: usize, kind: i32, stageC: bool): void {
+  if (kind == RANDOM_U8) run(src, dst, n, 0, rnd, RANDOM_U8, false, stageC);
+  else if (kind == RANDOM_U16) run(src, dst, n, 0, rnd, RANDOM_U16, false, stageC);
+  else run(src, dst, n, 0, rnd, RANDOM_U32, false, stageC);
+}
+function array16(src: usize, dst: usize, n: usize, rnd: usize, kind: i32, stageC: bool): void {
+  if (kind == RANDOM_U8) run(src, dst, n, 0, rnd, RANDOM_U8, true, stageC);
+  else if (kind == RANDOM_U16) run(src, dst, n, 0, rnd, RANDOM_U16, true, stageC);
+  else run(src, dst, n, 0, rnd, RANDOM_U32, true, stageC);
+}
+
+/**
+ * Encodes n float32 values at src into codes at dst (bytes, or u16 when the block says wide) under the constant
+ * block at encodeParams(). `first` is the absolute index of src[0] (seeded random bits); rnd points at the caller's
+ * R values (u8/u16/u32 per the block) for this chunk.
+ */
+export function encodeF32(src: usize, dst: usize, n: usize, first: u32, rnd: usize): void {
+  const kind = load<i32>(SCALARS + (S_RANDOM << 2));
+  const wide = load<i32>(SCALARS + (S_WIDE << 2)) != 0;
+  const stageC = load<i32>(SCALARS + (S_STAGE_C << 2)) != 0;
+  const fast = load<i32>(SCALARS + (S_FAST << 2));
+  if (fast != FAST_NONE) {
+    const keepPayload = fast == FAST_WIDE_KEEP;
+    if (kind == RANDOM_NONE) {
+      if (wide) fast16(src, dst, n, keepPayload);
+      else fast8(src, dst, n);
+    } else if (wide) stochastic16(src, dst, n, first, rnd, kind == RANDOM_SEED, keepPayload);
+    else stochastic8(src, dst, n, first, rnd, kind == RANDOM_SEED);
+  } else if (kind == RANDOM_NONE) {
+    if (wide) generic16(src, dst, n);
+    else generic8(src, dst, n);
+  } else if (kind == RANDOM_SEED) {
+    if (wide) seed16(src, dst, n, first, stageC);
+    else seed8(src, dst, n, first, stageC);
+  } else if (wide) array16(src, dst, n, rnd, kind, stageC);
+  else array8(src, dst, n, rnd, kind, stageC);
+}

@@ -1,0 +1,129 @@
+// npm run bench:dot — throughput of the narrow-partials dot product (multiply-accumulates/s per overflow mode) and
+// of MX block quantization (elements/s), each next to a plain TypeScript loop measured in the same run.
+// Not part of npm test. Median and best of interleaved rounds.   node bench/dot.mjs [--rounds 7]
+import { loadavg } from "node:os";
+import { dotRows, dot, encode, decode, quantizeBlocks } from "minifloat";
+
+const args = new Map(process.argv.slice(2).flatMap((a, i, all) => (a.startsWith("--") ? [[a.slice(2), all[i + 1]]] : [])));
+const ROUNDS = Number(args.get("rounds") ?? 7);
+const SAMPLE_MS = 40;
+
+function lcg(seed) {
+  let s = seed >>> 0;
+  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+}
+/** Finite E4M3 codes with magnitudes up to 448 (both signs). */
+function e4m3Codes(n, seed) {
+  const r = lcg(seed);
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) out[i] = Math.floor(r() * 256) & 0xf7 & (r() < 0.5 ? 0x7f : 0xff);
+  for (let i = 0; i < n; i++) if ((out[i] & 0x7f) === 0x7f) out[i] ^= 1;
+  return out;
+}
+
+/** Calls fn until SAMPLE_MS passed; returns work units per second. */
+function sample(fn, units) {
+  fn();
+  let reps = 0;
+  const t0 = performance.now();
+  let t = t0;
+  while (t - t0 < SAMPLE_MS) {
+    fn();
+    reps++;
+    t = performance.now();
+  }
+  return (units * reps) / ((t - t0) / 1000);
+}
+
+function measure(cases) {
+  const results = cases.map(() => []);
+  for (let r = 0; r < ROUNDS; r++) cases.forEach((c, i) => results[i].push(sample(c.run, c.units)));
+  return cases.map((c, i) => {
+    const s = results[i].sort((a, b) => a - b);
+    return { label: c.label, median: s[Math.floor(s.length / 2)], best: s[s.length - 1] };
+  });
+}
+
+const fmtRate = (x) => (x >= 1e9 ? `${(x / 1e9).toFixed(2)} G` : `${(x / 1e6).toFixed(1)} M`);
+function print(title, rows, unit) {
+  console.log(`\n${title}`);
+  for (const r of rows) console.log(`  ${r.label.padEnd(58)}${fmtRate(r.median).padStart(10)}${unit} median  (${fmtRate(r.best)}${unit} best)`);
+}
+
+// A plain TypeScript loop of the same semantics (binary16 partials, BLK = 16, OvSAT), float64 arithmetic throughout.
+const VALUES = Float64Array.from({ length: 256 }, (_, c) => decode(c, "float8_e4m3fn"));
+function plainRound16(x) {
+  if (x === 0 || x !== x) return x;
+  const a = Math.abs(x);
+  const e = Math.max(Math.floor(Math.log2(a)), -14);
+  const q = 2 ** (e - 10);
+  let r = Math.round(a / q);
+  if (r - a / q === 0.5 && r % 2 === 1) r -= 1;
+  const v = Math.min(r * q, 65504);
+  return x < 0 ? -v : v;
+}
+function plainDot(a, b) {
+  let total = 0;
+  for (let s = 0; s < a.length; s += 16) {
+    let block = 0;
+    for (let i = s; i < s + 16 && i < a.length; i++) block += plainRound16(VALUES[a[i]] * VALUES[b[i]]);
+    total = plainRound16(total + plainRound16(block));
+  }
+  return total;
+}
+
+const rows = 1000, cols = 2048;
+const A = e4m3Codes(rows * cols, 1);
+const B = e4m3Codes(rows * cols, 2);
+const a1 = A.subarray(0, 65536 - 0), b1 = B.subarray(0, 65536);
+const dotCases = [];
+for (const overflow of ["OvSAT", "OvINF", "OvNAN", "exact"]) {
+  dotCases.push({ label: `dotRows ${rows}×${cols} E4M3, binary16 partials, ${overflow} (Wasm)`, units: rows * cols, run: () => dotRows(A, B, rows, cols, { formats: "E4M3", overflow }) });
+}
+dotCases.push({ label: "dot 65536 E4M3, binary16, OvINF (Wasm, one call)", units: 65536, run: () => dot(a1, b1, { formats: "E4M3", overflow: "OvINF" }) });
+dotCases.push({ label: "dotRows bfloat16 partials, OvINF (Wasm)", units: rows * cols, run: () => dotRows(A, B, rows, cols, { formats: "E4M3", partials: "bfloat16", overflow: "OvINF" }) });
+dotCases.push({ label: "plain TypeScript loop (same semantics, OvSAT)", units: 65536, run: () => plainDot(a1, b1) });
+dotCases.push({ label: "TypeScript reference (dot, wasm: false, OvSAT)", units: 65536, run: () => dot(a1, b1, { formats: "E4M3", overflow: "OvSAT", wasm: false }) });
+console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}; ${ROUNDS} rounds`);
+print("Dot products (multiply-accumulates per second)", measure(dotCases), "MAC/s");
+
+const N = 1 << 22;
+const src = new Float32Array(N);
+const r = lcg(3);
+for (let i = 0; i < N; i++) src[i] = (r() - 0.5) * 2 ** (r() * 16 - 8);
+const small = src.subarray(0, 1 << 14);
+const E2M1 = Float64Array.from({ length: 8 }, (_, c) => decode(c, "float4_e2m1fn"));
+// Plain TypeScript MXFP4: exponent bits of amax, then nearest E2M1 magnitude by comparisons (ties to even code).
+const u32 = new Uint32Array(src.buffer);
+function plainMxfp4(out, scales) {
+  for (let k = 0; k < N / 32; k++) {
+    let amax = 0;
+    for (let i = k * 32; i < k * 32 + 32; i++) amax = Math.max(amax, u32[i] & 0x7fffffff);
+    const e = Math.min(127, Math.max(-127, (amax >>> 23) - 127 - 2));
+    scales[k] = e + 127;
+    const inv = 2 ** -e;
+    for (let i = k * 32; i < k * 32 + 32; i += 2) {
+      let byte = 0;
+      for (let j = 0; j < 2; j++) {
+        const v = src[i + j] * inv;
+        const a = Math.min(Math.abs(v), 6);
+        let c = 0;
+        while (c < 7 && a > (E2M1[c] + E2M1[c + 1]) / 2) c++;
+        if (c < 7 && a === (E2M1[c] + E2M1[c + 1]) / 2 && c % 2 === 1) c++;
+        byte |= (c | (v < 0 ? 8 : 0)) << (4 * j);
+      }
+      out[(i >> 1)] = byte;
+    }
+  }
+}
+const plainOut = new Uint8Array(N / 2), plainScales = new Uint8Array(N / 32);
+const mxCases = [
+  { label: `quantizeBlocks ${N} f32 → mxfp4 (Wasm, JS arrays in/out)`, units: N, run: () => quantizeBlocks(src, "mxfp4") },
+  { label: `quantizeBlocks ${N} f32 → mxfp8_e4m3 (Wasm)`, units: N, run: () => quantizeBlocks(src, "mxfp8_e4m3") },
+  { label: `quantizeBlocks ${N} f32 → mxint8 (Wasm)`, units: N, run: () => quantizeBlocks(src, "mxint8") },
+  { label: "quantizeBlocks 16384 f32 → nvfp4 (TypeScript reference)", units: 1 << 14, run: () => quantizeBlocks(small, "nvfp4") },
+  { label: "plain TypeScript loop f32 → mxfp4", units: N, run: () => plainMxfp4(plainOut, plainScales) },
+  { label: "TypeScript reference (wasm: false) f32 → mxfp4", units: 1 << 14, run: () => quantizeBlocks(small, "mxfp4", { wasm: false }) },
+];
+print("MX block quantization (elements per second)", measure(mxCases), "elem/s");
+void encode;

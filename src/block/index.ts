@@ -1,0 +1,68 @@
+// Public entry points of block-scaled tensors (OCP MX v1.0, NVFP4) and the P3109 §5 block operations.
+import { ArgumentTypeError, CodeRangeError, describe } from "../errors.js";
+import {
+  type BlockQuantizeOptions,
+  type BlockScheme,
+  type BlockTensor,
+  type CustomScheme,
+  type SchemeName,
+  blockScheme,
+  elementBytes,
+  elementValues,
+  planBlocks,
+  quantizeBlocksReference,
+  scaleValues,
+} from "./mx.js";
+import { quantizeBlocksKernel } from "./wasm.js";
+
+export { MX_SCHEMES, MXINT8_ELEMENT, blockScheme, type BlockQuantizeOptions, type BlockScheme, type BlockTensor, type CustomScheme, type SchemeName } from "./mx.js";
+export * from "./p3109.js";
+
+/**
+ * Quantizes float32 values into a block-scaled tensor: per block of `blockSize` elements one scale code (OCP MX:
+ * E8M0 2^(⌊log2 amax⌋ − emax_elem) from the float32 exponent bits, clamped to [2^−127, 2^127]; NVFP4: E4M3
+ * amax / (6·T)) and the elements V/X rounded (default RNE) and saturated into the element format.
+ */
+export function quantizeBlocks(src: Float32Array, scheme: SchemeName | CustomScheme | BlockScheme, options?: BlockQuantizeOptions): BlockTensor {
+  if (!(src instanceof Float32Array)) throw new ArgumentTypeError("src", `got ${describe(src)}; allowed: a Float32Array`);
+  const s = blockScheme(scheme);
+  const plan = planBlocks(src, s, options);
+  const n = src.length;
+  const scales = new Uint8Array(Math.ceil(n / plan.blockSize));
+  const elements = new Uint8Array(elementBytes(s, n));
+  if (!((options?.wasm ?? true) && quantizeBlocksKernel(src, plan, scales, elements))) quantizeBlocksReference(src, plan, scales, elements);
+  return { scheme: s, length: n, blockSize: plan.blockSize, scales, elements, ...(s.rule === "ratio" && { tensorScale: plan.tensorScale }) };
+}
+
+/** Decodes a block-scaled tensor into float32: X·P_i (·T), rounded once to float32; a NaN scale gives NaN elements. */
+export function dequantizeBlocks(q: BlockTensor, options?: { out?: Float32Array }): Float32Array {
+  if (q === null || typeof q !== "object") throw new ArgumentTypeError("q", `got ${describe(q)}; allowed: a BlockTensor from quantizeBlocks`);
+  const s = blockScheme(q.scheme, "q.scheme");
+  const n = q.length;
+  if (typeof n !== "number" || !Number.isInteger(n) || n < 0) throw new CodeRangeError("q.length", `got ${describe(n)}; allowed: a non-negative integer`);
+  const B = q.blockSize ?? s.blockSize;
+  if (!Number.isInteger(B) || B < 1) throw new CodeRangeError("q.blockSize", `got ${describe(B)}; allowed: a positive integer`);
+  if (!(q.scales instanceof Uint8Array) || q.scales.length !== Math.ceil(n / B)) {
+    throw new CodeRangeError("q.scales", `got ${describe(q.scales)}; allowed: a Uint8Array of ceil(${n} / ${B}) = ${Math.ceil(n / B)} scale codes`);
+  }
+  if (!(q.elements instanceof Uint8Array) || q.elements.length !== elementBytes(s, n)) {
+    throw new CodeRangeError("q.elements", `got ${describe(q.elements)}; allowed: a Uint8Array of ${elementBytes(s, n)} bytes`);
+  }
+  const T = q.tensorScale ?? 1;
+  if (typeof T !== "number" || !(T > 0)) throw new CodeRangeError("q.tensorScale", `got ${describe(T)}; allowed: a positive float32`);
+  const out = options?.out ?? new Float32Array(n);
+  if (!(out instanceof Float32Array) || out.length !== n) throw new CodeRangeError("options.out", `got ${describe(out)}; allowed: a Float32Array of length ${n}`);
+  const ev = elementValues(s);
+  const sv = scaleValues(s);
+  for (let k = 0; k * B < n; k++) {
+    const c = q.scales[k]!;
+    if (c >= sv.length) throw new CodeRangeError(`q.scales[${k}]`, `is ${c}; allowed: a ${s.scale.name} code in [0, ${sv.length - 1}]`);
+    const X = sv[c]! * T; // ≤ 8 + 24 significant bits: exact
+    const end = Math.min(n, (k + 1) * B);
+    for (let i = k * B; i < end; i++) {
+      const code = s.packed ? (i & 1 ? q.elements[i >> 1]! >> 4 : q.elements[i >> 1]! & 15) : q.elements[i]!;
+      out[i] = X * ev[code]!; // exact float64 product, rounded once to float32 by the store
+    }
+  }
+  return out;
+}

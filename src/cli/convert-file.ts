@@ -1,0 +1,102 @@
+// The streaming loop shared by quantize and dequantize: each input tensor becomes zero or more output tensors,
+// converted chunk by chunk or copied byte for byte, in a new file that appears only when complete.
+import type { TensorInfo, TensorSpec } from "../io/header.js";
+import { SafetensorsReader } from "../io/reader.js";
+import { SafetensorsWriter } from "../io/writer.js";
+import { UsageError } from "./args.js";
+import type { CliIO } from "./io.js";
+import { Progress } from "./progress.js";
+
+/** Elements per chunk: 1 Mi elements keep buffers at a few MB whatever the tensor size. */
+export const CHUNK_ELEMENTS = 1 << 20;
+const COPY_BYTES = 8 << 20;
+
+/** How one input tensor is converted; the converter reads its input itself and appends to the writer. */
+export interface Conversion {
+  /** Elements per chunk (default CHUNK_ELEMENTS). */
+  readonly chunkElements?: number;
+  /** Converts elements [start, start + count) of the input tensor. */
+  chunk(start: number, count: number, writer: SafetensorsWriter): Promise<void>;
+  /** Runs after the last chunk (e.g. to append a tensor of block scales). */
+  finish?(writer: SafetensorsWriter): Promise<void>;
+}
+
+export interface TensorPlan {
+  /** Output tensors of this input tensor, in file order: none drops it, one with no conversion copies it. */
+  readonly specs: readonly TensorSpec[];
+  readonly convert?: Conversion;
+}
+
+export interface FileJob {
+  input: string;
+  output: string;
+  force: boolean;
+  /** May read the tensor (e.g. for its amax) before anything is written. */
+  plan(t: TensorInfo, reader: SafetensorsReader): TensorPlan | Promise<TensorPlan>;
+  /** Called after every plan, before the header is written. */
+  metadata(input: Readonly<Record<string, string>>): Record<string, string>;
+  /** The error message when no tensor is to be converted (then nothing is written). */
+  nothingToConvert: string;
+  /** Called after each converted tensor with its elapsed seconds; returns the progress line's summary. */
+  converted(t: TensorInfo, seconds: number): string;
+}
+
+export interface FileResult {
+  converted: number;
+  copied: number;
+  inputBytes: number;
+  outputBytes: number;
+}
+
+/** Writes job.output from job.input: each tensor converted, copied or dropped as job.plan says, in input order. */
+export async function convertFile(job: FileJob, io: CliIO): Promise<FileResult> {
+  const reader = await SafetensorsReader.open(job.input);
+  try {
+    const plans: TensorPlan[] = [];
+    for (const t of reader.tensors) plans.push(await job.plan(t, reader));
+    if (!plans.some((p) => p.convert)) throw new UsageError(job.input, `${job.nothingToConvert}; no output written`);
+    const writer = await SafetensorsWriter.create(job.output, plans.flatMap((p) => p.specs), { metadata: job.metadata(reader.metadata), force: job.force, protect: [job.input] });
+    const total = reader.tensors.reduce((n, t, i) => n + (plans[i]!.convert ? t.length : 0), 0);
+    const progress = new Progress(io, total, reader.tensors.length);
+    let converted = 0;
+    let copied = 0;
+    try {
+      for (const [i, t] of reader.tensors.entries()) {
+        const { specs, convert } = plans[i]!;
+        if (!convert) {
+          if (specs.length === 0) continue;
+          for (let at = t.begin; at < t.end; at += COPY_BYTES) {
+            await writer.writeBytes(await reader.readTensorBytes(t, at - t.begin, Math.min(COPY_BYTES, t.end - at)));
+          }
+          copied++;
+          continue;
+        }
+        const started = performance.now();
+        const step = convert.chunkElements ?? CHUNK_ELEMENTS;
+        for (let start = 0; start < t.length; start += step) {
+          const count = Math.min(step, t.length - start);
+          await convert.chunk(start, count, writer);
+          progress.advance(count, i, t.name);
+        }
+        await convert.finish?.(writer);
+        converted++;
+        progress.finished(i, t.name, job.converted(t, (performance.now() - started) / 1000));
+      }
+      await writer.commit();
+    } catch (e) {
+      await writer.abort();
+      throw e;
+    } finally {
+      progress.end();
+    }
+    const last = writer.tensors[writer.tensors.length - 1];
+    return {
+      converted,
+      copied,
+      inputBytes: reader.dataStart + (reader.tensors[reader.tensors.length - 1]?.end ?? 0),
+      outputBytes: writer.dataStart + (last?.end ?? 0),
+    };
+  } finally {
+    await reader.close();
+  }
+}

@@ -1,0 +1,267 @@
+// `minifloat quantize`: every selected floating-point tensor of a safetensors file into one format or one block
+// scheme, with an error report per tensor.
+import { unpackCodes } from "../api/packed.js";
+import { type BlockScheme, MX_SCHEMES, type SchemeName, blockScheme, dequantizeBlocks, quantizeBlocks } from "../block/index.js";
+import { maxValue, scaleValues } from "../block/mx.js";
+import { ArgumentTypeError, FormatError, ProjectionError } from "../errors.js";
+import { newFlags } from "../exact/project.js";
+import { ROUNDINGS, type Rounding, SATURATIONS, type Saturation, isStochastic, resolveProjection } from "../exact/projection.js";
+import type { Format } from "../format/model.js";
+import { format } from "../format/registry.js";
+import { BLOCK_KEY_PREFIX, blockRecord, blockSpecs } from "../io/blocks.js";
+import { storageOf } from "../io/dtypes.js";
+import type { TensorInfo, TensorSpec } from "../io/header.js";
+import { dequantize, quantize } from "../io/kernels.js";
+import type { SafetensorsReader } from "../io/reader.js";
+import { randomR, seedKeys } from "../random.js";
+import { type Parsed, UsageError, globMatcher, integerOption, parseCommand, stringOption } from "./args.js";
+import { CHUNK_ELEMENTS, type TensorPlan, convertFile } from "./convert-file.js";
+import type { Command } from "./io.js";
+import { ErrorStats } from "./stats.js";
+import { bytes, num, percent, rate, renderTable } from "./text.js";
+
+const HELP = `Usage: minifloat quantize <in.safetensors> (--to <format> | --block <scheme>) -o <out.safetensors> [options]
+
+Quantizes the floating-point tensors of 16 bits or more (F16, BF16, F32, F64) into <format> or a block scheme;
+every other tensor is copied unchanged. The input is never modified; the output appears only when complete.
+
+Options:
+  --to <format>          target format: a P3109 name (Binary8p3se), an ml_dtypes name (float8_e4m3fn,
+                         float4_e2m1fn, ...), a safetensors alias (F8_E4M3) or an IEEE name (binary16)
+  --block <scheme>       block-scaled instead: ${MX_SCHEMES.join(", ")}; blocks run along the last dimension
+  --rounding <mode>      ${ROUNDINGS.join(", ")}
+                         (default NearestTiesToEven; --block takes the deterministic modes)
+  --saturation <mode>    ${SATURATIONS.join(", ")} (default SatFinite: overflow clamps to MaxFinite;
+                         block elements always saturate)
+  --stochastic-bits <n>  random bits N of the stochastic roundings (1 to 32)
+  --seed <n>             seed of the stochastic roundings (0 to 4294967295); element i of every tensor uses
+                         R_i of the library's counter-based generator, so results do not depend on chunking
+  --only <glob>          quantize only tensors whose name matches (* any characters, ? one); repeatable
+  -o, --output <path>    output file
+  --force                replace an existing output file
+  --verbose              stack traces on errors
+
+Formats with their own safetensors dtype are stored with it (F8_E4M3, F8_E5M2, F8_E8M0, F6_E2M3, F6_E3M2,
+F4 packed, F16, BF16); any other format is stored as U8 (up to 8 bits) or U16 codes and recorded in
+__metadata__ as "minifloat.dtype.<tensor>": "<format>". A block-quantized tensor keeps its name for the element
+codes (F8_E4M3, F8_E5M2, F6_*, F4 or I8 for mxint8), adds "<tensor>.scales" (F8_E8M0, or F8_E4M3 for nvfp4) of
+shape [..., ceil(last / block size)] and records "minifloat.block.<tensor>": "<scheme>" (nvfp4 adds
+" tensor_scale=<T>", its second-level float32 scale amax / (448·6)). F64 tensors are read as float32 for blocks.
+
+At the end a table lists per tensor: elements, RMSE, max |error|, relative error ‖y−x‖/‖x‖, % saturated
+(inputs beyond the largest value their block or format holds), % flushed to zero (nonzero inputs that became 0)
+and throughput.
+`;
+
+/** What every selected tensor becomes. */
+interface Target {
+  /** "<format> <rounding> <saturation>…", the "minifloat.quantized" metadata. */
+  readonly description: string;
+  /** The same for the summary line: "<format> (<rounding>, …)". */
+  readonly summary: string;
+  plan(t: TensorInfo, reader: SafetensorsReader, stats: ErrorStats): Promise<TensorPlan>;
+  /** Metadata records of the planned tensors. */
+  readonly records: Map<string, string>;
+}
+
+export const quantizeCommand: Command = {
+  name: "quantize",
+  summary: "quantize a safetensors file's float tensors into a format or block scheme, with an error report",
+  help: HELP,
+  async run(args, io) {
+    const p = parseCommand("quantize", args, {
+      to: { type: "string" },
+      block: { type: "string" },
+      rounding: { type: "string" },
+      saturation: { type: "string" },
+      "stochastic-bits": { type: "string" },
+      seed: { type: "string" },
+      only: { type: "string", multiple: true },
+      output: { type: "string", short: "o" },
+      force: { type: "boolean" },
+    }, ["in.safetensors"]);
+    const input = p.positionals[0]!;
+    const output = stringOption(p, "output");
+    if (output === undefined) throw new UsageError("--output", "is required; allowed: the path of the new .safetensors file");
+    const target = stringOption(p, "block") !== undefined ? blockTarget(p) : formatTarget(p);
+    const selected = globMatcher((p.values["only"] as string[] | undefined) ?? []);
+    const stats = new Map<string, ErrorStats>();
+    const result = await convertFile({
+      input,
+      output,
+      force: p.values["force"] === true,
+      async plan(t, reader) {
+        if (!(t.format !== undefined && t.info.bits >= 16 && selected(t.name))) return { specs: [passThrough(t)] };
+        const s = new ErrorStats();
+        stats.set(t.name, s);
+        return target.plan(t, reader, s);
+      },
+      nothingToConvert: `has no F16/BF16/F32/F64 tensor${p.values["only"] ? " matching --only" : ""} to quantize`,
+      metadata: (m) => {
+        const out: Record<string, string> = { ...m, "minifloat.quantized": target.description };
+        for (const [name, record] of target.records) out[BLOCK_KEY_PREFIX + name] = record;
+        return out;
+      },
+      converted(t, seconds) {
+        const s = stats.get(t.name)!;
+        s.seconds = seconds;
+        return `RMSE ${num(s.rmse)}, ${rate(s.elements, seconds)}`;
+      },
+    }, io);
+    io.stdout(report(stats));
+    io.stdout(`\nwrote ${output}: ${result.converted} tensor(s) quantized to ${target.summary}, ${result.copied} copied; ${bytes(result.inputBytes)} -> ${bytes(result.outputBytes)}\n`);
+    return 0;
+  },
+};
+
+/** --to: one format, element by element, with the full projection vocabulary. */
+function formatTarget(p: Parsed): Target {
+  const to = stringOption(p, "to");
+  if (to === undefined) throw new UsageError("--to", "is required; allowed: a format name, e.g. float8_e4m3fn or Binary8p3se (or --block <scheme>)");
+  let fmt: Format;
+  try {
+    fmt = format(to);
+  } catch (e) {
+    if (e instanceof FormatError) throw new UsageError("--to", e.message.slice(e.argument.length + 2));
+    throw e;
+  }
+  if (fmt.K > 16) throw new UsageError("--to", `${fmt.name} has ${fmt.K}-bit codes; allowed: formats of up to 16 bits (use dequantize --to f32 for float32)`);
+  const rounding = (stringOption(p, "rounding") ?? "NearestTiesToEven") as Rounding;
+  const saturation = (stringOption(p, "saturation") ?? "SatFinite") as Saturation;
+  const stochasticBits = integerOption(p, "stochastic-bits", 1, 32);
+  const seed = integerOption(p, "seed", 0, 0xffffffff);
+  if (isStochastic(rounding) !== (seed !== undefined)) {
+    throw new UsageError("--seed", seed === undefined ? `is required with ${rounding}; allowed: an integer in [0, 4294967295]` : `only allowed with StochasticA, StochasticB or StochasticC (rounding is ${rounding})`);
+  }
+  try {
+    resolveProjection(fmt, { rounding, saturation, ...(stochasticBits !== undefined && { stochasticBits }) });
+  } catch (e) {
+    if (!(e instanceof ProjectionError)) throw e;
+    throw new UsageError(e.argument === "options.stochasticBits" ? "--stochastic-bits" : e.argument.replace("options.", "--"), e.message.slice(e.argument.length + 2));
+  }
+  const storage = storageOf(fmt);
+  const keys = seed === undefined ? undefined : seedKeys(seed);
+  return {
+    description: `${fmt.name} ${rounding} ${saturation}${seed !== undefined ? ` seed=${seed} N=${stochasticBits}` : ""}`,
+    summary: `${fmt.name} (${rounding}, ${saturation}${seed !== undefined ? `, seed ${seed}, N = ${stochasticBits}` : ""})`,
+    records: new Map(),
+    async plan(t, reader, s) {
+      return {
+        specs: [{ name: t.name, dtype: storage.dtype, shape: t.shape, ...(storage.recorded && { format: fmt }) }],
+        convert: {
+          async chunk(start, count, writer) {
+            const x = await reader.readValues(t, start, count);
+            const flags = newFlags();
+            const options = { rounding, saturation, flags, ...(keys && { stochasticBits: stochasticBits!, random: randomBits(keys, stochasticBits!, start, count) }) };
+            const codes = quantize(x, fmt, options);
+            await writer.writeCodes(codes);
+            s.add(x, dequantize(codes, fmt));
+            s.overflowed += flags.overflow;
+          },
+        },
+      };
+    },
+  };
+}
+
+/** R_i for elements [start, start + n): indexed by the element's place in its tensor, not in the chunk. */
+function randomBits([k0, k1]: [number, number], N: number, start: number, n: number): Uint32Array {
+  const random = new Uint32Array(n);
+  for (let i = 0; i < n; i++) random[i] = randomR(k0, k1, start + i, N);
+  return random;
+}
+
+/** --block: a block scheme along the last dimension; scale codes go to "<name>.scales" after the elements. */
+function blockTarget(p: Parsed): Target {
+  for (const option of ["to", "saturation", "seed", "stochastic-bits"]) {
+    if (p.values[option] !== undefined) throw new UsageError(`--${option}`, "not allowed with --block (the scheme fixes the element format; elements always saturate; rounding is deterministic)");
+  }
+  const name = stringOption(p, "block")!;
+  const rounding = (stringOption(p, "rounding") ?? "NearestTiesToEven") as Rounding;
+  let scheme: BlockScheme;
+  try {
+    scheme = blockScheme(name.toLowerCase() as SchemeName);
+    quantizeBlocks(new Float32Array(0), scheme, { rounding });
+  } catch (e) {
+    if (e instanceof ArgumentTypeError && e.argument === "scheme") throw new UsageError("--block", `got ${JSON.stringify(name)}; allowed: ${MX_SCHEMES.join(", ")}`);
+    if (e instanceof ProjectionError) throw new UsageError("--rounding", e.message.slice(e.argument.length + 2));
+    throw e;
+  }
+  const records = new Map<string, string>();
+  const maxElement = maxValue(scheme.element);
+  const scaleValue = scaleValues(scheme);
+  return {
+    description: `${scheme.name} ${rounding}`,
+    summary: `${scheme.name} (${rounding})`,
+    records,
+    async plan(t, reader, s) {
+      const T = scheme.rule === "ratio" ? await tensorScale(reader, t, scheme) : 1;
+      records.set(t.name, blockRecord(scheme, T));
+      const L = t.shape.length === 0 ? 1 : t.shape[t.shape.length - 1]!;
+      const B = scheme.blockSize;
+      const perRow = Math.ceil(L / B);
+      const scales = new Uint8Array((t.length / Math.max(L, 1)) * perRow);
+      // Whole rows per chunk; rows whose length is a multiple of B tile into whole blocks and go in one call.
+      const rowsPerChunk = Math.max(1, Math.floor(CHUNK_ELEMENTS / Math.max(L, 1)));
+      const span = L % B === 0 ? rowsPerChunk : 1;
+      return {
+        specs: blockSpecs(t.name, t.shape, scheme),
+        convert: {
+          chunkElements: rowsPerChunk * L,
+          async chunk(start, count, writer) {
+            const read = await reader.readValues(t, start, count);
+            const x = read instanceof Float32Array ? read : Float32Array.from(read);
+            for (let at = 0; at < count; at += span * L) {
+              const part = x.subarray(at, Math.min(count, at + span * L));
+              const q = quantizeBlocks(part, scheme, { rounding, ...(scheme.rule === "ratio" && { tensorScale: T }) });
+              if (scheme.twosComplement) await writer.writeBytes(q.elements);
+              else await writer.writeCodes(scheme.packed ? unpackCodes(q.elements, 4, part.length) : q.elements);
+              scales.set(q.scales, ((start + at) / L) * perRow);
+              s.add(part, dequantizeBlocks(q));
+              for (let i = 0; i < part.length; i++) {
+                const limit = scaleValue[q.scales[Math.floor(i / B)]!]! * (q.tensorScale ?? 1) * maxElement;
+                if (Math.abs(part[i]!) > limit) s.overflowed++;
+              }
+            }
+          },
+          async finish(writer) {
+            await writer.writeCodes(scales);
+          },
+        },
+      };
+    },
+  };
+}
+
+/** NVFP4's second-level scale: fround(amax / (MaxFinite(scale)·MaxFinite(element))) over the finite |x|, or 1. */
+async function tensorScale(reader: SafetensorsReader, t: TensorInfo, scheme: BlockScheme): Promise<number> {
+  let amax = 0;
+  for (let start = 0; start < t.length; start += CHUNK_ELEMENTS) {
+    const x = await reader.readValues(t, start, Math.min(CHUNK_ELEMENTS, t.length - start));
+    for (let i = 0; i < x.length; i++) {
+      const a = Math.abs(Math.fround(x[i]!));
+      if (a > amax && a !== Infinity) amax = a;
+    }
+  }
+  const T = Math.fround(amax / (maxValue(scheme.scale) * maxValue(scheme.element)));
+  return T > 0 && Number.isFinite(T) ? T : 1;
+}
+
+function passThrough(t: TensorInfo): TensorSpec {
+  const recorded = t.format !== undefined && (t.dtype === "U8" || t.dtype === "U16");
+  return { name: t.name, dtype: t.dtype, shape: t.shape, ...(recorded && { format: t.format }) };
+}
+
+function report(stats: Map<string, ErrorStats>): string {
+  const rows = [...stats].map(([name, s]) => [
+    name,
+    String(s.elements),
+    num(s.rmse),
+    num(s.maxAbsError),
+    `${num(100 * s.relativeError)}%`,
+    percent(s.overflowed, s.elements),
+    percent(s.flushed, s.elements),
+    rate(s.elements, s.seconds),
+  ]);
+  return renderTable(["tensor", "elements", "RMSE", "max |err|", "rel err", "saturated", "flushed", "throughput"], rows, [1, 2, 3, 4, 5, 6, 7]);
+}

@@ -1,0 +1,134 @@
+// Streaming statistics: quantization error of one tensor, and value summaries with a binade histogram.
+
+/** Error of y (dequantized) against x (original), accumulated chunk by chunk in float64. */
+export class ErrorStats {
+  elements = 0;
+  /** Finite inputs, whose error is measured (NaN and ±Inf inputs are left out). */
+  measured = 0;
+  sumSquaredError = 0;
+  sumSquares = 0;
+  maxAbsError = 0;
+  /** Finite nonzero inputs that became zero. */
+  flushed = 0;
+  /** Results that overflowed MaxFinite (saturated, or became ±Inf/NaN), from the conversion flags. */
+  overflowed = 0;
+  seconds = 0;
+
+  add(x: Float32Array | Float64Array, y: Float32Array): void {
+    this.elements += x.length;
+    for (let i = 0; i < x.length; i++) {
+      const xi = x[i]!;
+      if (!Number.isFinite(xi)) continue;
+      const e = Math.abs(y[i]! - xi);
+      this.measured++;
+      this.sumSquaredError += e * e;
+      this.sumSquares += xi * xi;
+      if (!(e <= this.maxAbsError)) this.maxAbsError = e;
+      if (y[i] === 0 && xi !== 0) this.flushed++;
+    }
+  }
+
+  get rmse(): number {
+    return this.measured === 0 ? 0 : Math.sqrt(this.sumSquaredError / this.measured);
+  }
+
+  /** ‖y − x‖₂ / ‖x‖₂ over the measured elements. */
+  get relativeError(): number {
+    if (this.sumSquaredError === 0) return 0;
+    return Math.sqrt(this.sumSquaredError / this.sumSquares);
+  }
+}
+
+/** min, max, mean, standard deviation, zeros and non-finite counts, and |x| per binade. */
+export class ValueStats {
+  count = 0;
+  finite = 0;
+  zeros = 0;
+  nan = 0;
+  infinite = 0;
+  min = Infinity;
+  max = -Infinity;
+  private sum = 0;
+  private sumSquares = 0;
+  /** Count of nonzero finite |x| in [2^e, 2^(e+1)), by e. */
+  readonly binades = new Map<number, number>();
+
+  add(x: Float32Array | Float64Array): void {
+    this.count += x.length;
+    for (let i = 0; i < x.length; i++) {
+      const v = x[i]!;
+      if (Number.isNaN(v)) this.nan++;
+      else if (!Number.isFinite(v)) this.infinite++;
+      else {
+        this.finite++;
+        this.sum += v;
+        this.sumSquares += v * v;
+        if (v < this.min) this.min = v;
+        if (v > this.max) this.max = v;
+        if (v === 0) this.zeros++;
+        else {
+          const e = binade(v);
+          this.binades.set(e, (this.binades.get(e) ?? 0) + 1);
+        }
+      }
+    }
+  }
+
+  merge(other: ValueStats): void {
+    this.count += other.count;
+    this.finite += other.finite;
+    this.zeros += other.zeros;
+    this.nan += other.nan;
+    this.infinite += other.infinite;
+    this.min = Math.min(this.min, other.min);
+    this.max = Math.max(this.max, other.max);
+    this.sum += other.sum;
+    this.sumSquares += other.sumSquares;
+    for (const [e, n] of other.binades) this.binades.set(e, (this.binades.get(e) ?? 0) + n);
+  }
+
+  get mean(): number {
+    return this.finite === 0 ? NaN : this.sum / this.finite;
+  }
+
+  get std(): number {
+    if (this.finite === 0) return NaN;
+    const m = this.mean;
+    return Math.sqrt(Math.max(0, this.sumSquares / this.finite - m * m));
+  }
+}
+
+const f64 = new Float64Array(1);
+const u32 = new Uint32Array(f64.buffer);
+
+/** ⌊log2 |v|⌋ of a nonzero finite float64, exactly (from the exponent bits; subnormals rescaled first). */
+export function binade(v: number): number {
+  f64[0] = Math.abs(v);
+  let e = (u32[1]! >>> 20) & 0x7ff;
+  if (e !== 0) return e - 1023;
+  f64[0] = Math.abs(v) * 2 ** 64;
+  e = (u32[1]! >>> 20) & 0x7ff;
+  return e - 1023 - 64;
+}
+
+/** Text histogram of |x| by binade: at most `rows` binades from the largest down, smaller ones summed. */
+export function binadeHistogram(s: ValueStats, rows = 24, width = 40): string {
+  const es = [...s.binades.keys()].sort((a, b) => b - a);
+  if (es.length === 0 && s.zeros === 0) return "(no finite values)\n";
+  const top = es[0] ?? 0;
+  const shown: [string, number][] = [];
+  let rest = 0;
+  for (let e = top; es.length > 0 && e >= es[es.length - 1]!; e--) {
+    const n = s.binades.get(e) ?? 0;
+    if (shown.length < rows) shown.push([`[2^${e}, 2^${e + 1})`, n]);
+    else rest += n;
+  }
+  if (rest > 0) shown.push([`< 2^${top - rows + 1}`, rest]);
+  if (s.zeros > 0) shown.push(["0", s.zeros]);
+  if (s.nan + s.infinite > 0) shown.push(["NaN/Inf", s.nan + s.infinite]);
+  const peak = Math.max(...shown.map(([, n]) => n));
+  const label = Math.max(...shown.map(([l]) => l.length));
+  return shown
+    .map(([l, n]) => `${l.padStart(label)} | ${"#".repeat(Math.round((width * n) / peak)).padEnd(width)} ${n} (${((100 * n) / s.count).toFixed(2)}%)`)
+    .join("\n") + "\n";
+}

@@ -1,0 +1,203 @@
+// Dot products of 8-bit (or packed 4-bit) codes with narrow partial sums (seed 004) and the exact dot product,
+// plus batched matrix × vector and matrix × matrix. Validation and semantics live here; src/dot/reference.ts is
+// the scalar reference and src/dot/wasm.ts the Wasm kernel path (bit-identical, checked by the tests).
+import { ArgumentTypeError, CodeRangeError, describe, requireInteger } from "../errors.js";
+import type { Format } from "../format/model.js";
+import { type FormatLike, resolveFormat } from "../api/scalar.js";
+import { OVERFLOW_MODES, type OverflowMode, type PartialsName, overflowMode, partialsFormat } from "./partials.js";
+import { type DotContext, dotContext, dotReference } from "./reference.js";
+import { dotKernel } from "./wasm.js";
+
+export type DotOverflow = OverflowMode | "exact";
+
+export interface DotOptions {
+  /** Operand formats: one for both, or [format of a, format of b]; codes of at most 8 bits. */
+  formats: FormatLike | readonly [FormatLike, FormatLike];
+  /** Format of the partial sums (default "binary16"). */
+  partials?: PartialsName;
+  /**
+   * What a projection into the partials does when the rounded magnitude exceeds MaxFinite (default "OvINF"):
+   * "OvSAT" ±MaxFinite, "OvINF" ±∞, "OvNAN" NaN. "exact": BlockDotProduct semantics — the exact sum of the exact
+   * products rounded once into the partials format (NearestTiesToEven, SatNone: ±∞ beyond MaxFinite).
+   */
+  overflow?: DotOverflow;
+  /** BLK: products per block summed exactly before one projection (default 16; 1 … 8192). */
+  block?: number;
+  /** 4-bit formats only: two codes per byte, the first element in the low nibble. */
+  packed?: boolean;
+  /** Number of elements of packed operands (default: 2 × bytes). */
+  length?: number;
+  /** Use the Wasm kernels when available (default true); false runs the TypeScript reference. */
+  wasm?: boolean;
+}
+
+export const DOT_OVERFLOW_MODES: readonly DotOverflow[] = [...OVERFLOW_MODES, "exact"];
+/** Largest BLK: float64 block sums of binary16 partials (multiples of 2^−24 below 2^16) stay exact up to 2^13 terms. */
+export const MAX_BLOCK = 8192;
+
+export interface ResolvedDot {
+  readonly fa: Format;
+  readonly fb: Format;
+  readonly ctx: DotContext;
+  readonly packed: boolean;
+  readonly wasm: boolean;
+}
+
+export function resolveDot(options: DotOptions | undefined): ResolvedDot {
+  if (options === null || typeof options !== "object") {
+    throw new ArgumentTypeError("options", `got ${describe(options)}; allowed: an object { formats, partials?, overflow?, block?, packed? }`);
+  }
+  const formats = options.formats;
+  const [la, lb] = Array.isArray(formats) ? (formats as readonly [FormatLike, FormatLike]) : [formats as FormatLike, formats as FormatLike];
+  if (Array.isArray(formats) && formats.length !== 2) {
+    throw new ArgumentTypeError("options.formats", `got an array of length ${formats.length}; allowed: a format or [format of a, format of b]`);
+  }
+  const fa = resolveFormat(la, "options.formats[0]");
+  const fb = resolveFormat(lb, "options.formats[1]");
+  const packed = options.packed ?? false;
+  if (typeof packed !== "boolean") throw new ArgumentTypeError("options.packed", `got ${describe(packed)}; allowed: true or false`);
+  for (const [f, name] of [[fa, "options.formats[0]"], [fb, "options.formats[1]"]] as const) {
+    const limit = packed ? 4 : 8;
+    if (f.K > limit) throw new CodeRangeError(name, `${f.name} has ${f.K}-bit codes; allowed: formats of at most ${limit} bits${packed ? " (packed operands hold two 4-bit codes per byte)" : ""}`);
+  }
+  const partials = partialsFormat(options.partials ?? "binary16");
+  const mode = overflowMode(options.overflow ?? "OvINF", DOT_OVERFLOW_MODES) as DotOverflow;
+  const block = requireInteger("options.block", options.block ?? 16, 1, MAX_BLOCK);
+  const wasm = options.wasm ?? true;
+  return { fa, fb, ctx: dotContext(fa, fb, partials, mode, block), packed, wasm };
+}
+
+function requireBytes(x: unknown, argument: string): Uint8Array {
+  if (!(x instanceof Uint8Array)) throw new ArgumentTypeError(argument, `got ${describe(x)}; allowed: a Uint8Array of codes`);
+  return x;
+}
+
+/** Unpacks 4-bit codes (first element in the low nibble) into one code per byte. */
+export function unpackNibbles(src: Uint8Array, n: number, argument: string): Uint8Array {
+  if (src.length !== Math.ceil(n / 2)) throw new CodeRangeError(argument, `has ${src.length} bytes; allowed: ceil(${n} / 2) = ${Math.ceil(n / 2)} for ${n} packed 4-bit codes`);
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) out[i] = i & 1 ? src[i >> 1]! >> 4 : src[i >> 1]! & 15;
+  return out;
+}
+
+function requireCodesIn(codes: Uint8Array, f: Format, argument: string): void {
+  if (f.codeCount >= 256) return;
+  for (let i = 0; i < codes.length; i++) {
+    if (codes[i]! >= f.codeCount) throw new CodeRangeError(`${argument}[${i}]`, `is ${codes[i]}; allowed: a ${f.name} code in [0, ${f.codeCount - 1}]`);
+  }
+}
+
+/**
+ * The dot product Σ a_i·b_i of two code vectors with narrow partials (seed 004): each product rounded into the
+ * partials format (RNE), each block of BLK products summed exactly and projected once, the block results added
+ * one by one to a running total projected after every addition; every projection applies the overflow mode.
+ * Returns the final partial (a float64 holding a value of the partials format, ±∞ or NaN; zero is +0).
+ */
+export function dot(a: Uint8Array, b: Uint8Array, options: DotOptions): number {
+  const r = resolveDot(options);
+  let ca = requireBytes(a, "a");
+  let cb = requireBytes(b, "b");
+  let n: number;
+  if (r.packed) {
+    n = options.length ?? 2 * ca.length;
+    requireInteger("options.length", n, 0, 2 ** 32);
+    ca = unpackNibbles(ca, n, "a");
+    cb = unpackNibbles(cb, n, "b");
+  } else {
+    if (options.length !== undefined) throw new ArgumentTypeError("options.length", "only allowed with packed: true");
+    if (ca.length !== cb.length) throw new CodeRangeError("b", `has length ${cb.length}; allowed: the length of a (${ca.length})`);
+    n = ca.length;
+  }
+  requireCodesIn(ca, r.fa, "a");
+  requireCodesIn(cb, r.fb, "b");
+  if (r.wasm) {
+    const out = dotKernel(ca, cb, n, 1, 1, r.ctx, undefined);
+    if (out) return out[0]!;
+  }
+  return dotReference(ca, 0, cb, 0, n, r.ctx);
+}
+
+/** Scales of a batched product: E8M0 codes (2^(code − 127); 0xFF = NaN), one per row or one per row and block. */
+export interface MatScales {
+  /** Scales of the rows of `a`: `rows` codes (per row) or `rows × ceil(cols / BLK)` codes (per block). */
+  a?: Uint8Array;
+  /** Scales of `x` (matvec: 1 or ceil(cols / BLK) codes) or of the rows of `b` (matmul: like `a`). */
+  b?: Uint8Array;
+}
+
+export interface MatOptions extends Omit<DotOptions, "length" | "packed"> {
+  /** Power-of-two scales applied to each block's exact sum before its projection into the partials. */
+  scales?: MatScales;
+}
+
+/** Exponent function of one pair of scale vectors; validates lengths (per row or per block). */
+function scaleFunction(scales: MatScales | undefined, rows: number, rowsB: number, blocks: number): (rowA: number, rowB: number) => ((k: number) => number) | undefined {
+  if (scales === undefined) return () => undefined;
+  if (typeof scales !== "object" || scales === null) throw new ArgumentTypeError("options.scales", `got ${describe(scales)}; allowed: { a?: Uint8Array, b?: Uint8Array } of E8M0 codes`);
+  const pick = (s: Uint8Array | undefined, count: number, argument: string): ((row: number, k: number) => number) => {
+    if (s === undefined) return () => 0;
+    requireBytes(s, argument);
+    const exp = (c: number) => (c === 0xff ? NaN : c - 127);
+    if (s.length === count) return (row) => exp(s[row]!);
+    if (s.length === count * blocks) return (row, k) => exp(s[row * blocks + k]!);
+    throw new CodeRangeError(argument, `has ${s.length} codes; allowed: ${count} (one per row) or ${count * blocks} (one per row and block of BLK)`);
+  };
+  const sa = pick(scales.a, rows, "options.scales.a");
+  const sb = pick(scales.b, rowsB, "options.scales.b");
+  return (ra, rb) => (k) => sa(ra, k) + sb(rb, k);
+}
+
+/**
+ * y = A·x for row-major codes A (rows × cols) and x (cols): one narrow-partials dot product per row (the same
+ * semantics as dot()). Returns Float32Array (every partials value is a float32).
+ */
+export function matvec(a: Uint8Array, x: Uint8Array, rows: number, cols: number, options: MatOptions & { out?: Float32Array }): Float32Array {
+  return matmul(a, x, rows, 1, cols, options);
+}
+
+/**
+ * C = A·Bᵀ for row-major codes A (m × k) and B (n × k) — B holds the columns of the right operand as rows (the
+ * weight layout of a linear layer). C (m × n, row-major) holds one dot() per pair of rows.
+ */
+export function matmul(a: Uint8Array, b: Uint8Array, m: number, n: number, k: number, options: MatOptions & { out?: Float32Array }): Float32Array {
+  const r = resolveDot(options as DotOptions);
+  requireBytes(a, "a");
+  requireBytes(b, "b");
+  requireInteger("m", m, 0, 2 ** 32);
+  requireInteger("n", n, 0, 2 ** 32);
+  requireInteger("k", k, 0, 2 ** 32);
+  if (a.length !== m * k) throw new CodeRangeError("a", `has length ${a.length}; allowed: m × k = ${m * k}`);
+  if (b.length !== n * k) throw new CodeRangeError("b", `has length ${b.length}; allowed: n × k = ${n * k}`);
+  requireCodesIn(a, r.fa, "a");
+  requireCodesIn(b, r.fb, "b");
+  const out = options.out ?? new Float32Array(m * n);
+  if (!(out instanceof Float32Array) || out.length !== m * n) throw new CodeRangeError("options.out", `got ${describe(out)}; allowed: a Float32Array of length m × n = ${m * n}`);
+  const blocks = Math.max(1, Math.ceil(k / r.ctx.block));
+  const scale = scaleFunction(options.scales, m, n, blocks);
+  if (r.wasm && dotKernel(a, b, k, m, n, r.ctx, options.scales ? { ...options.scales, blocks } : undefined, out)) return out;
+  for (let i = 0; i < m; i++) {
+    for (let j = 0; j < n; j++) out[i * n + j] = dotReference(a, i * k, b, j * k, k, r.ctx, scale(i, j));
+  }
+  return out;
+}
+
+/**
+ * Row-wise dot products: out[i] = dot(row i of a, row i of b) for row-major codes a, b (rows × cols), with the
+ * semantics of dot() (a batch of independent dot products, e.g. one per sample).
+ */
+export function dotRows(a: Uint8Array, b: Uint8Array, rows: number, cols: number, options: Omit<DotOptions, "length" | "packed"> & { out?: Float32Array }): Float32Array {
+  const r = resolveDot(options as DotOptions);
+  requireBytes(a, "a");
+  requireBytes(b, "b");
+  requireInteger("rows", rows, 0, 2 ** 32);
+  requireInteger("cols", cols, 0, 2 ** 32);
+  if (a.length !== rows * cols) throw new CodeRangeError("a", `has length ${a.length}; allowed: rows × cols = ${rows * cols}`);
+  if (b.length !== rows * cols) throw new CodeRangeError("b", `has length ${b.length}; allowed: rows × cols = ${rows * cols}`);
+  requireCodesIn(a, r.fa, "a");
+  requireCodesIn(b, r.fb, "b");
+  const out = options.out ?? new Float32Array(rows);
+  if (!(out instanceof Float32Array) || out.length !== rows) throw new CodeRangeError("options.out", `got ${describe(out)}; allowed: a Float32Array of length rows = ${rows}`);
+  if (r.wasm && dotKernel(a, b, cols, rows, rows, r.ctx, undefined, out, true)) return out;
+  for (let i = 0; i < rows; i++) out[i] = dotReference(a, i * cols, b, i * cols, cols, r.ctx);
+  return out;
+}

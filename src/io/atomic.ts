@@ -1,0 +1,59 @@
+// Atomic file creation: write a temporary file next to the target, then move it into place, so a reader never
+// sees a partial file and an interrupted process leaves nothing behind.
+import { randomBytes } from "node:crypto";
+import { existsSync, rmSync } from "node:fs";
+import { link, rename, rm, writeFile } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { IoError } from "./errors.js";
+
+/** Temporary files of this process not yet moved into place or discarded (removed by `abortPendingWrites`). */
+export const pending = new Set<string>();
+
+/**
+ * Removes every temporary file of this process's unfinished writes, synchronously: for signal handlers, which
+ * must leave no partial output behind before the process exits.
+ */
+export function abortPendingWrites(): void {
+  for (const path of pending) rmSync(path, { force: true });
+  pending.clear();
+}
+
+/** A fresh temporary path in the target's directory (same file system, so rename and link are atomic). */
+export function temporaryPath(target: string): string {
+  return join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+}
+
+/**
+ * Moves a finished file into place unless the path exists: link() fails atomically if the output appeared
+ * meanwhile; file systems without hard links fall back to a check followed by rename().
+ */
+export async function placeWithoutClobbering(tempPath: string, path: string): Promise<void> {
+  try {
+    await link(tempPath, path);
+  } catch (e) {
+    if (!["EPERM", "ENOTSUP", "ENOSYS", "EXDEV"].includes((e as NodeJS.ErrnoException).code ?? "")) throw e;
+    if (existsSync(path)) throw Object.assign(new Error("exists"), { code: "EEXIST" });
+    await rename(tempPath, path);
+    return;
+  }
+  await rm(tempPath);
+}
+
+/** Writes a whole (small) file atomically; refuses an existing file unless `force`. */
+export async function writeFileAtomic(path: string, data: string | Uint8Array, force = false): Promise<void> {
+  const target = resolve(path);
+  if (!force && existsSync(target)) throw new IoError(path, "exists; allowed: a new path, or --force to replace it");
+  const tempPath = temporaryPath(target);
+  pending.add(tempPath);
+  try {
+    await writeFile(tempPath, data, { flag: "wx" });
+    if (force) await rename(tempPath, target);
+    else await placeWithoutClobbering(tempPath, target);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") throw new IoError(path, "exists; allowed: a new path, or --force to replace it");
+    throw e;
+  } finally {
+    await rm(tempPath, { force: true });
+    pending.delete(tempPath);
+  }
+}

@@ -1,0 +1,8 @@
+// safetensors reading and writing with minifloat's formats (see README "Command-line tool" for the conventions).
+export { IoError, SafetensorsError } from "./errors.js";
+export { DTYPES, FORMAT_KEY_PREFIX, storageOf } from "./dtypes.js";
+export { MAX_HEADER_BYTES, type TensorInfo, type TensorSpec } from "./header.js";
+export { SafetensorsReader } from "./reader.js";
+export { SafetensorsWriter, type WriterOptions } from "./writer.js";
+export { abortPendingWrites, writeFileAtomic } from "./atomic.js";
+export { BLOCK_KEY_PREFIX, SCALES_SUFFIX, type BlockLayout, blockLayouts, blockRecord, blockSpecs, readBlockRows } from "./blocks.js";

@@ -1,0 +1,97 @@
+// Streaming safetensors reader: the header is parsed once; tensor data is read on demand with positional reads,
+// so memory stays bounded by the chunk a caller asks for, whatever the file size.
+import { type FileHandle, open } from "node:fs/promises";
+import type { CodeArray } from "../api/bulk.js";
+import { CodeRangeError } from "../errors.js";
+import { bytesToCodes, bytesToValues } from "./convert.js";
+import { SafetensorsError } from "./errors.js";
+import { type TensorInfo, MAX_HEADER_BYTES, parseHeader } from "./header.js";
+
+export class SafetensorsReader {
+  private constructor(
+    readonly path: string,
+    private readonly handle: FileHandle,
+    /** Absolute file offset of the data buffer. */
+    readonly dataStart: number,
+    readonly tensors: readonly TensorInfo[],
+    readonly metadata: Readonly<Record<string, string>>,
+  ) {}
+
+  /** Opens a file read-only and validates its header; the caller closes it. */
+  static async open(path: string): Promise<SafetensorsReader> {
+    const handle = await open(path, "r");
+    try {
+      const size = (await handle.stat()).size;
+      if (size < 8) throw new SafetensorsError(path, `has ${size} bytes; a safetensors file starts with an 8-byte header length`);
+      const prefix = await readExactly(handle, 0, 8, path);
+      const n = new DataView(prefix.buffer).getBigUint64(0, true);
+      if (n > BigInt(MAX_HEADER_BYTES)) throw new SafetensorsError(path, `header length is ${n} bytes; allowed: at most ${MAX_HEADER_BYTES}`);
+      const headerLength = Number(n);
+      if (8 + headerLength > size) throw new SafetensorsError(path, `header length is ${headerLength} bytes but the file has only ${size - 8} after the length: truncated file`);
+      const header = parseHeader(await readExactly(handle, 8, headerLength, path), size - 8 - headerLength, path);
+      return new SafetensorsReader(path, handle, 8 + headerLength, header.tensors, header.metadata);
+    } catch (e) {
+      await handle.close();
+      throw e;
+    }
+  }
+
+  tensor(name: string): TensorInfo {
+    const t = this.tensors.find((x) => x.name === name);
+    if (!t) throw new SafetensorsError("name", `${JSON.stringify(name)} is not a tensor of ${this.path}`);
+    return t;
+  }
+
+  /**
+   * Stored bytes of elements [start − skip, start + count): packed F4/F6 reads begin at the byte boundary at or
+   * before `start`, and `skip` elements precede it; skip is 0 for every other dtype.
+   */
+  async readElementBytes(t: TensorInfo, start: number, count: number): Promise<{ bytes: Uint8Array; skip: number }> {
+    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(count) || start < 0 || count < 0 || start + count > t.length) {
+      throw new CodeRangeError("start, count", `are ${start}, ${count}; allowed: a range within the ${t.length} elements of "${t.name}"`);
+    }
+    const bits = t.info.bits;
+    const group = bits === 4 ? 2 : bits === 6 ? 4 : 1;
+    const skip = start % group;
+    const lo = ((start - skip) * bits) / 8;
+    const hi = Math.ceil(((start + count) * bits) / 8);
+    return { bytes: await this.readTensorBytes(t, lo, hi - lo), skip };
+  }
+
+  /** Stored bytes [offset, offset + length) of a tensor (for copying tensors unchanged). */
+  async readTensorBytes(t: TensorInfo, offset: number, length: number): Promise<Uint8Array> {
+    const size = t.end - t.begin;
+    if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0 || offset + length > size) {
+      throw new CodeRangeError("offset, length", `are ${offset}, ${length}; allowed: a range within the ${size} bytes of "${t.name}"`);
+    }
+    return readExactly(this.handle, this.dataStart + t.begin + offset, length, this.path);
+  }
+
+  /** Codes of elements [start, start + count) of a tensor of up to 16 bits (packed F4/F6 unpacked). */
+  async readCodes(t: TensorInfo, start = 0, count = t.length - start): Promise<CodeArray> {
+    const { bytes, skip } = await this.readElementBytes(t, start, count);
+    return bytesToCodes(t, bytes, skip + count).subarray(skip);
+  }
+
+  /** Values of elements [start, start + count): Float64Array for F64, Float32Array for every other float format. */
+  async readValues(t: TensorInfo, start = 0, count = t.length - start): Promise<Float32Array | Float64Array> {
+    const { bytes, skip } = await this.readElementBytes(t, start, count);
+    return bytesToValues(t, bytes, skip + count).subarray(skip);
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close();
+  }
+}
+
+/** Reads exactly `length` bytes at `position` into a fresh (8-byte aligned) buffer. */
+async function readExactly(handle: FileHandle, position: number, length: number, path: string): Promise<Uint8Array> {
+  const bytes = new Uint8Array(length);
+  let done = 0;
+  while (done < length) {
+    const { bytesRead } = await handle.read(bytes, done, length - done, position + done);
+    if (bytesRead === 0) throw new SafetensorsError(path, `ended at byte ${position + done}; expected ${length - done} more bytes: truncated file`);
+    done += bytesRead;
+  }
+  return bytes;
+}

@@ -1,0 +1,187 @@
+// Streaming safetensors writer. The header is fixed up front from the tensor specs, data is appended tensor by
+// tensor in any chunk sizes, and the file appears only on commit: written to a temporary file in the target's
+// directory, then linked (or, with force, renamed) into place, so readers never see a partial file.
+import { existsSync, realpathSync } from "node:fs";
+import { type FileHandle, open, rename, rm } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import type { CodeArray, QuantizeOptions } from "../api/bulk.js";
+import { CodeRangeError } from "../errors.js";
+import { codesToBytes, valuesToBytes, valuesToCodes } from "./convert.js";
+import { pending, placeWithoutClobbering, temporaryPath } from "./atomic.js";
+import { IoError, SafetensorsError } from "./errors.js";
+import { type TensorInfo, type TensorSpec, serializeHeader } from "./header.js";
+
+export interface WriterOptions {
+  metadata?: Readonly<Record<string, string>>;
+  /** Replace an existing file at the path (default: refuse). */
+  force?: boolean;
+  /** Files the output must not replace (e.g. the input of a conversion). */
+  protect?: readonly string[];
+}
+
+export class SafetensorsWriter {
+  /** Index of the tensor being written and how many of its elements have arrived. */
+  private current = 0;
+  private written = 0;
+  private position: number;
+  /** Codes of a packed tensor that do not fill a whole byte yet. */
+  private carry: Uint8Array = new Uint8Array(0);
+  private state: "open" | "committed" | "aborted" = "open";
+
+  private constructor(
+    readonly path: string,
+    readonly tempPath: string,
+    private readonly handle: FileHandle,
+    readonly tensors: readonly TensorInfo[],
+    /** File offset of the data buffer (8 + header length). */
+    readonly dataStart: number,
+    private readonly force: boolean,
+  ) {
+    this.position = dataStart;
+    this.skipEmpty();
+  }
+
+  /** Validates the specs, refuses an existing output (unless force) and opens the temporary file. */
+  static async create(path: string, specs: readonly TensorSpec[], options: WriterOptions = {}): Promise<SafetensorsWriter> {
+    const target = resolve(path);
+    for (const p of options.protect ?? []) {
+      if (existsSync(p) && existsSync(target) && realpathSync(p) === realpathSync(target)) {
+        throw new IoError(path, "is also an input; allowed: a different output path (inputs are never modified)");
+      }
+    }
+    if (!options.force && existsSync(target)) throw new IoError(path, "exists; allowed: a new path, or --force to replace it");
+    const { bytes, tensors } = serializeHeader(specs, options.metadata ?? {});
+    if (!existsSync(dirname(target))) throw new IoError(path, `directory ${dirname(target)} does not exist; allowed: a path in an existing directory`);
+    const tempPath = temporaryPath(target);
+    const handle = await open(tempPath, "wx");
+    pending.add(tempPath);
+    try {
+      await handle.write(bytes, 0, bytes.length, 0);
+    } catch (e) {
+      await discard(handle, tempPath);
+      throw e;
+    }
+    return new SafetensorsWriter(target, tempPath, handle, tensors, bytes.length, options.force ?? false);
+  }
+
+  /** The tensor the next write belongs to, or undefined when every tensor is complete. */
+  get next(): TensorInfo | undefined {
+    return this.tensors[this.current];
+  }
+
+  /** Appends stored bytes of the current tensor (pass-through copies); they must not run past its end. */
+  async writeBytes(bytes: Uint8Array): Promise<void> {
+    const t = this.requireCurrent();
+    if (this.written > 0) throw new SafetensorsError(`tensor "${t.name}"`, "raw bytes cannot follow codes or values within one tensor");
+    const total = t.end - t.begin;
+    const done = this.position - this.dataStart - t.begin;
+    if (done + bytes.length > total) throw new CodeRangeError("bytes", `has ${bytes.length} bytes; tensor "${t.name}" has ${total - done} left`);
+    await this.append(bytes);
+    if (done + bytes.length === total) this.advance();
+  }
+
+  /** Appends codes of the current tensor's format (F4/F6 are packed; chunks of any length). */
+  async writeCodes(codes: CodeArray): Promise<void> {
+    const t = this.requireCount(codes.length);
+    let all = codes;
+    const bits = t.info.bits;
+    if (bits === 4 || bits === 6) {
+      const group = bits === 4 ? 2 : 4;
+      const merged = new Uint8Array(this.carry.length + codes.length);
+      merged.set(this.carry);
+      merged.set(codes, this.carry.length);
+      const last = this.written + codes.length === t.length;
+      const whole = last ? merged.length : merged.length - (merged.length % group);
+      this.carry = merged.slice(whole);
+      all = merged.subarray(0, whole);
+    }
+    await this.append(codesToBytes(t, all));
+    this.written += codes.length;
+    if (this.written === t.length) this.advance();
+  }
+
+  /** Appends values converted to the current tensor's format under the projection in `options`. */
+  async writeValues(values: Float32Array | Float64Array, options: QuantizeOptions = {}): Promise<void> {
+    const t = this.requireCount(values.length);
+    if (t.info.bits === 4 || t.info.bits === 6) {
+      await this.writeCodes(valuesToCodes(t, values, options));
+      return;
+    }
+    await this.append(valuesToBytes(t, values, options));
+    this.written += values.length;
+    if (this.written === t.length) this.advance();
+  }
+
+  /** Checks every tensor is complete, flushes, and moves the file into place. */
+  async commit(): Promise<void> {
+    if (this.state !== "open") throw new IoError(this.path, `writer is already ${this.state}`);
+    const t = this.next;
+    if (t) {
+      await this.abort();
+      throw new SafetensorsError(`tensor "${t.name}"`, `received ${this.written} of its ${t.length} elements; nothing was written to ${this.path}`);
+    }
+    try {
+      await this.handle.sync();
+      await this.handle.close();
+      if (this.force) await rename(this.tempPath, this.path);
+      else await placeWithoutClobbering(this.tempPath, this.path);
+    } catch (e) {
+      this.state = "aborted";
+      await rm(this.tempPath, { force: true });
+      pending.delete(this.tempPath);
+      if ((e as NodeJS.ErrnoException).code === "EEXIST") throw new IoError(this.path, "exists; allowed: a new path, or --force to replace it");
+      throw e;
+    }
+    pending.delete(this.tempPath);
+    this.state = "committed";
+  }
+
+  /** Discards the temporary file; the output path is left untouched. */
+  async abort(): Promise<void> {
+    if (this.state !== "open") return;
+    this.state = "aborted";
+    await discard(this.handle, this.tempPath);
+  }
+
+  private requireCurrent(): TensorInfo {
+    if (this.state !== "open") throw new IoError(this.path, `writer is ${this.state}`);
+    const t = this.next;
+    if (!t) throw new CodeRangeError("data", "every tensor is already complete");
+    return t;
+  }
+
+  private requireCount(n: number): TensorInfo {
+    const t = this.requireCurrent();
+    if (this.position !== this.dataStart + t.begin + ((this.written - this.carry.length) * t.info.bits) / 8) {
+      throw new SafetensorsError(`tensor "${t.name}"`, "codes or values cannot follow raw bytes within one tensor");
+    }
+    if (this.written + n > t.length) throw new CodeRangeError("length", `is ${n}; tensor "${t.name}" has ${t.length - this.written} elements left`);
+    return t;
+  }
+
+  private async append(bytes: Uint8Array): Promise<void> {
+    let done = 0;
+    while (done < bytes.length) {
+      const { bytesWritten } = await this.handle.write(bytes, done, bytes.length - done, this.position + done);
+      done += bytesWritten;
+    }
+    this.position += bytes.length;
+  }
+
+  private advance(): void {
+    this.current++;
+    this.written = 0;
+    this.carry = new Uint8Array(0);
+    this.skipEmpty();
+  }
+
+  private skipEmpty(): void {
+    while (this.current < this.tensors.length && this.tensors[this.current]!.length === 0) this.current++;
+  }
+}
+
+async function discard(handle: FileHandle, tempPath: string): Promise<void> {
+  await handle.close().catch(() => undefined);
+  await rm(tempPath, { force: true });
+  pending.delete(tempPath);
+}

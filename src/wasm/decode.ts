@@ -1,0 +1,166 @@
+// Dequantize in Wasm: each format's decode table (from the exact core) is uploaded once and applied by a kernel.
+import { CodeRangeError } from "../errors.js";
+import type { Format } from "../format/model.js";
+import { type Kernels, kernels } from "./instance.js";
+import { allocBytesRaw, freeBytesRaw, keep, memoryBuffer, requireLive, stream, type WasmView } from "./memory.js";
+
+/** A format's float32 table, and the kernel-specific forms of it that apply, in Wasm memory. */
+export interface WasmTable {
+  readonly table: number;
+  readonly bytes: number;
+  /** ≤ 4-bit formats: 64 bytes, byte b of the 16 entries at planes + 16·b (docs/wasm-kernels.md §3); else −1. */
+  readonly planes: number;
+  /** 5…8-bit formats with a split form (see splitTable); else −1. */
+  readonly split: number;
+  /** Residual rows the split form uses (the 2-row kernels apply up to 2). */
+  readonly splitRows: number;
+  /** 9…16-bit formats whose table is (code << shift) + offset for every code (bfloat16); else undefined. */
+  readonly linear?: { readonly shift: number; readonly offset: number };
+}
+
+/** Tables held at once (16-bit formats take 256 KiB each); the least recently used one is freed beyond it. */
+const MAX_TABLES = 32;
+const tables = new Map<string, WasmTable>();
+/** Bytes of a split table: A, B, X and 4 residual rows of 16-bit values as byte planes (assembly/decode.ts). */
+const SPLIT_BYTES = 208;
+const SPLIT_ROWS = 4;
+
+const keys = new WeakMap<Format, string>();
+/** Formats with equal parameters share a table, whichever Format object names them (format() makes new ones). */
+function tableKey(f: Format): string {
+  let key = keys.get(f);
+  if (key === undefined) keys.set(f, (key = JSON.stringify(f)));
+  return key;
+}
+
+/** The most frequent element of a list. */
+function mode<T>(xs: T[]): T {
+  const counts = new Map<T, number>();
+  for (const x of xs) counts.set(x, (counts.get(x) ?? 0) + 1);
+  return [...counts.entries()].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+}
+
+/**
+ * The split form of a ≤ 8-bit table for decodeSplit: with h = code >> 4 and l = code & 15, the top 16 bits of the
+ * float32 are A[h] + B[l] + R[code] (mod 2^16). B is the most common row shape (exponent and trailing bits advance
+ * linearly inside a run of binades), A[h] the most common offset of row h, and R is nonzero only for zero,
+ * subnormals, Inf and NaN; rows with equal residuals (a sign-symmetric pair) share one of the kernel's 4 residual
+ * rows. Undefined when the values are not bfloat16-exact or need more residual rows (the scalar LUT runs then).
+ */
+export function splitTable(values: Uint32Array): { bytes: Uint8Array; rows: number } | undefined {
+  if (values.length > 256 || values.some((v) => (v & 0xffff) !== 0)) return undefined;
+  const rows = values.length >> 4;
+  const hi = (c: number) => values[c]! >>> 16;
+  const lanes = Array.from({ length: 16 }, (_, l) => l);
+  const B = mode(Array.from({ length: rows }, (_, h) => lanes.map((l) => (hi(16 * h + l) - hi(16 * h)) & 0xffff).join()))
+    .split(",")
+    .map(Number);
+  const A = lanes.map((h) => (h < rows ? mode(lanes.map((l) => (hi(16 * h + l) - B[l]!) & 0xffff)) : 0));
+  const residual = (h: number) => lanes.map((l) => (hi(16 * h + l) - A[h]! - B[l]!) & 0xffff);
+  const patterns: string[] = [];
+  const out = new Uint8Array(SPLIT_BYTES);
+  for (let h = 0; h < 16; h++) {
+    out[h] = A[h]! & 255;
+    out[16 + h] = A[h]! >> 8;
+    out[32 + h] = B[h]! & 255;
+    out[48 + h] = B[h]! >> 8;
+    const r = h < rows ? residual(h) : [];
+    if (r.every((x) => x === 0)) {
+      out[64 + h] = 0x80;
+      continue;
+    }
+    let j = patterns.indexOf(r.join());
+    if (j < 0) {
+      j = patterns.push(r.join()) - 1;
+      if (j >= SPLIT_ROWS) return undefined;
+      r.forEach((x, l) => {
+        out[80 + 32 * j + l] = x & 255;
+        out[80 + 32 * j + 16 + l] = x >> 8;
+      });
+    }
+    out[64 + h] = 16 * j;
+  }
+  return { bytes: out, rows: patterns.length };
+}
+
+/** The shift and offset when every entry is (code << shift) + offset (mod 2^32), as for bfloat16. */
+export function linearForm(values: Uint32Array): { shift: number; offset: number } | undefined {
+  const shift = Math.log2((values[1]! - values[0]!) >>> 0);
+  if (!Number.isInteger(shift) || shift > 31) return undefined;
+  const offset = values[0]!;
+  for (let c = 0; c < values.length; c++) if (values[c] !== ((c << shift) + offset) >>> 0) return undefined;
+  return { shift, offset };
+}
+
+/** Uploads (once) the float32 bits of every code of f, a format of up to 16 bits; decodeTable32 supplies them. */
+export function wasmTable(k: Kernels, f: Format, decodeTable32: (f: Format) => Uint32Array): WasmTable {
+  const key = tableKey(f);
+  let t = tables.get(key);
+  if (t) {
+    tables.delete(key);
+    tables.set(key, t);
+    return t;
+  }
+  const values = decodeTable32(f);
+  const entries = Math.max(16, values.length);
+  const split = f.K > 4 && f.K <= 8 ? splitTable(values) : undefined;
+  const bytes = entries * 4 + (f.K <= 4 ? 64 : 0) + (split ? SPLIT_BYTES : 0);
+  const table = allocBytesRaw(bytes);
+  const words = new Uint32Array(memoryBuffer(k), table, entries);
+  words.fill(0);
+  words.set(values);
+  const planes = f.K <= 4 ? table + entries * 4 : -1;
+  if (planes >= 0) k.nibblePlanes(table, planes);
+  const splitPtr = split ? table + entries * 4 : -1;
+  if (split) new Uint8Array(memoryBuffer(k), splitPtr, SPLIT_BYTES).set(split.bytes);
+  const linear = f.K > 8 ? linearForm(values) : undefined;
+  t = { table, bytes, planes, split: splitPtr, splitRows: split?.rows ?? 0, ...(linear && { linear }) };
+  tables.set(key, t);
+  if (tables.size > MAX_TABLES) {
+    const [oldKey, old] = tables.entries().next().value!;
+    tables.delete(oldKey);
+    freeBytesRaw(old.table, old.bytes);
+  }
+  return t;
+}
+
+/** Throws CodeRangeError naming the first element ≥ limit; a Wasm max-scan finds out whether there is one. */
+export function requireBelow(k: Kernels, codes: Uint8Array | Uint16Array, limit: number, argument: string, allowed: string): void {
+  if (limit >= 2 ** (codes.BYTES_PER_ELEMENT * 8)) return;
+  let max = 0;
+  const scan = codes.BYTES_PER_ELEMENT === 1 ? k.maxU8 : k.maxU16;
+  stream(codes, null, (p, _d, count) => {
+    max = Math.max(max, scan(p, count));
+  });
+  if (max < limit) return;
+  const i = codes.findIndex((c) => c >= limit);
+  throw new CodeRangeError(`${argument}[${i}]`, `is ${codes[i]}; allowed: ${allowed}`);
+}
+
+/**
+ * Decodes codes into out (validated by the caller for type and length) in Wasm; checks codes < 2^K before any
+ * write. Returns the current view of out, or undefined when the kernels are unavailable (run the reference).
+ */
+export function dequantizeWasm(codes: Uint8Array | Uint16Array | Uint32Array, f: Format, out: Float32Array, decodeTable32: (f: Format) => Uint32Array): Float32Array | undefined {
+  const k = kernels();
+  if (!k || codes instanceof Uint32Array) return undefined;
+  requireLive(codes, "codes");
+  requireLive(out, "options.out");
+  const codesNow = keep<WasmView>(codes);
+  const outNow = keep(out);
+  requireBelow(k, codesNow() as Uint8Array | Uint16Array, f.codeCount, "codes", `a ${f.name} code in [0, ${f.codeCount - 1}]`);
+  const t = wasmTable(k, f, decodeTable32);
+  const linear = t.linear;
+  const run =
+    codes.BYTES_PER_ELEMENT === 2
+      ? linear
+        ? (s: number, d: number, n: number) => k.decodeLinear16(s, d, n, linear.shift, linear.offset)
+        : (s: number, d: number, n: number) => k.decodeLut16(s, d, n, t.table)
+      : t.planes >= 0
+        ? (s: number, d: number, n: number) => k.decodeNibbles(s, d, n, t.planes, t.table)
+        : t.split >= 0
+          ? (s: number, d: number, n: number) => (t.splitRows <= 2 ? k.decodeSplit2 : k.decodeSplit4)(s, d, n, t.split, t.table)
+          : (s: number, d: number, n: number) => k.decodeLut8(s, d, n, t.table);
+  stream(codesNow(), outNow(), run);
+  return outNow();
+}

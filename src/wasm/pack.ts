@@ -1,0 +1,58 @@
+// Sub-byte packing in Wasm (layouts in assembly/pack.ts): pack, unpack and decode straight from packed bytes.
+import type { Format } from "../format/model.js";
+import { kernels } from "./instance.js";
+import { wasmTable, requireBelow } from "./decode.js";
+import { keep, requireLive, stream } from "./memory.js";
+
+/** Elements and bytes of one indivisible group: FP4 2 codes in 1 byte, FP6 4 codes in 3 bytes. */
+export function packGroup(bits: 4 | 6): { group: number; groupBytes: number } {
+  return bits === 4 ? { group: 2, groupBytes: 1 } : { group: 4, groupBytes: 3 };
+}
+
+/** Checks codes < 2^bits, then packs them into out; undefined when the kernels are unavailable. */
+export function packWasm(codes: Uint8Array, bits: 4 | 6, out: Uint8Array): Uint8Array | undefined {
+  const k = kernels();
+  if (!k) return undefined;
+  requireLive(codes, "codes");
+  requireLive(out, "options.out");
+  const codesNow = keep(codes);
+  const outNow = keep(out);
+  requireBelow(k, codesNow(), 2 ** bits, "codes", `a ${bits}-bit code in [0, ${2 ** bits - 1}]`);
+  const { group, groupBytes } = packGroup(bits);
+  const pack = bits === 4 ? k.pack4 : k.pack6;
+  stream(codesNow(), outNow(), (s, d, n) => pack(s, d, n), { group, srcGroupBytes: group, outGroupBytes: groupBytes });
+  return outNow();
+}
+
+/** Unpacks n codes from packed bytes into out (one code per byte). */
+export function unpackWasm(bytes: Uint8Array, bits: 4 | 6, n: number, out: Uint8Array): Uint8Array | undefined {
+  const k = kernels();
+  if (!k) return undefined;
+  requireLive(bytes, "bytes");
+  requireLive(out, "options.out");
+  const outNow = keep(out);
+  const { group, groupBytes } = packGroup(bits);
+  const unpack = bits === 4 ? k.unpack4 : k.unpack6;
+  stream(bytes, outNow(), (s, d, count) => unpack(s, d, count), { n, group, srcGroupBytes: groupBytes, outGroupBytes: group });
+  return outNow();
+}
+
+/** Decodes n packed codes of f (K = 4 or 6) straight into float32 out. */
+export function dequantizePackedWasm(bytes: Uint8Array, f: Format, n: number, out: Float32Array, decodeTable32: (f: Format) => Uint32Array): Float32Array | undefined {
+  const k = kernels();
+  if (!k) return undefined;
+  requireLive(bytes, "bytes");
+  requireLive(out, "options.out");
+  const bytesNow = keep(bytes);
+  const outNow = keep(out);
+  const t = wasmTable(k, f, decodeTable32);
+  const { group, groupBytes } = packGroup(f.K as 4 | 6);
+  const run =
+    f.K === 4
+      ? (s: number, d: number, c: number) => k.decodePacked4(s, d, c, t.planes, t.table)
+      : t.split >= 0
+        ? (s: number, d: number, c: number) => (t.splitRows <= 2 ? k.decodePacked6Split2 : k.decodePacked6Split4)(s, d, c, t.split, t.table)
+        : (s: number, d: number, c: number) => k.decodePacked6(s, d, c, t.table);
+  stream(bytesNow(), outNow(), run, { n, group, srcGroupBytes: groupBytes, outGroupBytes: 4 * group });
+  return outNow();
+}

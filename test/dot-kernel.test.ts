@@ -1,0 +1,185 @@
+// The Wasm dot kernel against the scalar reference, bit for bit: random code vectors of lengths 1…4096 (lengths
+// that are not multiples of BLK or of the unroll width included), every overflow mode, several format pairs and
+// partials formats, NaN/Inf codes, batched matrix products with per-row and per-block E8M0 scales.
+import { describe, expect, it } from "vitest";
+import { format } from "../src/format/registry.js";
+import { type DotOverflow, dot, dotRows, matmul, matvec, resolveDot } from "../src/dot/index.js";
+import { dotReference } from "../src/dot/reference.js";
+import { dotKernel, dotKernels } from "../src/dot/wasm.js";
+import { mix32 } from "../src/random.js";
+
+function rng(seed: number): () => number {
+  let i = 0;
+  return () => mix32((seed * 0x9e3779b9 + i++) >>> 0) / 2 ** 32;
+}
+
+/** Random codes; `special` is the share of NaN/Inf codes. Magnitudes are skewed toward large values to overflow binary16. */
+function codes(n: number, bits: number, rand: () => number, special = 0): Uint8Array {
+  const out = new Uint8Array(n);
+  const f = bits === 8 ? 256 : 16;
+  for (let i = 0; i < n; i++) out[i] = Math.floor(rand() * f);
+  if (special === 0) return out;
+  for (let i = 0; i < n; i++) if (rand() < special) out[i] = rand() < 0.5 ? 0x7f : 0xfc;
+  return out;
+}
+
+const same = (x: number, y: number) => (Number.isNaN(x) && Number.isNaN(y)) || Object.is(x, y);
+const MODES: DotOverflow[] = ["OvSAT", "OvINF", "OvNAN", "exact"];
+
+describe("dot kernel vs reference", () => {
+  it("the kernels are built in (the Wasm paths below really run)", () => {
+    expect(dotKernels()).toBeDefined();
+  });
+  // `all`: float64 block sums are proved exact for every BLK ≤ 32 and (mode "exact") every length ≤ 4096, so the
+  // kernel must take every case; otherwise it declines the long exact sums and the reference's BigInt path runs.
+  const configs = [
+    { formats: ["float8_e4m3fn", "float8_e4m3fn"], partials: "binary16", bits: 8, all: true },
+    { formats: ["float8_e5m2", "float8_e4m3fn"], partials: "binary16", bits: 8, all: false },
+    { formats: ["float8_e4m3fn", "float8_e4m3fn"], partials: "bfloat16", bits: 8, all: true },
+    { formats: ["Binary8p3se", "Binary8p4se"], partials: "binary16", bits: 8, all: false },
+    { formats: ["float8_e4m3fn", "float8_e4m3fn"], partials: "binary32", bits: 8, all: true },
+    { formats: ["float4_e2m1fn", "float4_e2m1fn"], partials: "binary16", bits: 4, all: true },
+  ] as const;
+  for (const cfg of configs) {
+    it(`${cfg.formats.join(" × ")} into ${cfg.partials}: every mode, lengths 1…4096`, () => {
+      const rand = rng(cfg.formats.join().length * 31 + cfg.partials.length);
+      const lengths = [1, 2, 3, 4, 5, 7, 15, 16, 17, 31, 33, 100, 255, 1000, 2048, 4093, 4096];
+      let kernelRuns = 0;
+      for (const n of lengths) {
+        const a = codes(n, cfg.bits, rand, cfg.bits === 8 ? 0.01 : 0);
+        const b = codes(n, cfg.bits, rand, cfg.bits === 8 && n % 2 ? 0.01 : 0);
+        for (const overflow of MODES) {
+          for (const block of [1, 3, 16, 32]) {
+            const r = resolveDot({ formats: cfg.formats, partials: cfg.partials, overflow, block });
+            const ref = dotReference(a, 0, b, 0, n, r.ctx);
+            const out = dotKernel(a, b, n, 1, 1, r.ctx, undefined);
+            if (out) {
+              kernelRuns++;
+              if (!same(out[0]!, ref)) throw new Error(`${cfg.formats} ${cfg.partials} ${overflow} BLK=${block} n=${n}: kernel ${out[0]} vs reference ${ref}`);
+            }
+            expect(same(dot(a, b, { formats: cfg.formats, partials: cfg.partials, overflow, block }), ref)).toBe(true);
+          }
+        }
+      }
+      if (cfg.all) expect(kernelRuns).toBe(lengths.length * MODES.length * 4);
+      else expect(kernelRuns).toBeGreaterThanOrEqual(lengths.length * 3 * 4);
+    });
+  }
+
+  it("binary16 partials overflow in a realistic share of large random dots (the modes really differ)", () => {
+    const rand = rng(7);
+    let overflowed = 0;
+    for (let t = 0; t < 50; t++) {
+      const a = codes(1024, 8, rand);
+      const b = codes(1024, 8, rand);
+      for (let i = 0; i < 1024; i++) {
+        a[i] = a[i]! & 0x77; // finite E4M3 codes (never 0x7f/0xff)
+        b[i] = b[i]! & 0x77;
+      }
+      const sat = dot(a, b, { formats: "E4M3", overflow: "OvSAT" });
+      const inf = dot(a, b, { formats: "E4M3", overflow: "OvINF" });
+      const nan = dot(a, b, { formats: "E4M3", overflow: "OvNAN" });
+      if (!Number.isFinite(inf)) {
+        overflowed++;
+        expect(Number.isNaN(nan)).toBe(true);
+        expect(Number.isFinite(sat)).toBe(true);
+      } else {
+        expect(sat).toBe(inf);
+        expect(nan).toBe(inf);
+      }
+    }
+    expect(overflowed).toBeGreaterThan(0);
+  });
+
+  it("matmul and matvec (with per-row and per-block E8M0 scales) equal one reference dot per row pair", () => {
+    const rand = rng(11);
+    const m = 5, n = 3, k = 77, block = 16;
+    const blocks = Math.ceil(k / block);
+    const a = codes(m * k, 8, rand, 0.002);
+    const b = codes(n * k, 8, rand);
+    const perRowA = Uint8Array.from({ length: m }, () => 120 + Math.floor(rand() * 14));
+    const perBlockB = Uint8Array.from({ length: n * blocks }, () => 118 + Math.floor(rand() * 14));
+    perBlockB[4] = 0xff; // a NaN scale: row 1, block 0 of b
+    for (const overflow of ["OvSAT", "OvINF", "OvNAN"] as const) {
+      const options = { formats: "E4M3", overflow, block, scales: { a: perRowA, b: perBlockB } } as const;
+      const fast = matmul(a, b, m, n, k, options);
+      const slow = matmul(a, b, m, n, k, { ...options, wasm: false });
+      const r = resolveDot(options);
+      for (let i = 0; i < m; i++) {
+        for (let j = 0; j < n; j++) {
+          const ref = dotReference(a, i * k, b, j * k, k, r.ctx, (kb) => {
+            const sb = perBlockB[j * blocks + kb]!;
+            return sb === 0xff ? NaN : perRowA[i]! - 127 + sb - 127;
+          });
+          expect(same(fast[i * n + j]!, Math.fround(ref))).toBe(true);
+          expect(same(slow[i * n + j]!, Math.fround(ref))).toBe(true);
+        }
+      }
+      expect(Number.isNaN(fast[0 * n + 1]!)).toBe(true);
+      const y = matvec(a, b.subarray(0, k), m, k, { formats: "E4M3", overflow, block });
+      for (let i = 0; i < m; i++) expect(same(y[i]!, dot(a.subarray(i * k, (i + 1) * k), b.subarray(0, k), { formats: "E4M3", overflow, block }))).toBe(true);
+    }
+  });
+
+  it("dotRows (row-wise pairs) equals one dot per row, kernel and reference", () => {
+    const rand = rng(13);
+    const rows = 9, cols = 130;
+    const a = codes(rows * cols, 8, rand, 0.003);
+    const b = codes(rows * cols, 8, rand);
+    for (const overflow of MODES) {
+      const options = { formats: ["E5M2", "E4M3"], overflow, block: 8 } as const;
+      const fast = dotRows(a, b, rows, cols, options);
+      const slow = dotRows(a, b, rows, cols, { ...options, wasm: false });
+      for (let i = 0; i < rows; i++) {
+        const one = dot(a.subarray(i * cols, (i + 1) * cols), b.subarray(i * cols, (i + 1) * cols), { ...options, wasm: false });
+        expect(same(fast[i]!, Math.fround(one))).toBe(true);
+        expect(same(slow[i]!, Math.fround(one))).toBe(true);
+      }
+    }
+  });
+
+  it("packed 4-bit operands (first element in the low nibble) equal the unpacked dot", () => {
+    const rand = rng(5);
+    const n = 37;
+    const a = codes(n, 4, rand);
+    const b = codes(n, 4, rand);
+    const pack = (c: Uint8Array) => Uint8Array.from({ length: Math.ceil(c.length / 2) }, (_, j) => c[2 * j]! | ((c[2 * j + 1] ?? 0) << 4));
+    for (const overflow of MODES) {
+      const options = { formats: "E2M1", overflow, block: 4 } as const;
+      expect(dot(pack(a), pack(b), { ...options, packed: true, length: n })).toBe(dot(a, b, options));
+    }
+    expect(dot(Uint8Array.of(0x21), Uint8Array.of(0x42), { formats: format("E2M1"), packed: true })).toBe(0.5 * 1 + 1 * 2);
+  });
+
+  it("rejects bad arguments with typed errors naming the argument", () => {
+    const a = new Uint8Array(4);
+    expect(() => dot(a, new Uint8Array(3), { formats: "E4M3" })).toThrow(/^b: has length 3; allowed: the length of a \(4\)/);
+    expect(() => dot(a, a, { formats: "E4M3", overflow: "OvFOO" as DotOverflow })).toThrow(/options\.overflow: got "OvFOO"; allowed: OvSAT, OvINF, OvNAN, exact/);
+    expect(() => dot(a, a, { formats: "E4M3", partials: "binary8" as "binary16" })).toThrow(/options\.partials/);
+    expect(() => dot(a, a, { formats: "E4M3", block: 0 })).toThrow(/options\.block: got 0; allowed: an integer in \[1, 8192\]/);
+    expect(() => dot(a, a, { formats: "binary16" })).toThrow(/options\.formats\[0\]: binary16 has 16-bit codes/);
+    expect(() => dot(a, a, { formats: "E4M3", packed: true })).toThrow(/options\.formats\[0\]: float8_e4m3fn has 8-bit codes; allowed: formats of at most 4 bits/);
+    expect(() => dot(Uint8Array.of(16), Uint8Array.of(1), { formats: "E2M1" })).toThrow(/a\[0\]: is 16; allowed: a float4_e2m1fn code in \[0, 15\]/);
+    expect(() => matmul(a, a, 2, 2, 3, { formats: "E4M3" })).toThrow(/^a: has length 4; allowed: m × k = 6/);
+    expect(() => matvec(a, Uint8Array.of(1, 2), 2, 2, { formats: "E4M3", scales: { a: new Uint8Array(3) } })).toThrow(/options\.scales\.a: has 3 codes; allowed: 2 \(one per row\) or 2/);
+  });
+});
+
+describe("mode 'exact' against P3109 BlockDotProduct (an independent exact path)", () => {
+  it("E5M2 × E5M2 into binary32, lengths up to 3000 (BigInt sums: float64 is not proved exact here)", async () => {
+    const { blockDotProduct } = await import("../src/block/p3109.js");
+    const { decode } = await import("../src/api/scalar.js");
+    const rand = rng(17);
+    for (const n of [1, 5, 64, 3000]) {
+      const a = codes(n, 8, rand);
+      const b = codes(n, 8, rand);
+      for (let i = 0; i < n; i++) {
+        if ((a[i]! & 0x7c) === 0x7c) a[i] = a[i]! & 0xf3; // finite E5M2 codes only
+        if ((b[i]! & 0x7c) === 0x7c) b[i] = b[i]! & 0xf3;
+      }
+      const got = dot(a, b, { formats: "E5M2", partials: "binary32", overflow: "exact" });
+      const code = blockDotProduct({ scale: 127, elements: [...a] }, "E8M0", "E5M2", { scale: 127, elements: [...b] }, "E8M0", "E5M2", "binary32");
+      expect(got).toBe(decode(code, "binary32"));
+    }
+  });
+});

@@ -1,0 +1,342 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { dequantize, format, quantize } from "../src/index.js";
+import { blockLayouts } from "../src/io/blocks.js";
+import { IoError, SafetensorsError, SafetensorsReader, SafetensorsWriter, type TensorSpec } from "../src/io/index.js";
+
+const dir = mkdtempSync(join(tmpdir(), "minifloat-io-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let counter = 0;
+const tmp = (name = "t") => join(dir, `${name}-${counter++}.safetensors`);
+
+/** A file built by hand (independently of the writer): header JSON plus data bytes. */
+function rawFile(header: unknown, data: Uint8Array | number[], headerText?: string): string {
+  const body = Buffer.from(headerText ?? JSON.stringify(header), "utf8");
+  const prefix = Buffer.alloc(8);
+  prefix.writeBigUInt64LE(BigInt(body.length));
+  const path = tmp("raw");
+  writeFileSync(path, Buffer.concat([prefix, body, Buffer.from(data)]));
+  return path;
+}
+
+async function write(path: string, specs: TensorSpec[], fill: (w: SafetensorsWriter) => Promise<void>, metadata?: Record<string, string>): Promise<void> {
+  const w = await SafetensorsWriter.create(path, specs, metadata ? { metadata } : {});
+  await fill(w);
+  await w.commit();
+}
+
+async function readAll<T>(path: string, f: (r: SafetensorsReader) => Promise<T>): Promise<T> {
+  const r = await SafetensorsReader.open(path);
+  try {
+    return await f(r);
+  } finally {
+    await r.close();
+  }
+}
+
+/** Every code of a format that is not NaN, repeated to `n` elements. */
+function codesOf(fmtName: string, n: number): Uint8Array | Uint16Array {
+  const f = format(fmtName);
+  const out = f.K <= 8 ? new Uint8Array(n) : new Uint16Array(n);
+  for (let i = 0; i < n; i++) out[i] = (i * 7 + 3) % f.codeCount;
+  return out;
+}
+
+describe("packed tensors in the file", () => {
+  it("put the first FP4 element in the low nibble and FP6 element i at bits 6i…6i+5", async () => {
+    const path = tmp();
+    await write(path, [
+      { name: "a", dtype: "F4", shape: [3] },
+      { name: "b", dtype: "F6_E3M2", shape: [5] },
+    ], async (w) => {
+      await w.writeCodes(Uint8Array.of(1, 2, 3));
+      await w.writeCodes(Uint8Array.of(1, 2, 3, 4, 63));
+    });
+    const file = readFileSync(path);
+    const data = [...file.subarray(8 + Number(file.readBigUInt64LE(0)))];
+    expect(data).toEqual([0x21, 0x03, 0x81, 0x30, 0x10, 0x3f]);
+    await readAll(path, async (r) => {
+      expect([...(await r.readCodes(r.tensor("b"), 1, 3))]).toEqual([2, 3, 4]);
+      expect([...(await r.readCodes(r.tensor("b"), 4, 1))]).toEqual([63]);
+    });
+  });
+});
+
+describe("safetensors round trips", () => {
+  const cases: [string, string, number][] = [
+    ["F8_E4M3", "float8_e4m3fn", 19],
+    ["F8_E5M2", "float8_e5m2", 19],
+    ["F8_E8M0", "float8_e8m0fnu", 19],
+    ["F6_E2M3", "float6_e2m3fn", 13],
+    ["F6_E3M2", "float6_e3m2fn", 11],
+    ["F4", "float4_e2m1fn", 13],
+    ["F16", "binary16", 21],
+    ["BF16", "bfloat16", 21],
+  ];
+  for (const [dtype, fmtName, n] of cases) {
+    it(`${dtype}: codes written in uneven chunks read back whole and by sub-range; header records dtype and shape`, async () => {
+      const path = tmp(dtype);
+      const codes = codesOf(fmtName, n);
+      await write(path, [{ name: "w", dtype, shape: [1, n] }], async (w) => {
+        await w.writeCodes(codes.subarray(0, 5));
+        await w.writeCodes(codes.subarray(5));
+      });
+      const bytes = readFileSync(path);
+      const headerLength = Number(bytes.readBigUInt64LE(0));
+      expect(headerLength % 8).toBe(0);
+      const header = JSON.parse(bytes.subarray(8, 8 + headerLength).toString("utf8"));
+      const bits = dtype === "F4" ? 4 : dtype.startsWith("F6") ? 6 : dtype.includes("16") ? 16 : 8;
+      expect(header.w).toEqual({ dtype, shape: [1, n], data_offsets: [0, Math.ceil((n * bits) / 8)] });
+      await readAll(path, async (r) => {
+        const t = r.tensor("w");
+        expect(t.format!.name).toBe(format(fmtName).name);
+        expect([...(await r.readCodes(t))]).toEqual([...codes]);
+        expect([...(await r.readCodes(t, 3, 7))]).toEqual([...codes.subarray(3, 10)]);
+        const values = await r.readValues(t, 1, 5);
+        expect(values).toBeInstanceOf(Float32Array);
+        expect([...values]).toEqual([...dequantize(codes.subarray(1, 6), fmtName)]);
+      });
+    });
+  }
+
+  it("F32 and F64 keep every bit; F16/BF16 values decode exactly (0x3c00 = 1 = 0x3f80)", async () => {
+    const path = tmp();
+    const f32 = Float32Array.of(1.5, -0, 3.4028234663852886e38, 1e-45, NaN, -Infinity);
+    const f64 = Float64Array.of(Math.PI, -5e-324, 2 ** 1000);
+    await write(path, [
+      { name: "a", dtype: "F32", shape: [6] },
+      { name: "b", dtype: "F64", shape: [3] },
+      { name: "h", dtype: "F16", shape: [2] },
+      { name: "g", dtype: "BF16", shape: [2] },
+    ], async (w) => {
+      await w.writeValues(f32);
+      await w.writeValues(f64);
+      await w.writeCodes(Uint16Array.of(0x3c00, 0xc000));
+      await w.writeCodes(Uint16Array.of(0x3f80, 0x4049));
+    });
+    await readAll(path, async (r) => {
+      expect(Object.is((await r.readValues(r.tensor("a")))[1], -0)).toBe(true);
+      expect([...(await r.readValues(r.tensor("a")))]).toEqual([...f32]);
+      const b = await r.readValues(r.tensor("b"));
+      expect(b).toBeInstanceOf(Float64Array);
+      expect([...b]).toEqual([...f64]);
+      expect([...(await r.readValues(r.tensor("h")))]).toEqual([1, -2]);
+      expect([...(await r.readValues(r.tensor("g")))]).toEqual([1, 3.140625]);
+    });
+  });
+
+  it("writeValues converts with the library's projection (F16 RNE; F4 with SatFinite)", async () => {
+    const path = tmp();
+    const x = Float32Array.of(1 + 2 ** -11, 1 + 3 * 2 ** -11, 70000);
+    await write(path, [
+      { name: "h", dtype: "F16", shape: [3] },
+      { name: "q", dtype: "F4", shape: [3] },
+    ], async (w) => {
+      await w.writeValues(x);
+      await w.writeValues(Float32Array.of(2.5, -7, 0.2), { saturation: "SatFinite" });
+    });
+    await readAll(path, async (r) => {
+      expect([...(await r.readCodes(r.tensor("h")))]).toEqual([...quantize(x, "binary16")]);
+      expect([...(await r.readValues(r.tensor("h")))]).toEqual([1, 1 + 2 ** -9, Infinity]);
+      expect([...(await r.readValues(r.tensor("q")))]).toEqual([2, -6, 0]);
+    });
+  });
+
+  it("records other formats as U8/U16 codes in __metadata__ and restores them", async () => {
+    const path = tmp();
+    const specs: TensorSpec[] = [
+      { name: "p3", dtype: "U8", shape: [4], format: format("Binary8p3se") },
+      { name: "fnuz", dtype: "U8", shape: [4], format: format("float8_e4m3fnuz") },
+      { name: "wide", dtype: "U16", shape: [2], format: format("Binary12p5se") },
+      { name: "tesla", dtype: "U8", shape: [2], format: format("cfloat8_1_4_3", { bias: 15 }) },
+      { name: "ids", dtype: "I32", shape: [2] },
+    ];
+    await write(path, specs, async (w) => {
+      await w.writeCodes(Uint8Array.of(0x5d, 0x80, 0x7f, 0x01));
+      await w.writeCodes(Uint8Array.of(0x00, 0x80, 0x7f, 0x01));
+      await w.writeCodes(Uint16Array.of(0x7ff, 0x123));
+      await w.writeCodes(Uint8Array.of(0x40, 0x7f));
+      await w.writeBytes(new Uint8Array(Int32Array.of(-1, 7).buffer));
+    }, { producer: "test" });
+    await readAll(path, async (r) => {
+      expect(r.metadata).toEqual({ producer: "test" });
+      expect(r.tensor("p3").format!.name).toBe("Binary8p3se");
+      expect(r.tensor("fnuz").format!.name).toBe("float8_e4m3fnuz");
+      expect(r.tensor("wide").format!.name).toBe("Binary12p5se");
+      expect(r.tensor("tesla").format!.name).toBe("cfloat8_1_4_3(bias=15)");
+      expect(r.tensor("ids").format).toBeUndefined();
+      expect((await r.readValues(r.tensor("p3")))[0]).toBe(160);
+      expect([...(await r.readCodes(r.tensor("wide")))]).toEqual([0x7ff, 0x123]);
+      const { bytes } = await r.readElementBytes(r.tensor("ids"), 0, 2);
+      expect([...new Int32Array(bytes.buffer, bytes.byteOffset, 2)]).toEqual([-1, 7]);
+      await expect(r.readValues(r.tensor("ids"))).rejects.toThrow(/tensor "ids": has dtype I32, which holds integers/);
+    });
+    const file = readFileSync(path);
+    const header = JSON.parse(file.subarray(8, 8 + Number(file.readBigUInt64LE(0))).toString("utf8"));
+    expect(header.__metadata__["minifloat.dtype.p3"]).toBe("Binary8p3se");
+    expect(header.p3.dtype).toBe("U8");
+  });
+
+  it("treats a tensor named __proto__ as data", async () => {
+    const path = tmp();
+    await write(path, [{ name: "__proto__", dtype: "F32", shape: [1] }], (w) => w.writeValues(Float32Array.of(5)));
+    await readAll(path, async (r) => {
+      expect(r.tensors.map((t) => t.name)).toEqual(["__proto__"]);
+      expect([...(await r.readValues(r.tensor("__proto__")))]).toEqual([5]);
+    });
+  });
+
+  it("accepts empty and scalar tensors", async () => {
+    const path = tmp();
+    await write(path, [
+      { name: "empty", dtype: "F4", shape: [0, 3] },
+      { name: "scalar", dtype: "F32", shape: [] },
+    ], async (w) => w.writeValues(Float32Array.of(2)));
+    await readAll(path, async (r) => {
+      expect(r.tensor("empty").length).toBe(0);
+      expect([...(await r.readValues(r.tensor("scalar")))]).toEqual([2]);
+    });
+  });
+});
+
+describe("safetensors header validation", () => {
+  const ok = { w: { dtype: "F32", shape: [2], data_offsets: [0, 8] } };
+  const open = (path: string) => SafetensorsReader.open(path);
+  it("reads a hand-built file", async () => {
+    const path = rawFile(ok, new Uint8Array(Float32Array.of(1, -2).buffer));
+    expect([...(await readAll(path, (r) => r.readValues(r.tensor("w"))))]).toEqual([1, -2]);
+  });
+  it("reads the FNUZ dtypes other writers produce", async () => {
+    const path = rawFile({ a: { dtype: "F8_E4M3FNUZ", shape: [3], data_offsets: [0, 3] }, b: { dtype: "F8_E5M2FNUZ", shape: [1], data_offsets: [3, 4] } }, [0x40, 0x80, 0xc8, 0x40]);
+    await readAll(path, async (r) => {
+      expect(r.tensor("a").format!.name).toBe("float8_e4m3fnuz");
+      expect([...(await r.readValues(r.tensor("a")))]).toEqual([1, NaN, -2]);
+      expect([...(await r.readValues(r.tensor("b")))]).toEqual([1]);
+    });
+  });
+  const bad: [string, () => string, RegExp][] = [
+    ["invalid JSON", () => rawFile(null, new Uint8Array(8), '{"w": {'), /header is not valid JSON/],
+    ["a non-object header", () => rawFile([1], []), /header must be a JSON object/],
+    ["an unknown dtype", () => rawFile({ w: { dtype: "F12", shape: [2], data_offsets: [0, 8] } }, new Uint8Array(8)), /tensor "w" dtype: unknown dtype "F12"; allowed: F64, F32/],
+    ["a size mismatch", () => rawFile({ w: { dtype: "F32", shape: [3], data_offsets: [0, 8] } }, new Uint8Array(8)), /span 8 bytes; 3 × F32 elements need 12/],
+    ["a packed size mismatch", () => rawFile({ w: { dtype: "F4", shape: [3], data_offsets: [0, 1] } }, new Uint8Array(1)), /span 1 bytes; 3 × F4 elements need 2/],
+    ["overlapping offsets", () => rawFile({ a: { dtype: "U8", shape: [4], data_offsets: [0, 4] }, b: { dtype: "U8", shape: [4], data_offsets: [2, 6] } }, new Uint8Array(6)), /tensor "b" data_offsets: \[2, 6\] overlap the previous tensor/],
+    ["out-of-range offsets", () => rawFile({ w: { dtype: "F32", shape: [2], data_offsets: [4, 12] } }, new Uint8Array(8)), /reach beyond the data buffer \(8 bytes\)/],
+    ["a gap", () => rawFile({ w: { dtype: "F32", shape: [1], data_offsets: [4, 8] } }, new Uint8Array(8)), /leave a gap: bytes \[0, 4\)/],
+    ["uncovered trailing bytes", () => rawFile(ok, new Uint8Array(12)), /data buffer has 12 bytes but the tensors cover only 8/],
+    ["a truncated data buffer", () => rawFile(ok, new Uint8Array(5)), /reach beyond the data buffer \(5 bytes\): out of range or truncated/],
+    ["a negative shape", () => rawFile({ w: { dtype: "F32", shape: [-2], data_offsets: [0, 8] } }, new Uint8Array(8)), /shape: is \[-2\]; allowed: an array of non-negative integers/],
+    ["an unknown field", () => rawFile({ w: { ...ok.w, extra: 1 } }, new Uint8Array(8)), /unknown field\(s\) extra/],
+    ["non-string metadata", () => rawFile({ __metadata__: { a: 1 }, ...ok }, new Uint8Array(8)), /__metadata__\["a"\]: is 1; allowed: a string/],
+    ["a recorded format on a float dtype", () => rawFile({ __metadata__: { "minifloat.dtype.w": "Binary8p3se" }, ...ok }, new Uint8Array(8)), /records format Binary8p3se \(8-bit codes\) but has dtype F32; allowed: U8/],
+    ["an unknown recorded format", () => rawFile({ __metadata__: { "minifloat.dtype.w": "Binary99p3se" }, w: { dtype: "U8", shape: [1], data_offsets: [0, 1] } }, [0]), /records format "Binary99p3se", which minifloat does not know/],
+    ["a header longer than the file", () => {
+      const path = tmp("trunc");
+      const prefix = Buffer.alloc(8);
+      prefix.writeBigUInt64LE(64n);
+      writeFileSync(path, Buffer.concat([prefix, Buffer.from('{"w":')]));
+      return path;
+    }, /header length is 64 bytes but the file has only 5 after the length: truncated file/],
+    ["a header over 100 MB", () => {
+      const path = tmp("huge");
+      const prefix = Buffer.alloc(8);
+      prefix.writeBigUInt64LE(100_000_001n);
+      writeFileSync(path, Buffer.concat([prefix, Buffer.from("{}")]));
+      return path;
+    }, /header length is 100000001 bytes; allowed: at most 100000000/],
+    ["a file shorter than the length prefix", () => {
+      const path = tmp("short");
+      writeFileSync(path, Buffer.from([1, 2, 3]));
+      return path;
+    }, /has 3 bytes; a safetensors file starts with an 8-byte header length/],
+  ];
+  for (const [what, make, message] of bad) {
+    it(`rejects ${what}`, async () => {
+      const path = make();
+      const err = await open(path).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SafetensorsError);
+      expect((err as Error).message).toMatch(message);
+      expect((err as Error).message.startsWith(path)).toBe(true);
+    });
+  }
+});
+
+describe("safetensors writer safety", () => {
+  const spec: TensorSpec[] = [{ name: "w", dtype: "F32", shape: [2] }];
+  const leftovers = () => readdirSync(dir).filter((f) => f.endsWith(".tmp"));
+
+  it("refuses to overwrite an existing file unless forced, and never replaces a protected input", async () => {
+    const path = tmp();
+    writeFileSync(path, "keep");
+    await expect(SafetensorsWriter.create(path, spec)).rejects.toThrow(IoError);
+    await expect(SafetensorsWriter.create(path, spec)).rejects.toThrow(/exists; allowed: a new path, or --force/);
+    await expect(SafetensorsWriter.create(path, spec, { force: true, protect: [path] })).rejects.toThrow(/is also an input/);
+    expect(readFileSync(path, "utf8")).toBe("keep");
+    const w = await SafetensorsWriter.create(path, spec, { force: true });
+    await w.writeValues(Float32Array.of(1, 2));
+    await w.commit();
+    expect([...(await readAll(path, (r) => r.readValues(r.tensor("w"))))]).toEqual([1, 2]);
+    expect(leftovers()).toEqual([]);
+  });
+
+  it("leaves no file when a tensor is incomplete, when aborted, or when data overruns a tensor", async () => {
+    const path = tmp();
+    const w = await SafetensorsWriter.create(path, spec);
+    expect(existsSync(w.tempPath)).toBe(true);
+    await w.writeValues(Float32Array.of(1));
+    await expect(w.writeValues(Float32Array.of(2, 3))).rejects.toThrow(/tensor "w" has 1 elements left/);
+    await expect(w.commit()).rejects.toThrow(/tensor "w": received 1 of its 2 elements; nothing was written/);
+    expect(existsSync(path)).toBe(false);
+    const v = await SafetensorsWriter.create(path, spec);
+    await v.abort();
+    expect(existsSync(path)).toBe(false);
+    expect(leftovers()).toEqual([]);
+  });
+
+  it("names a missing output directory", async () => {
+    await expect(SafetensorsWriter.create(join(dir, "no-such-dir", "x.safetensors"), spec)).rejects.toThrow(/no-such-dir does not exist; allowed: a path in an existing directory/);
+  });
+
+  it("rejects header specs it could not write faithfully", async () => {
+    await expect(SafetensorsWriter.create(tmp(), [{ name: "w", dtype: "F32", shape: [1], format: format("Binary8p3se") }])).rejects.toThrow(/format Binary8p3se is stored as U8, not F32/);
+    await expect(SafetensorsWriter.create(tmp(), [{ name: "w", dtype: "F7", shape: [1] }])).rejects.toThrow(/unknown dtype "F7"/);
+    await expect(SafetensorsWriter.create(tmp(), spec, { metadata: { "minifloat.dtype.w": "x" } })).rejects.toThrow(/are written by minifloat from TensorSpec.format/);
+    expect(leftovers()).toEqual([]);
+  });
+});
+
+describe("block-scaled tensor records", () => {
+  const specs = (scales: number[], dtype = "F4"): TensorSpec[] => [
+    { name: "w", dtype, shape: [2, 40] },
+    { name: "w.scales", dtype: "F8_E8M0", shape: scales },
+  ];
+  async function layoutsOf(record: string, tensors = specs([2, 2])): Promise<unknown> {
+    const path = tmp("block");
+    await write(path, tensors, async (w) => {
+      for (const t of tensors) await w.writeCodes(new Uint8Array(t.shape.reduce((a, b) => a * b, 1)));
+    }, { "minifloat.block.w": record });
+    return readAll(path, async (r) => blockLayouts(r));
+  }
+  it("accepts a consistent record: blocks along the last dimension", async () => {
+    const layouts = (await layoutsOf("mxfp4")) as Map<string, { scheme: { name: string }; rowLength: number; tensorScale: number }>;
+    expect(layouts.get("w")!.scheme.name).toBe("mxfp4");
+    expect(layouts.get("w")!.rowLength).toBe(40);
+    expect(layouts.get("w")!.tensorScale).toBe(1);
+  });
+  const bad: [string, () => Promise<unknown>, RegExp][] = [
+    ["an unknown scheme", () => layoutsOf("mxfp5"), /__metadata__\["minifloat.block.w"\]: is "mxfp5"; allowed: one of mxfp8_e4m3/],
+    ["a tensor scale that is not a positive float32", () => layoutsOf("mxfp4 tensor_scale=0.1"), /has tensor_scale 0.1; allowed: a positive finite float32/],
+    ["scales of the wrong shape", () => layoutsOf("mxfp4", specs([2, 1])), /tensor "w.scales" is F8_E8M0 \[2, 1\]; mxfp4 scales of \[2, 40\] are F8_E8M0 \[2, 2\]/],
+    ["elements of the wrong dtype", () => layoutsOf("mxfp8_e4m3"), /tensor "w" has dtype F4; mxfp8_e4m3 elements are F8_E4M3/],
+    ["missing scales", () => layoutsOf("mxfp4", specs([2, 2]).slice(0, 1)), /needs tensors "w" and "w.scales"/],
+  ];
+  for (const [what, run, message] of bad) {
+    it(`rejects ${what}`, async () => {
+      const err = await run().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SafetensorsError);
+      expect((err as Error).message).toMatch(message);
+    });
+  }
+});

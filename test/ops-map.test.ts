@@ -1,0 +1,92 @@
+// `.map` over code arrays: tables for ≤ 8-bit operands and the exact path agree with scalar calls; stochastic
+// roundings take caller R or a seed; binary64 arrays; validation of arrays and options.
+import { describe, expect, it } from "vitest";
+import { ArgumentTypeError, CodeRangeError, ProjectionError } from "../src/errors.js";
+import { randomR, seedKeys } from "../src/random.js";
+import { CLASS_NAMES, specialize } from "../src/ops/index.js";
+
+const all8 = (): [Uint8Array, Uint8Array] => [new Uint8Array(65536).map((_, i) => i >> 8), new Uint8Array(65536).map((_, i) => i & 255)];
+
+describe("map", () => {
+  it("the Divide table equals 65 536 scalar calls, across formats (Binary8p3se ÷ Binary8p4se → binary16)", () => {
+    const s = specialize("Divide", { operands: ["Binary8p3se", "Binary8p4se"], result: "binary16", rounding: "ToOdd" });
+    const [x, y] = all8();
+    const got = s.map(x, y);
+    expect(got).toBeInstanceOf(Uint16Array);
+    let diff = 0;
+    for (let i = 0; i < 65536; i++) if (got[i] !== s(x[i]!, y[i]!)) diff++;
+    expect(diff).toBe(0);
+    expect(got[0x40 * 256 + 0x48]).toBe(0x3800); // 1 / 2 = 0.5
+  });
+
+  it("predicates give 0/1 bytes and Class gives CLASS_NAMES indices", () => {
+    const codes = new Uint8Array([0x00, 0x01, 0x08, 0x7f, 0x80, 0xff]);
+    expect([...specialize("IsSubnormal", { operands: ["Binary8p4se"] }).map(codes)]).toEqual([0, 1, 0, 0, 0, 0]);
+    expect([...specialize("Class", { operands: ["Binary8p4se"] }).map(codes)].map((k) => CLASS_NAMES[k])).toEqual([
+      "ClsZero", "ClsPositiveSubnormal", "ClsPositiveNormal", "ClsPositiveInfinity", "ClsNaN", "ClsNegativeInfinity",
+    ]);
+  });
+
+  it("stochastic rounding: per-element R from an array or the seeded generator, same as scalar calls with that R", () => {
+    const s = specialize("Multiply", { operands: ["Binary8p4se", "Binary8p4se"], result: "Binary8p3se", rounding: "StochasticB", stochasticBits: 5 });
+    const [x, y] = all8();
+    const random = new Uint8Array(65536).map((_, i) => (i * 7) % 32);
+    const a = s.map(x, y, { random });
+    const b = s.map(x, y, { seed: 42 });
+    const [k0, k1] = seedKeys(42);
+    let diffA = 0;
+    let diffB = 0;
+    for (let i = 0; i < 65536; i += 13) {
+      if (a[i] !== s(x[i]!, y[i]!, { random: random[i]! })) diffA++;
+      if (b[i] !== s(x[i]!, y[i]!, { random: randomR(k0, k1, i, 5) })) diffB++;
+    }
+    expect([diffA, diffB]).toEqual([0, 0]);
+    expect(() => s.map(x, y)).toThrow(ProjectionError);
+    expect(() => s.map(x, y, { random: new Uint8Array(65536).fill(32) })).toThrow(/0 ≤ R < 2\^N = 32/);
+  });
+
+  it("the exact path for wider formats (Binary12p7se) and ternary operations equals scalar calls", () => {
+    const fma = specialize("FMA", { operands: ["Binary12p7se", "Binary8p4se", "binary32"], result: "Binary12p7se", rounding: "TowardNegative" });
+    const n = 4096;
+    const x = new Uint16Array(n).map((_, i) => (i * 2654435761) % 4096);
+    const y = new Uint8Array(n).map((_, i) => (i * 40503) & 255);
+    const z = new Uint32Array(n).map((_, i) => (i * 0x9e3779b1) >>> 0);
+    const got = fma.map(x, y, z);
+    let diff = 0;
+    for (let i = 0; i < n; i++) if (got[i] !== fma(x[i]!, y[i]!, z[i]!)) diff++;
+    expect(diff).toBe(0);
+  });
+
+  it("binary64 codes: bigint scalars, BigUint64Array or Float64Array arrays", () => {
+    const s = specialize("Sqrt", { operands: ["binary64"], result: "binary64" });
+    expect(s(0x4000000000000000n)).toBe(0x3ff6a09e667f3bcdn); // √2 correctly rounded
+    const out = s.map(new Float64Array([4, 2, -1, 0.25]));
+    expect(out).toBeInstanceOf(BigUint64Array);
+    expect([...new Float64Array((out as BigUint64Array).buffer)]).toEqual([2, Math.SQRT2, NaN, 0.5]);
+    const into = new Float64Array(1);
+    s.map(new BigUint64Array([0x4022000000000000n]), { out: into });
+    expect(into[0]).toBe(3);
+  });
+
+  it("validates array types, lengths, code ranges and the output", () => {
+    const s = specialize("Add", { operands: ["Binary4p2sf", "Binary8p4se"], result: "Binary8p4se" });
+    expect(() => s.map(new Uint16Array(2), new Uint8Array(2))).toThrow(ArgumentTypeError);
+    expect(() => s.map(new Uint8Array(2), new Uint8Array(3))).toThrow(/arrays\[1\]: has length 3; allowed: 2/);
+    expect(() => s.map(new Uint8Array([1, 16]), new Uint8Array(2))).toThrow(CodeRangeError);
+    expect(() => s.map(new Uint8Array(2))).toThrow(/got 1 code arrays; allowed: 2/);
+    expect(() => s.map(new Uint8Array(2), new Uint8Array(2), { out: new Uint8Array(1) })).toThrow(CodeRangeError);
+    expect(() => specialize("MaxFiniteOf", { operands: ["Binary8p4se"] }).map(new Uint8Array(1))).toThrow(ArgumentTypeError);
+  });
+});
+
+describe("formats beyond float64 (K − P ≥ 12)", () => {
+  it("Binary16p1se: 2^16382 + 2^-16383 rounds TowardPositive to Inf, and Divide/Sqrt stay exact", () => {
+    const f = "Binary16p1se"; // value(c) = 2^(c − 16384) for 1 ≤ c ≤ 32766
+    const add = specialize("Add", { operands: [f, f], result: f, rounding: "TowardPositive" });
+    expect(add(32766, 1)).toBe(0x7fff); // +Inf: MaxFinite plus a positive amount rounds up past MaxFinite
+    expect(specialize("Add", { operands: [f, f], result: f, rounding: "TowardZero" })(32766, 1)).toBe(32766);
+    expect(specialize("Divide", { operands: [f, f], result: f })(1, 32766)).toBe(0); // 2^-32765 underflows to 0 (RNE)
+    expect(specialize("Sqrt", { operands: [f], result: f })(16384 + 4000)).toBe(16384 + 2000); // √(2^4000) = 2^2000
+    expect(specialize("Sqrt", { operands: [f], result: f, rounding: "TowardZero" })(16384 + 4001)).toBe(16384 + 2000); // √2·2^2000
+  });
+});

@@ -1,0 +1,156 @@
+// Decode kernels vs the exact core's decodeTable32, bit for bit (NaN bits included), over every code of every format.
+import { afterEach, describe, expect, it } from "vitest";
+import { CodeRangeError, allocCodes, allocFloat32, dequantize, format, registeredNames, useKernels } from "../src/index.js";
+import { decodeTable32 } from "../src/api/bulk.js";
+import type { Format } from "../src/format/model.js";
+import { kernelStatus, kernels } from "../src/wasm/instance.js";
+import { wasmTable } from "../src/wasm/decode.js";
+import { CHUNK, memoryStats } from "../src/wasm/memory.js";
+
+afterEach(() => useKernels(true));
+
+/** Every code, then every code in a scrambled order, then a 13-code tail (exercises unrolled loops and tails). */
+function allCodes(f: Format): Uint8Array | Uint16Array {
+  const n = f.codeCount;
+  const codes = f.K <= 8 ? new Uint8Array(2 * n + 13) : new Uint16Array(2 * n + 13);
+  for (let i = 0; i < codes.length; i++) codes[i] = i < n ? i : ((Math.imul(i, 40503) + 17) >>> 0) % n;
+  return codes;
+}
+
+function expectTable(f: Format, codes: Uint8Array | Uint16Array, out: Float32Array): void {
+  const table = decodeTable32(f);
+  const bits = new Uint32Array(out.buffer, out.byteOffset, out.length);
+  let bad = 0;
+  for (let i = 0; i < codes.length; i++) if (bits[i] !== table[codes[i]!]) bad++;
+  expect(bad, `${f.name}: mismatching elements`).toBe(0);
+}
+
+/** Decodes through a JS array (streamed) and through Wasm views (zero-copy) and compares both with the table. */
+function checkFormat(f: Format): void {
+  const codes = allCodes(f);
+  expectTable(f, codes, dequantize(codes, f));
+  const zc = allocCodes(f, codes.length);
+  const out = allocFloat32(codes.length);
+  zc.array.set(codes);
+  const y = dequantize(zc.array, f, { out: out.array });
+  expect(y.buffer).toBe(out.array.buffer);
+  expect(y.byteOffset).toBe(out.ptr);
+  expectTable(f, codes, out.array);
+  zc.free();
+  out.free();
+}
+
+const p3109 = (K: number, Ps: number[]) =>
+  Ps.flatMap((P) => [
+    ...(P < K ? [`Binary${K}p${P}se`, `Binary${K}p${P}sf`] : []),
+    `Binary${K}p${P}ue`,
+    `Binary${K}p${P}uf`,
+  ]);
+const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
+
+describe("Wasm dequantize, exhaustive per format", () => {
+  it("runs in Wasm on this platform", () => {
+    expect(kernelStatus()).toEqual({ available: true, enabled: true });
+  });
+
+  const vendor = registeredNames().filter((n) => format(n).K <= 16);
+  it(`every registered format of ≤ 16 bits (${new Set(vendor.map((n) => format(n).name)).size} formats)`, () => {
+    expect(vendor).toContain("float8_e4m3fn");
+    expect(vendor).toContain("bfloat16");
+    for (const name of new Set(vendor.map((n) => format(n).name))) checkFormat(format(name));
+  });
+
+  it("Tesla CFloat8 and CFloat16 SHP with several biases", () => {
+    for (const bias of [0, 7, 11, 15, 31, 63]) {
+      checkFormat(format("cfloat8_1_4_3", { bias }));
+      checkFormat(format("cfloat8_1_5_2", { bias }));
+    }
+    for (const bias of [0, 15, 40, 63]) checkFormat(format("cfloat16_shp", { bias }));
+  });
+
+  for (const K of [3, 4, 5, 6, 7, 8]) {
+    it(`every P3109 format with K = ${K}`, () => {
+      for (const name of p3109(K, range(1, K))) checkFormat(format(name));
+    });
+  }
+  for (const K of [12, 16]) {
+    it(`every P3109 format with K = ${K}`, () => {
+      for (const name of p3109(K, range(1, K))) checkFormat(format(name));
+    });
+  }
+  it("a spread of P3109 formats with K = 9, 10, 11, 13, 14, 15", () => {
+    for (const K of [9, 10, 11, 13, 14, 15]) for (const name of p3109(K, [1, 2, K >> 1, K - 1, K])) checkFormat(format(name));
+  });
+
+  it("the exhaustive checks above cover every kernel: planes, split (2 and 4 rows), linear, scalar LUTs", () => {
+    const kind = (name: string) => {
+      const t = wasmTable(kernels()!, format(name), decodeTable32);
+      return t.planes >= 0 ? "planes" : t.split >= 0 ? `split${t.splitRows <= 2 ? 2 : 4}` : t.linear ? `linear<<${t.linear.shift}` : "lut";
+    };
+    expect(["float4_e2m1fn", "float8_e4m3fn", "float6_e3m2fn", "Binary8p3se", "Binary8p7se", "bfloat16", "float16"].map(kind)).toEqual([
+      "planes", "split2", "split2", "split4", "lut", "linear<<16", "lut",
+    ]);
+  });
+
+  it("agrees with the TypeScript reference (kernels off) across chunk boundaries", () => {
+    const f = format("float4_e2m1fn");
+    const codes = new Uint8Array(2 * CHUNK + 77).map((_, i) => (i * 7) & 15);
+    const fast = dequantize(codes, f);
+    useKernels(false);
+    const ref = dequantize(codes, f);
+    const fastBits = new Uint32Array(fast.buffer);
+    const refBits = new Uint32Array(ref.buffer);
+    expect(refBits.length).toBe(codes.length);
+    expect(fastBits.filter((v, i) => v !== refBits[i]).length).toBe(0);
+  });
+});
+
+describe("Wasm dequantize, validation", () => {
+  it("rejects a code ≥ 2^K with the reference's error, before writing anything", () => {
+    for (const [name, bad, at] of [["float6_e2m3fn", 64, 70_001], ["Binary12p5se", 4096, 5], ["float4_e2m1fn", 255, 0]] as const) {
+      const f = format(name);
+      const codes = f.K <= 8 ? new Uint8Array(CHUNK + 100_000) : new Uint16Array(CHUNK + 100_000);
+      codes[at] = bad;
+      codes[at + 3] = bad;
+      const out = new Float32Array(codes.length).fill(42);
+      let fastError: unknown;
+      try {
+        dequantize(codes, f, { out });
+      } catch (e) {
+        fastError = e;
+      }
+      expect(fastError).toBeInstanceOf(CodeRangeError);
+      expect((fastError as Error).message).toBe(`codes[${at}]: is ${bad}; allowed: a ${f.name} code in [0, ${f.codeCount - 1}]`);
+      expect(out.every((v) => v === 42)).toBe(true);
+      useKernels(false);
+      expect(() => dequantize(codes, f, { out })).toThrow((fastError as Error).message);
+      useKernels(true);
+    }
+  });
+
+  it("rejects a zero-copy code ≥ 2^K too, and leaves the output untouched", () => {
+    const f = format("float6_e3m2fn");
+    const codes = allocCodes(f, 1000);
+    const out = allocFloat32(1000);
+    out.array.fill(-1);
+    codes.array[999] = 64;
+    expect(() => dequantize(codes.array, f, { out: out.array })).toThrow(/^codes\[999\]: is 64; allowed: a float6_e3m2fn code in \[0, 63\]$/);
+    expect(out.array.every((v) => v === -1)).toBe(true);
+    codes.free();
+    out.free();
+  });
+
+  it("frees the least recently used tables beyond 32 formats", () => {
+    const before = memoryStats().liveBytes;
+    for (const bias of range(0, 63)) for (const name of ["cfloat8_1_4_3", "cfloat8_1_5_2"]) dequantize(new Uint8Array(40), format(name, { bias }));
+    // 128 formats decoded; at most 32 tables of 256 entries (1 KiB) + split form (208 B, 64-byte blocks) stay.
+    expect(memoryStats().liveBytes - before).toBeLessThanOrEqual(32 * 1280);
+  });
+
+  it("keeps a bounded number of tables however many Format objects name the same format", () => {
+    dequantize(new Uint16Array(8), format("Binary16p3se"));
+    const before = memoryStats().liveBytes;
+    for (let i = 0; i < 100; i++) dequantize(new Uint16Array(8), format("Binary16p3se"));
+    expect(memoryStats().liveBytes).toBe(before);
+  });
+});

@@ -1,0 +1,159 @@
+// The JS-side Wasm allocator, handles across memory growth, and the streaming driver.
+import { describe, expect, it } from "vitest";
+import { ArgumentTypeError, CodeRangeError, allocBytes, allocCodes, allocFloat32, dequantize, format } from "../src/index.js";
+import { kernels } from "../src/wasm/instance.js";
+import { CHUNK, MAX_MEMORY_BYTES, allocBytesRaw, freeBytesRaw, memoryStats, stream } from "../src/wasm/memory.js";
+
+describe("allocator and handles", () => {
+  it("hands out 64-byte aligned, disjoint views of the requested type and length", () => {
+    const a = allocFloat32(100);
+    const b = allocCodes("Binary12p5se", 7);
+    const c = allocBytes(1);
+    expect(a.array).toBeInstanceOf(Float32Array);
+    expect(b.array).toBeInstanceOf(Uint16Array);
+    expect([a.array.length, b.array.length, c.array.length]).toEqual([100, 7, 1]);
+    expect(allocCodes("float8_e4m3fn", 3).array).toBeInstanceOf(Uint8Array);
+    for (const h of [a, b, c]) {
+      expect(h.ptr % 64).toBe(0);
+      expect(h.array.buffer).toBe(kernels()!.memory.buffer);
+      expect(h.array.byteOffset).toBe(h.ptr);
+    }
+    expect(b.ptr >= a.ptr + 400 || b.ptr + 14 <= a.ptr).toBe(true);
+    expect(c.ptr >= b.ptr + 14 || c.ptr + 1 <= b.ptr).toBe(true);
+    for (const h of [a, b, c]) h.free();
+  });
+
+  it("keeps data and re-creates views across memory growth; stale views are rejected by name", () => {
+    const h = allocFloat32(1000);
+    h.array.forEach((_, i, a) => (a[i] = i * 0.5));
+    const stale = h.array;
+    const before = memoryStats().memoryBytes;
+    const big = allocBytes(before + 8 * 2 ** 20);
+    expect(memoryStats().memoryBytes).toBeGreaterThan(before);
+    expect(stale.length).toBe(0);
+    expect(h.array === stale).toBe(false);
+    expect(h.array[999]).toBe(499.5);
+    expect(() => dequantize(new Uint8Array(0), "float8_e4m3fn", { out: stale })).toThrow(ArgumentTypeError);
+    const codes = allocCodes("float8_e4m3fn", 1);
+    const staleCodes = codes.array;
+    const grow = allocBytes(memoryStats().memoryBytes);
+    expect(() => dequantize(staleCodes, "float8_e4m3fn")).toThrow(/^codes: is a view of Wasm memory from before it grew/);
+    for (const x of [h, big, codes, grow]) x.free();
+  });
+
+  it("returns a current view when a call grows memory under zero-copy arrays", () => {
+    const codes = allocCodes("Binary16p11ue", 4);
+    const out = allocFloat32(4);
+    codes.array.set([0, 1, 0x3c00, 0xffff]);
+    // A new 16-bit format needs a 256 KiB table: fill memory first so the upload must grow it.
+    const filler = allocBytes(memoryStats().memoryBytes - memoryStats().topBytes);
+    const y = dequantize(codes.array, "Binary16p11ue", { out: out.array });
+    expect(y.buffer).toBe(kernels()!.memory.buffer);
+    expect(y.byteOffset).toBe(out.ptr);
+    expect(y.length).toBe(4);
+    expect(Array.from(out.array)).toEqual([0, 2 ** -41, 2 ** -17, NaN]);
+    for (const x of [codes, out, filler]) x.free();
+  });
+
+  it("10^4 alloc/free cycles of mixed sizes keep memory bounded and return every byte", () => {
+    const start = memoryStats();
+    const held: { free(): void }[] = [];
+    let s = 12345;
+    for (let i = 0; i < 10_000; i++) {
+      s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+      held.push(s & 1 ? allocBytes(s % 100_000) : allocFloat32(s % 5000));
+      if (held.length > 8) held.splice(s % held.length, 1)[0]!.free();
+    }
+    for (const h of held) h.free();
+    const end = memoryStats();
+    expect(end.liveBytes).toBe(start.liveBytes);
+    expect(end.topBytes).toBeLessThanOrEqual(start.topBytes);
+    expect(end.memoryBytes).toBeLessThanOrEqual(Math.max(start.memoryBytes, 16 * 2 ** 20));
+  });
+
+  it("rejects sizes beyond the 4 GiB wasm32 cap with CodeRangeError, before growing", () => {
+    const before = memoryStats().memoryBytes;
+    expect(() => allocFloat32(2 ** 30 + 1)).toThrow(CodeRangeError);
+    expect(() => allocFloat32(2 ** 30 + 1)).toThrow(/^n: is 1073741825 elements \(4294967300 bytes\); allowed: at most 4 GiB/);
+    expect(() => allocBytesRaw(MAX_MEMORY_BYTES - 1024)).toThrow(/allowed: at most 4 GiB in all/);
+    expect(() => allocBytes(-1)).toThrow(/^n: got -1; allowed: a non-negative integer$/);
+    expect(() => allocBytes(1.5)).toThrow(CodeRangeError);
+    expect(memoryStats().memoryBytes).toBe(before);
+  });
+
+  it("free() is idempotent and a freed handle refuses use", () => {
+    const h = allocBytes(10);
+    const live = memoryStats().liveBytes;
+    h.free();
+    h.free();
+    expect(h.freed).toBe(true);
+    expect(memoryStats().liveBytes).toBe(live - 64);
+    expect(() => h.array).toThrow(/^handle: was freed/);
+    expect(() => h.ptr).toThrow(ArgumentTypeError);
+  });
+});
+
+describe("stream()", () => {
+  const k = kernels()!;
+  const sumBytes = (s: number, n: number) => {
+    let t = 0;
+    const m = new Uint8Array(k.memory.buffer, s, n);
+    for (const b of m) t += b;
+    return t;
+  };
+
+  it("copies JS arrays through fixed chunks, in order, without growing memory with n", () => {
+    const n = 5 * CHUNK + 3;
+    const src = new Uint8Array(n).map((_, i) => i * 13);
+    const out = new Float32Array(n);
+    const table = allocBytesRaw(1024);
+    new Uint32Array(k.memory.buffer, table, 256).forEach((_, i, t) => (t[i] = i * 0x01010101));
+    const firsts: number[] = [];
+    stream(src, out, (s, d, count, first) => {
+      firsts.push(first, count);
+      k.decodeLut8(s, d, count, table);
+    });
+    expect(firsts).toEqual([0, CHUNK, CHUNK, CHUNK, 2 * CHUNK, CHUNK, 3 * CHUNK, CHUNK, 4 * CHUNK, CHUNK, 5 * CHUNK, 3]);
+    const bits = new Uint32Array(out.buffer);
+    expect(bits.every((v, i) => v === ((i * 13) & 255) * 0x01010101)).toBe(true);
+    const grown = memoryStats().memoryBytes;
+    stream(new Uint8Array(4 * n), new Float32Array(4 * n), (s, d, count) => k.decodeLut8(s, d, count, table));
+    expect(memoryStats().memoryBytes).toBe(grown);
+    freeBytesRaw(table, 1024);
+  });
+
+  it("passes Wasm views by address (zero-copy) and mixes them with copied sides", () => {
+    const src = allocBytes(3 * CHUNK);
+    src.array.fill(2);
+    const ptrs = new Set<number>();
+    stream(src.array, null, (s, _d, count, first) => {
+      ptrs.add(s - first);
+      expect(sumBytes(s, count)).toBe(2 * count);
+    });
+    expect([...ptrs]).toEqual([src.ptr]);
+    const out = new Uint8Array(3 * CHUNK);
+    stream(src.array, out, (s, d, count) => new Uint8Array(k.memory.buffer, d, count).set(new Uint8Array(k.memory.buffer, s, count)));
+    expect(out.every((v) => v === 2)).toBe(true);
+    src.free();
+  });
+
+  it("streams packed groups and extra inputs, with a nested stream getting its own scratch", () => {
+    const n = CHUNK + 5;
+    const packed = new Uint8Array(Math.ceil((3 * n) / 4)).map((_, i) => i);
+    const extra = new Uint32Array(n).map((_, i) => i);
+    const seen: number[] = [];
+    stream(packed, null, (s, _d, count, first, [e]) => {
+      expect(new Uint32Array(k.memory.buffer, e!, 1)[0]).toBe(first);
+      expect(new Uint8Array(k.memory.buffer, s, 1)[0]).toBe(((first / 4) * 3) & 255);
+      stream(new Uint8Array(10).fill(1), null, (s2, _d2, c2) => seen.push(sumBytes(s2, c2)));
+      seen.push(count);
+    }, { n, group: 4, srcGroupBytes: 3, extra: [extra] });
+    expect(seen).toEqual([10, CHUNK, 10, 5]);
+  });
+
+  it("rejects overlapping input and output and too-short arrays", () => {
+    const buf = new ArrayBuffer(4096);
+    expect(() => stream(new Uint8Array(buf, 0, 100), new Float32Array(buf, 96, 100), () => {})).toThrow(/^out: overlaps the input; allowed: a separate array$/);
+    expect(() => stream(new Uint8Array(10), new Float32Array(5), () => {}, { n: 10 })).toThrow(/^out: has 20 bytes; allowed: at least 40 for 10 elements$/);
+  });
+});
