@@ -9,3 +9,4 @@ export function heapBase(): usize {
 export { encodeParams, encodeF32 } from "./encode";
 export { dotBatch } from "./dot";
 export { mxParams, mxQuantize } from "./block";
+export { lutApply2x8, lutApply1x8 } from "./lut";

@@ -1,7 +1,8 @@
 // Elements per second of P3109 operation specializations over 16M codes (npm run bench:ops; not part of npm test).
 // ≤ 8-bit operands use the per-specialization tables (65 536 entries binary, 256 unary); the table build is timed
-// separately. A 12-bit format shows the exact scalar path for comparison.
-import { specialize } from "../build/node/index.js";
+// separately; the Wasm gather kernel (assembly/lut.ts) applies byte tables, the TypeScript loop is timed once for
+// comparison. A 12-bit format shows the exact scalar path.
+import { specialize, useKernels } from "../build/node/index.js";
 
 const N = 16 * 1024 * 1024;
 const random = (n, bits) => {
@@ -29,9 +30,12 @@ const f = "Binary8p4se";
 const x = random(N, 8);
 const y = random(N, 8);
 bench(`Add<${f}×3, (NearestTiesToEven, SatNone)>`, specialize("Add", { operands: [f, f], result: f }), [x, y], N);
+useKernels(false);
+bench(`Add<${f}×3, (NearestTiesToEven, SatNone)> (TypeScript loop, kernels off)`, specialize("Add", { operands: [f, f], result: f }), [x, y], N);
+useKernels(true);
 bench(`Multiply<${f}×3, (NearestTiesToEven, SatNone)>`, specialize("Multiply", { operands: [f, f], result: f }), [x, y], N);
 bench(`Exp<${f}×2, (NearestTiesToEven, SatNone)>`, specialize("Exp", { operands: [f], result: f }), [x], N);
-bench(`Add<${f}×3, (StochasticC N=8, SatNone), seed> (ω table + projection)`, specialize("Add", { operands: [f, f], result: f, rounding: "StochasticC", stochasticBits: 8 }), [x, y], 1 << 20);
+bench(`Add<${f}×3, (StochasticC N=8, SatNone), seed> (thresholds)`, specialize("Add", { operands: [f, f], result: f, rounding: "StochasticC", stochasticBits: 8 }), [x, y], N);
 const g = "Binary12p7se";
 const u = random(1 << 18, 12);
 const v = random(1 << 18, 12);

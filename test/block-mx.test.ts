@@ -143,6 +143,11 @@ describe("custom schemes and errors", () => {
     const p3109 = quantizeBlocks(f32([100, -1]), { element: "Binary8p4se", scale: "Binary8p1uf", blockSize: 2 }, ref);
     expect([...dequantizeBlocks(p3109)]).toEqual([96, -1]);
   });
+  it("E8M0 code 0 (2^−127, a float32 subnormal) scales elements exactly", () => {
+    const q = quantizeBlocks(f32([6 * 2 ** -127, 2 ** -128]), "mxfp4", ref);
+    expect(q.scales[0]).toBe(0);
+    expect([...dequantizeBlocks(q)]).toEqual([6 * 2 ** -127, 2 ** -128]);
+  });
   it("typed errors name the argument, the value and what is allowed", () => {
     expect(() => quantizeBlocks(new Float64Array(2) as unknown as Float32Array, "mxfp4")).toThrow(/^src: got Float64Array\(2\); allowed: a Float32Array/);
     expect(() => quantizeBlocks(f32([1]), "mxfp5" as "mxfp4")).toThrow(/scheme: got "mxfp5"; allowed: mxfp8_e4m3, mxfp8_e5m2/);
@@ -150,6 +155,8 @@ describe("custom schemes and errors", () => {
     expect(() => quantizeBlocks(f32([1]), "mxfp4", { scaleExponent: 200 })).toThrow(/options\.scaleExponent: got 200; allowed: an integer in \[-127, 127\]/);
     const q = quantizeBlocks(f32([1, 2, 3]), "mxfp4");
     expect(() => dequantizeBlocks({ ...q, scales: new Uint8Array(2) })).toThrow(/q\.scales: got Uint8Array\(2\); allowed: a Uint8Array of ceil\(3 \/ 32\) = 1 scale codes/);
+    const six = quantizeBlocks(f32([1, 2]), "mxfp6_e2m3");
+    expect(() => dequantizeBlocks({ ...six, elements: Uint8Array.of(0, 64) })).toThrow(/q\.elements\[1\]: is 64; allowed: a float6_e2m3fn code in \[0, 63\]/);
   });
 });
 

@@ -58,7 +58,7 @@ describe("headless Chromium", () => {
     expect(inBrowser.userAgent).toMatch(/HeadlessChrome\/\d+/);
     expect(inBrowser.kernels).toBe(true);
     expect(inBrowser.status.available).toBe(true);
-    const lib = await import("../build/node/index.js");
+    const lib = await import("minifloat");
     const inNode = runSuite(lib, goldenFiles());
     expect(inBrowser.result).toEqual(JSON.parse(JSON.stringify(inNode)));
     for (const dtype of GOLDEN_DTYPES) expect(inNode.golden[dtype]).toMatchObject({ decodeMismatches: 0, encodeMismatches: 0 });

@@ -335,3 +335,71 @@ describe("bottom of the range", () => {
     }
   });
 });
+
+describe("stochastic rounding (§4.7.4): how many of the 2^N values of R round away", () => {
+  /** ⌊y⌋ rounded to nearest, ties to even, for y = num / 2^s. */
+  const rnite = (num: bigint, s: number): bigint => {
+    const fl = num >> BigInt(s);
+    const rem = num - (fl << BigInt(s));
+    const half = 1n << BigInt(s - 1);
+    return rem > half || (rem === half && (fl & 1n) === 1n) ? fl + 1n : fl;
+  };
+
+  it("the digest's worked table: Binary8p4se, X = 1 + ν/8, N = 2", () => {
+    const f = format("Binary8p4se");
+    const table: [number, string[], string[], string[]][] = [
+      [0, [], [], []],
+      [1 / 16, [], [], []],
+      [1 / 4, ["3"], ["3"], ["3"]],
+      [5 / 16, ["3"], ["3"], ["3"]],
+      [3 / 8, ["3"], ["2", "3"], ["2", "3"]],
+      [5 / 8, ["2", "3"], ["1", "2", "3"], ["2", "3"]],
+      [15 / 16, ["1", "2", "3"], ["0", "1", "2", "3"], ["0", "1", "2", "3"]],
+    ];
+    const base = encodeExact(finite(1, 1n, 0), f);
+    for (const [nu, a, b, c] of table) {
+      const x = finite(1, BigInt(128 + nu * 16), -7); // 1 + ν/8 = (128 + 16ν)/128
+      for (const [mode, want] of [["StochasticA", a], ["StochasticB", b], ["StochasticC", c]] as const) {
+        const up = [0, 1, 2, 3].filter((R) => encodeExact(x, f, { rounding: mode, stochasticBits: 2, random: R }) === base + 1).map(String);
+        expect(up, `${mode} ν = ${nu}`).toEqual(want);
+      }
+    }
+  });
+
+  it("A rounds away for ⌊ν2^N⌋ values of R, B for ⌊(⌊ν2^(N+1)⌋ + 1)/2⌋, C for RNITE(ν2^N) (the largest R), in every format with K ≤ 8", () => {
+    const next = rng(7);
+    const c = new Checks();
+    for (const f of ALL.filter((g) => g.K <= 8 && g.defaultProjection !== "ml_dtypes_e8m0")) {
+      const mags = magnitudes(f);
+      for (let t = 0; t < 40; t++) {
+        const i = next() % (mags.length - 1);
+        const lo = mags[i]!;
+        const hi = mags[i + 1]!;
+        if (f.subnormals === "flush" && lo.mag < f.minNormalCode) continue;
+        const { A, B, e } = align(lo.x, hi.x, 16);
+        const k = BigInt(next() % 2 ** 16); // ν = k / 2^16 of the spacing
+        const x = finite(1, A + (((B - A) * k) >> 16n), e);
+        for (const N of [1, 2, 3, 5]) {
+          const expected = {
+            StochasticA: k >> BigInt(16 - N),
+            StochasticB: ((k >> BigInt(15 - N)) + 1n) >> 1n,
+            StochasticC: rnite(k, 16 - N),
+          };
+          for (const mode of ["StochasticA", "StochasticB", "StochasticC"] as const) {
+            let up = 0;
+            for (let R = 0; R < 2 ** N; R++) {
+              const got = encodeExact(x, f, { rounding: mode, stochasticBits: N, random: R, saturation: "SatFinite" });
+              if (got === hi.mag) {
+                up++;
+                c.eq(R >= 2 ** N - Number(expected[mode]), true, () => `${f.name} ${mode} N=${N} ν=${k}/2^16: R=${R} rounds up but is not among the largest`);
+              } else c.eq(got, lo.mag, () => `${f.name} ${mode} N=${N}: result is neither neighbour`);
+            }
+            c.eq(BigInt(up), expected[mode], () => `${f.name} ${mode} N=${N} ν=${k}/2^16: round-up count`);
+          }
+        }
+      }
+    }
+    expect(c.failures).toEqual([]);
+    expect(c.count).toBeGreaterThan(50_000);
+  });
+});

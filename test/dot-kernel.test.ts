@@ -138,6 +138,27 @@ describe("dot kernel vs reference", () => {
     }
   });
 
+  it("every code pair as a one-element dot (all product roundings, ties, subnormal partials, overflow)", () => {
+    const a = new Uint8Array(65536);
+    const b = new Uint8Array(65536);
+    for (let i = 0; i < 65536; i++) {
+      a[i] = i >> 8;
+      b[i] = i & 255;
+    }
+    for (const [formats, partials] of [["E5M2", "binary16"], ["Binary8p3se", "binary16"], ["E4M3", "bfloat16"], ["E4M3", "binary32"]] as const) {
+      for (const overflow of MODES) {
+        const options = { formats, partials, overflow, block: 1 } as const;
+        // The kernel takes every rounded-product mode here ("exact" sums of E5M2 products span too many bits).
+        if (overflow !== "exact" || formats === "E4M3") expect(dotKernel(a, b, 1, 2, 2, resolveDot(options).ctx, undefined)).toBeDefined();
+        const fast = dotRows(a, b, 65536, 1, options);
+        const slow = dotRows(a, b, 65536, 1, { ...options, wasm: false });
+        let bad = -1;
+        for (let i = 0; i < 65536 && bad < 0; i++) if (!same(fast[i]!, slow[i]!)) bad = i;
+        expect(bad).toBe(-1);
+      }
+    }
+  });
+
   it("packed 4-bit operands (first element in the low nibble) equal the unpacked dot", () => {
     const rand = rng(5);
     const n = 37;

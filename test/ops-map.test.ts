@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { ArgumentTypeError, CodeRangeError, ProjectionError } from "../src/errors.js";
 import { randomR, seedKeys } from "../src/random.js";
 import { CLASS_NAMES, specialize } from "../src/ops/index.js";
+import { kernels, useKernels } from "../src/wasm/instance.js";
 
 const all8 = (): [Uint8Array, Uint8Array] => [new Uint8Array(65536).map((_, i) => i >> 8), new Uint8Array(65536).map((_, i) => i & 255)];
 
@@ -17,6 +18,26 @@ describe("map", () => {
     for (let i = 0; i < 65536; i++) if (got[i] !== s(x[i]!, y[i]!)) diff++;
     expect(diff).toBe(0);
     expect(got[0x40 * 256 + 0x48]).toBe(0x3800); // 1 / 2 = 0.5
+  });
+
+  it("the Wasm gather kernel (assembly/lut.ts) and the TypeScript loop give the same codes", () => {
+    const n = 100_003;
+    const x = new Uint8Array(n).map((_, i) => (i * 7) & 255);
+    const y = new Uint8Array(n).map((_, i) => (i * 13) >> 3);
+    const s = specialize("Subtract", { operands: ["Binary8p3se", "Binary8p4se"], result: "Binary8p4se", rounding: "ToOdd" });
+    const u = specialize("Sqrt", { operands: ["Binary4p2sf"], result: "Binary4p2sf" });
+    const xs = new Uint8Array(n).map((_, i) => i % 16);
+    expect((kernels() as unknown as Record<string, unknown> | undefined)?.lutApply2x8).toBeTypeOf("function");
+    const wasm = [s.map(x, y), u.map(xs)];
+    useKernels(false);
+    try {
+      const js = [s.map(x, y), u.map(xs)];
+      expect(Buffer.compare(wasm[0]!, js[0]!)).toBe(0);
+      expect(Buffer.compare(wasm[1]!, js[1]!)).toBe(0);
+    } finally {
+      useKernels(true);
+    }
+    expect(wasm[0]![0x40]).toBe(s(x[0x40]!, y[0x40]!));
   });
 
   it("predicates give 0/1 bytes and Class gives CLASS_NAMES indices", () => {
@@ -43,6 +64,25 @@ describe("map", () => {
     expect([diffA, diffB]).toEqual([0, 0]);
     expect(() => s.map(x, y)).toThrow(ProjectionError);
     expect(() => s.map(x, y, { random: new Uint8Array(65536).fill(32) })).toThrow(/0 ≤ R < 2\^N = 32/);
+  });
+
+  it("long stochastic arrays use per-entry thresholds (bisection in R) and still equal scalar calls", () => {
+    const s = specialize("Multiply", { operands: ["Binary8p4se", "Binary8p3se"], result: "Binary8p4se", rounding: "StochasticC", stochasticBits: 6 });
+    const n = 4 * 65536;
+    const x = new Uint8Array(n).map((_, i) => (i >> 8) & 255);
+    const y = new Uint8Array(n).map((_, i) => (i * 3) & 255);
+    const random = new Uint8Array(n).map((_, i) => (i * 2654435761) >>> 26);
+    const got = s.map(x, y, { random });
+    let diff = 0;
+    for (let i = 0; i < n; i += 7) if (got[i] !== s(x[i]!, y[i]!, { random: random[i]! })) diff++;
+    expect(diff).toBe(0);
+    const sqrt = specialize("Sqrt", { operands: ["Binary8p3se"], result: "Binary8p4se", rounding: "StochasticA", stochasticBits: 32 });
+    const xs = new Uint8Array(1024).map((_, i) => i & 255);
+    const rs = new Uint32Array(1024).map((_, i) => (i * 0x9e3779b9) >>> 0);
+    const roots = sqrt.map(xs, { random: rs });
+    let diff2 = 0;
+    for (let i = 0; i < 1024; i++) if (roots[i] !== sqrt(xs[i]!, { random: rs[i]! })) diff2++;
+    expect(diff2).toBe(0);
   });
 
   it("the exact path for wider formats (Binary12p7se) and ternary operations equals scalar calls", () => {

@@ -17,18 +17,29 @@ function collectGarbage(): void {
 
 describe("MiniFloatArray over Wasm memory", () => {
   // First in the file, so the allocator has no free gaps: from() must then grow memory for its own storage.
-  it("re-reads a Float32Array view of Wasm memory at its address after from() grew the memory", () => {
+  it("re-reads views of Wasm memory at their address after from()/fromCodes() grew the memory", () => {
+    /** Fills Wasm memory up to its end, so the next allocation must grow it. */
+    const fill = (): { filler: WasmArray<Uint8Array>; memoryBytes: number } => {
+      const { memoryBytes, topBytes } = memoryStats();
+      const filler = new WasmArray(Uint8Array, memoryBytes - topBytes);
+      expect(memoryStats()).toMatchObject({ memoryBytes, topBytes: memoryBytes, freeBlocks: 0 });
+      return { filler, memoryBytes };
+    };
     const source = allocFloat32(x.length);
     source.array.set(x);
-    const { memoryBytes, topBytes } = memoryStats();
-    const filler = new WasmArray(Uint8Array, memoryBytes - topBytes);
-    expect(memoryStats()).toMatchObject({ memoryBytes, topBytes: memoryBytes, freeBlocks: 0 });
+    const first = fill();
     const view = source.array;
     const a = MiniFloatArray.from(view, "float8_e4m3fn");
-    expect(memoryStats().memoryBytes).toBeGreaterThan(memoryBytes);
+    expect(memoryStats().memoryBytes).toBeGreaterThan(first.memoryBytes);
     expect(view.length).toBe(0);
     expect(Array.from(a.codes)).toEqual(Array.from(quantize(x, "float8_e4m3fn")));
-    for (const r of [a, filler, source]) r.free();
+    const codes = a.codes;
+    const second = fill();
+    const b = MiniFloatArray.fromCodes(codes, "float8_e4m3fn");
+    expect(memoryStats().memoryBytes).toBeGreaterThan(second.memoryBytes);
+    expect(codes.length).toBe(0);
+    expect(Array.from(b.codes)).toEqual(Array.from(a.codes));
+    for (const r of [a, b, first.filler, second.filler, source]) r.free();
   });
 
   it("keeps Wasm memory bounded over 10^5 create/convert/free cycles", () => {

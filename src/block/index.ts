@@ -54,6 +54,12 @@ export function dequantizeBlocks(q: BlockTensor, options?: { out?: Float32Array 
   if (!(out instanceof Float32Array) || out.length !== n) throw new CodeRangeError("options.out", `got ${describe(out)}; allowed: a Float32Array of length ${n}`);
   const ev = elementValues(s);
   const sv = scaleValues(s);
+  const limit = s.twosComplement ? 256 : s.element.codeCount;
+  if (!s.packed && limit < 256) {
+    for (let i = 0; i < n; i++) {
+      if (q.elements[i]! >= limit) throw new CodeRangeError(`q.elements[${i}]`, `is ${q.elements[i]}; allowed: a ${s.element.name} code in [0, ${limit - 1}]`);
+    }
+  }
   for (let k = 0; k * B < n; k++) {
     const c = q.scales[k]!;
     if (c >= sv.length) throw new CodeRangeError(`q.scales[${k}]`, `is ${c}; allowed: a ${s.scale.name} code in [0, ${sv.length - 1}]`);

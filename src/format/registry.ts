@@ -2,8 +2,23 @@
 import { FormatError, describe } from "../errors.js";
 import { Format, type FormatSpec, makeFormat } from "./model.js";
 
+/** Formats built from parameters are interned, so equal names give the same object (and the same cached tables). */
+const interned = new Map<string, Format>();
+function intern(key: string, build: () => Format): Format {
+  let f = interned.get(key);
+  if (!f) {
+    f = build();
+    interned.set(key, f);
+  }
+  return f;
+}
+
 /** P3109 Binary{K}p{P}{s|u}{e|f} (Interim Report v4.0 §3.1–3.2): bias 2^(K−P−1) signed, 2^(K−P) unsigned. */
 export function p3109(K: number, P: number, signed: boolean, extended: boolean): Format {
+  return intern(`p3109/${K}/${P}/${signed}/${extended}`, () => buildP3109(K, P, signed, extended));
+}
+
+function buildP3109(K: number, P: number, signed: boolean, extended: boolean): Format {
   if (!Number.isInteger(K) || K < 3 || K > 16) throw new FormatError("K", `got ${describe(K)}; allowed: an integer in [3, 16] for P3109 formats`);
   const maxP = signed ? K - 1 : K;
   if (!Number.isInteger(P) || P < 1 || P > maxP) {
@@ -108,7 +123,7 @@ register(
 /** Tesla CFloat8 (seed 001 Table 3): no Inf or NaN, clamp on overflow and on Inf/NaN input; IEEE-style subnormals. */
 export function cfloat8(E: number, M: number, bias: number): Format {
   requireTeslaBias(bias);
-  return ieeeLike(`cfloat8_1_${E}_${M}(bias=${bias})`, E, M, {
+  return intern(`cfloat8/${E}/${M}/${bias}`, () => ieeeLike(`cfloat8_1_${E}_${M}(bias=${bias})`, E, M, {
     family: "Tesla",
     bias,
     infinity: false,
@@ -116,21 +131,23 @@ export function cfloat8(E: number, M: number, bias: number): Format {
     finiteOverflow: "clamp",
     nanSubstitute: "maxfinite",
     defaultProjection: "Tesla",
-  });
+  }));
 }
 
 /** Tesla CFloat16 SHP (signed, 1+5+10, configurable bias, no Inf/NaN, clamping) and UHP (unsigned 6+10, bias 31, IEEE Inf/NaN, denormals flushed). */
 export function cfloat16Shp(bias: number): Format {
   requireTeslaBias(bias);
-  return ieeeLike(`cfloat16_shp(bias=${bias})`, 5, 10, {
-    family: "Tesla",
-    bias,
-    infinity: false,
-    highNaNs: 0,
-    finiteOverflow: "clamp",
-    nanSubstitute: "maxfinite",
-    defaultProjection: "Tesla",
-  });
+  return intern(`cfloat16_shp/${bias}`, () =>
+    ieeeLike(`cfloat16_shp(bias=${bias})`, 5, 10, {
+      family: "Tesla",
+      bias,
+      infinity: false,
+      highNaNs: 0,
+      finiteOverflow: "clamp",
+      nanSubstitute: "maxfinite",
+      defaultProjection: "Tesla",
+    }),
+  );
 }
 register(
   makeFormat({

@@ -10,6 +10,7 @@ import { format } from "../format/registry.js";
 import { randomR, seedKeys } from "../random.js";
 import { CLASS_NAMES, Class, type ClassName } from "./comparison.js";
 import { operandValue } from "./exact-arith.js";
+import { applyTableWasm } from "./lut-kernel.js";
 import { NextGreaterThan, NextLessThan } from "./next.js";
 import { type QueryResult, RoundOf, SatOf, formatQuery } from "./queries.js";
 import { type OpInfo, operationInfo, operationNames } from "./registry.js";
@@ -227,6 +228,8 @@ function build(info: OpInfo, operands: readonly Format[], result: Format | undef
   const tableable = arity >= 1 && operands.every((f) => f.K <= 8) && operands.reduce((n, f) => n * f.codeCount, 1) <= 65536 && !wide;
   let resultTable: Uint8Array | Uint16Array | Uint32Array | undefined;
   let omegaTable: Exact[] | undefined;
+  let thresholds: { lo: Uint32Array; hi: Uint32Array; t: Uint32Array } | undefined;
+  const combinations = operands.reduce((n, f) => n * f.codeCount, 1);
 
   /** Calls fn(values, codes, index) for every operand combination, index = Σ code_i · stride_i (row-major). */
   const forEachCombination = (fn: (values: Exact[], codes: number[], index: number) => void): void => {
@@ -261,6 +264,36 @@ function build(info: OpInfo, operands: readonly Format[], result: Format | undef
     resultTable = t;
   };
 
+  /**
+   * Stochastic roundings round away from zero iff an expression increasing in R reaches 2^N (§4.7.4), so each table
+   * entry is described by the codes for "down" and "up" and the smallest R giving "up", found by bisection with the
+   * projection itself. Built only for arrays long enough to amortise the ≤ N + 1 projections per entry.
+   */
+  const thresholdTables = (): NonNullable<typeof thresholds> => {
+    if (thresholds) return thresholds;
+    tables();
+    const maxR = 2 ** rho!.stochasticBits - 1;
+    const lo = new Uint32Array(combinations);
+    const hi = new Uint32Array(combinations);
+    const t = new Uint32Array(combinations);
+    omegaTable!.forEach((v, index) => {
+      const down = encode(v, 0) as number;
+      const up = encode(v, maxR) as number;
+      lo[index] = down;
+      hi[index] = up;
+      if (down === up) return;
+      let a = 0; // encode(v, a) = down
+      let b = maxR; // encode(v, b) = up
+      while (b - a > 1) {
+        const mid = a + Math.floor((b - a) / 2);
+        if (encode(v, mid) === up) b = mid;
+        else a = mid;
+      }
+      t[index] = b;
+    });
+    return (thresholds = { lo, hi, t });
+  };
+
   const map = (...args: (CodeArrayLike | MapOptions)[]): CodeArrayLike => {
     if (arity === 0) throw new ArgumentTypeError("map", `${info.name} has no operands to map over`);
     let options: MapOptions = {};
@@ -286,11 +319,21 @@ function build(info: OpInfo, operands: readonly Format[], result: Format | undef
       const a = arrays[0] as Uint8Array;
       if (resultTable) {
         const t = resultTable;
+        const b8 = arity === 2 ? (arrays[1] as Uint8Array) : undefined;
+        if (t instanceof Uint8Array && outNum instanceof Uint8Array && applyTableWasm(t, a, b8, arity === 2 ? operands[1]!.codeCount : 0, outNum)) return out;
         if (arity === 1) for (let i = 0; i < n; i++) outNum![i] = t[a[i]!]!;
         else {
           const b = arrays[1] as Uint8Array;
           const nb = operands[1]!.codeCount;
           for (let i = 0; i < n; i++) outNum![i] = t[a[i]! * nb + b[i]!]!;
+        }
+      } else if (n >= 4 * combinations || thresholds) {
+        const { lo, hi, t } = thresholdTables();
+        const nb = arity === 2 ? operands[1]!.codeCount : 0;
+        const b = arity === 2 ? (arrays[1] as Uint8Array) : undefined;
+        for (let i = 0; i < n; i++) {
+          const k = b ? a[i]! * nb + b[i]! : a[i]!;
+          outNum![i] = lo[k] !== hi[k] && random!(i) >= t[k]! ? hi[k]! : lo[k]!;
         }
       } else {
         const t = omegaTable!;

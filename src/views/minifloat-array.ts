@@ -9,7 +9,7 @@ import type { Format } from "../format/model.js";
 import { kernels } from "../wasm/instance.js";
 import { WasmArray, inWasm, memoryBuffer, requireLive } from "../wasm/memory.js";
 import { ArrayIterator } from "./iterator.js";
-import { type Codes, type CodesType, CodeStorage } from "./storage.js";
+import { type Codes, type CodesType, CodeStorage, freedError } from "./storage.js";
 import { canonicalFormat, valueTable } from "./values.js";
 
 /** What a MiniFloatArray is built from: numbers, or float32/float64 values (also as Wasm arrays), or another view. */
@@ -168,9 +168,7 @@ export class MiniFloatArray implements Iterable<number> {
 
   /** Throws ArgumentTypeError after free(). */
   #requireLive(): void {
-    if (this.#released || !this.#storage.live) {
-      throw new ArgumentTypeError("array", "was freed; allowed: a MiniFloatArray before free() of it (or of the array it is a subarray of)");
-    }
+    if (this.#released || !this.#storage.live) throw freedError();
   }
 
   /** The codes this array views, in Wasm memory: read it again after anything that may allocate (growth detaches it). */

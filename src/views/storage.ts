@@ -14,6 +14,11 @@ export type CodesType = typeof Uint8Array | typeof Uint16Array;
  */
 const unreleased = /* @__PURE__ */ new FinalizationRegistry<WasmArray<Codes>>((block) => block.free());
 
+/** The error of any use of an array after free(). */
+export function freedError(): ArgumentTypeError {
+  return new ArgumentTypeError("array", "was freed; allowed: a MiniFloatArray before free() of it (or of the array it is a subarray of)");
+}
+
 export class CodeStorage {
   #wasm: WasmArray<Codes> | undefined;
   #plain: Codes | undefined;
@@ -33,7 +38,7 @@ export class CodeStorage {
   /** All codes, as a view created after the last growth of Wasm memory (earlier views are detached). */
   get codes(): Codes {
     const codes = this.#wasm ? this.#wasm.array : this.#plain;
-    if (!codes) throw new ArgumentTypeError("array", "was freed; allowed: a MiniFloatArray before its free() (or before free() of the array it is a subarray of)");
+    if (!codes) throw freedError();
     return codes;
   }
 

@@ -8,6 +8,8 @@ const SPEC_FIELDS = [
 ] as const satisfies readonly (keyof FormatSpec)[];
 
 const canonical = new Map<string, Format>();
+/** Formats already looked up (building the key is most of the cost of creating a small array). */
+const resolved = new WeakMap<Format, Format>();
 const tables = new Map<Format, Float64Array>();
 
 /**
@@ -15,9 +17,13 @@ const tables = new Map<Format, Float64Array>();
  * a format compare formats by identity, and per-format tables (here and in the bulk API) are built once.
  */
 export function canonicalFormat(f: Format): Format {
-  const key = SPEC_FIELDS.map((field) => String(f[field])).join("|");
-  let c = canonical.get(key);
-  if (!c) canonical.set(key, (c = f));
+  let c = resolved.get(f);
+  if (!c) {
+    const key = SPEC_FIELDS.map((field) => String(f[field])).join("|");
+    c = canonical.get(key);
+    if (!c) canonical.set(key, (c = f));
+    resolved.set(f, c);
+  }
   return c;
 }
 

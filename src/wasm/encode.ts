@@ -190,11 +190,12 @@ function constantBlock(f: Format, rho: ResolvedProjection, kind: number, key0: n
   set(SLOT.unsigned, f.signed ? 0 : ALL);
   set(SLOT.noZero, f.zero ? 0 : ALL);
   // ωSaturate/ωEncode outcomes (§4.7.5–4.7.6) and the vendor sign rules, read off the reference with exact probes:
-  // far above MaxFinite, far below MinFinite, a vanishing positive value, ±∞, NaN of either sign, −0.
+  // far above MaxFinite, far below MinFinite, ±∞, NaN of either sign, −0; +0 stands for every positive zero result
+  // (below MinFinite in formats without zero, and the only such lane of the E8M0 cast, whose subnormals are quirks).
   set(SLOT.negativeZero, f.zero ? probe(f, rho, finite(-1, 0n, 0)) : 0);
   set(SLOT.above, probe(f, rho, finite(1, 1n, 1 << 20)));
   set(SLOT.belowNegative, probe(f, rho, finite(-1, 1n, 1 << 20)));
-  set(SLOT.belowPositive, probe(f, rho, finite(1, 1n, -(1 << 20))));
+  set(SLOT.belowPositive, probe(f, rho, finite(1, 0n, 0)));
   set(SLOT.infPositive, probe(f, rho, { kind: "infinity", sign: 1 }));
   set(SLOT.infNegative, probe(f, rho, { kind: "infinity", sign: -1 }));
   const nanPositive = probe(f, rho, { kind: "nan", sign: 1 });
@@ -307,9 +308,9 @@ function randomKind(random: WasmRandom): number {
  * Projects src into out (validated by the caller: Uint8Array codes for K ≤ 8, Uint16Array up to 16 bits, R < 2^N)
  * with the Wasm kernel and returns the current view of out (a new view when out lives in Wasm memory that grew).
  * Returns undefined, having written nothing, when the kernels are unavailable or (f, ρ) is not supported: the
- * caller then runs quantizeReference.
+ * caller then runs quantizeReference. `first` is the absolute index of src[0] (seeded R_i for a part of a larger array).
  */
-export function quantizeWasm<T extends Uint8Array | Uint16Array>(src: Float32Array, f: Format, rho: ResolvedProjection, out: T, random: WasmRandom): T | undefined {
+export function quantizeWasm<T extends Uint8Array | Uint16Array>(src: Float32Array, f: Format, rho: ResolvedProjection, out: T, random: WasmRandom, first = 0): T | undefined {
   const k = kernels() as EncodeKernels | undefined;
   if (!k || !encodeSupported(f, rho) || isStochastic(rho.rounding) !== (random !== undefined)) return undefined;
   const kind = randomKind(random);
@@ -320,7 +321,7 @@ export function quantizeWasm<T extends Uint8Array | Uint16Array>(src: Float32Arr
   const extra = random !== undefined && "array" in random ? [keep<WasmView>(random.array)] : [];
   // The block sits in the kernel's static data, so writing it cannot grow memory.
   new Int32Array(memoryBuffer(k), k.encodeParams(), BLOCK_WORDS).set(block);
-  stream(srcNow(), outNow(), (s, d, count, first, extraPtrs) => k.encodeF32(s, d, count, first, extraPtrs[0] ?? 0), {
+  stream(srcNow(), outNow(), (s, d, count, start, extraPtrs) => k.encodeF32(s, d, count, first + start, extraPtrs[0] ?? 0), {
     extra: extra.map((a) => a()),
   });
   return outNow();

@@ -1,7 +1,9 @@
 // Interval kernels of the elementary functions: each takes an enclosure of the argument and a working precision
 // w and returns an enclosure of the function value (relative width about 2^−w for a narrow argument).
-// Series are summed term by term in interval arithmetic; once a term is below the target and every later
-// term ratio is ≤ ½, the whole tail is bounded by the last term, which is added as ±|term|.
+// Series are summed term by term in interval arithmetic (see `series`): once the next term t is below the
+// target, the tail is enclosed by [0, t] for alternating series with decreasing terms (the partial sums bracket
+// the limit) and by [0, 2t] for same-sign series whose term ratios are ≤ ½. Keeping the tail one-sided keeps
+// results such as cos(2^−30000) = 1 − tiny decidable.
 import { ln2Interval, piInterval } from "./constants.js";
 import {
   type Interval,
@@ -24,14 +26,35 @@ import {
 
 const MAX_TERMS = 100000;
 
-/** Adds the tail bound ±|t| to s (exactly; the next operation trims). */
-function addTail(s: Interval, t: Interval): Interval {
-  const m = symmetric(t);
-  const e = Math.min(s.e, m.e);
-  const ss = BigInt(s.e - e);
-  const ms = BigInt(m.e - e);
-  return { lo: (s.lo << ss) + (m.lo << ms), hi: (s.hi << ss) + (m.hi << ms), e };
+/** How the signs of consecutive terms relate: alternating, the same, or unknown (argument straddles 0). */
+type Signs = "alternating" | "same" | "unknown";
+
+/** [min(t, 0), max(t, 0)]. */
+function withZero(t: Interval): Interval {
+  return { lo: t.lo < 0n ? t.lo : 0n, hi: t.hi > 0n ? t.hi : 0n, e: t.e };
 }
+
+/**
+ * Σ_{n≥0} t_n with t_0 = first and t_{n+1} = next(t_n, n+1), until a term falls below 2^target.
+ * Requirements (checked by the callers' ranges): |t_{n+1}/t_n| ≤ ½ from the first term on.
+ */
+function series(first: Interval, next: (t: Interval, n: number) => Interval, target: number, signs: Signs, g: number): Interval {
+  let sum = first;
+  let term = first;
+  for (let n = 1; n <= MAX_TERMS; n++) {
+    term = next(term, n);
+    if (top(term) < target) {
+      if (signs === "alternating") return add(sum, withZero(term), g);
+      const twice = scale(term, 1);
+      return add(sum, signs === "same" ? withZero(twice) : symmetric(twice), g);
+    }
+    sum = add(sum, term, g);
+  }
+  throw new TranscendentalPrecisionError("series did not converge");
+}
+
+const signsOf = (x: Interval, ifPositive: Signs, ifNegative: Signs): Signs =>
+  x.lo >= 0n ? ifPositive : x.hi <= 0n ? ifNegative : "unknown";
 
 // ---------------------------------------------------------------------------------------------- exp family
 
@@ -50,19 +73,8 @@ export function expI(x: Interval, w: number): Interval {
   const s = Math.max(0, top(r) + 8);
   const gs = g + s;
   r = scale(r, -s);
-  let sum: Interval = ONE;
-  let term: Interval = ONE;
-  const target = -(gs + 8);
-  for (let n = 1; ; n++) {
-    if (n > MAX_TERMS) throw new TranscendentalPrecisionError("exp series did not converge");
-    term = div(mul(term, r, gs), fromInt(n), gs);
-    sum = add(sum, term, gs);
-    // Next ratio |r|/(n+1) ≤ ½ holds since |r| ≤ 2^−8.
-    if (top(term) < target) {
-      sum = addTail(sum, term);
-      break;
-    }
-  }
+  // Σ r^n/n!: ratios r/n with |r| ≤ 2^−8.
+  let sum = series(ONE, (t, n) => div(mul(t, r, gs), fromInt(n), gs), -(gs + 8), signsOf(r, "same", "alternating"), gs);
   for (let i = 0; i < s; i++) sum = sqr(sum, gs);
   return scale(sum, k);
 }
@@ -72,15 +84,7 @@ export function expm1I(x: Interval, w: number): Interval {
   if (top(x) > -1) return sub(expI(x, w + 4), ONE, w + 4);
   // |x| < ½: x + x²/2! + …; every ratio |x|/(n+1) ≤ ¼.
   const g = w + 12;
-  let sum = x;
-  let term = x;
-  const target = top(x) - g - 8;
-  for (let n = 2; ; n++) {
-    if (n > MAX_TERMS) throw new TranscendentalPrecisionError("expm1 series did not converge");
-    term = div(mul(term, x, g), fromInt(n), g);
-    sum = add(sum, term, g);
-    if (top(term) < target) return addTail(sum, term);
-  }
+  return series(x, (t, n) => div(mul(t, x, g), fromInt(n + 1), g), top(x) - g - 8, signsOf(x, "same", "alternating"), g);
 }
 
 // ---------------------------------------------------------------------------------------------- log family
@@ -88,19 +92,12 @@ export function expm1I(x: Interval, w: number): Interval {
 /** 2·artanh(z) for |z| ≤ ⅓ (z² ≤ ⅑, so the tail after a term is bounded by that term). */
 function atanh2(z: Interval, w: number): Interval {
   const g = w + 10;
-  const z2 = sqr(z, g);
-  let pw = z;
-  let sum = z;
   const tz = top(z);
   if (tz === -Infinity) return z;
-  const target = tz - g - 8;
-  for (let k = 1; ; k++) {
-    if (k > MAX_TERMS) throw new TranscendentalPrecisionError("artanh series did not converge");
-    pw = mul(pw, z2, g);
-    const term = div(pw, fromInt(2 * k + 1), g);
-    sum = add(sum, term, g);
-    if (top(term) < target) return scale(addTail(sum, term), 1);
-  }
+  const z2 = sqr(z, g);
+  // Terms z^(2k+1)/(2k+1), computed as t·z²·(2k−1)/(2k+1): same signs, ratios ≤ z² ≤ ⅑.
+  const next = (t: Interval, k: number): Interval => div(mul(mul(t, z2, g), fromInt(2 * k - 1), g), fromInt(2 * k + 1), g);
+  return scale(series(z, next, tz - g - 8, "same", g), 1);
 }
 
 /** ln x for an interval x > 0. */
@@ -153,48 +150,27 @@ export function atanI(x: Interval, w: number): Interval {
   const ty = top(y);
   if (ty === -Infinity) return y;
   const y2 = sqr(y, g);
-  let pw = y;
-  let sum = y;
-  const target = ty - g - 8;
-  for (let k = 1; ; k++) {
-    if (k > MAX_TERMS) throw new TranscendentalPrecisionError("arctan series did not converge");
-    pw = neg(mul(pw, y2, g));
-    const term = div(pw, fromInt(2 * k + 1), g);
-    sum = add(sum, term, g);
-    if (top(term) < target) return scale(addTail(sum, term), doublings);
-  }
+  // Terms (−1)^k y^(2k+1)/(2k+1): alternating, decreasing (|y| ≤ ⅛).
+  const next = (t: Interval, k: number): Interval => neg(div(mul(mul(t, y2, g), fromInt(2 * k - 1), g), fromInt(2 * k + 1), g));
+  return scale(series(y, next, ty - g - 8, "alternating", g), doublings);
 }
 
-/** sin r and cos r for |r| ≤ 1 (series; each later ratio r²/((2k)(2k+1)) ≤ ½). */
+/** sin r and cos r for |r| ≤ 1 (every ratio r²/((2k)(2k+1)) ≤ ½). */
 export function sinI(r: Interval, w: number): Interval {
   const g = w + 10;
   const tr = top(r);
   if (tr === -Infinity) return r;
   const r2 = sqr(r, g);
-  let term = r;
-  let sum = r;
-  const target = tr - g - 8;
-  for (let k = 1; ; k++) {
-    if (k > MAX_TERMS) throw new TranscendentalPrecisionError("sin series did not converge");
-    term = neg(div(mul(term, r2, g), fromInt(2 * k * (2 * k + 1)), g));
-    sum = add(sum, term, g);
-    if (top(term) < target) return addTail(sum, term);
-  }
+  // Terms (−1)^k r^(2k+1)/(2k+1)!: alternating, decreasing for |r| ≤ 2.
+  return series(r, (t, k) => neg(div(mul(t, r2, g), fromInt(2 * k * (2 * k + 1)), g)), tr - g - 8, "alternating", g);
 }
 
 export function cosI(r: Interval, w: number): Interval {
   const g = w + 10;
   if (top(r) === -Infinity) return ONE;
   const r2 = sqr(r, g);
-  let term: Interval = ONE;
-  let sum: Interval = ONE;
-  const target = -g - 8;
-  for (let k = 1; ; k++) {
-    if (k > MAX_TERMS) throw new TranscendentalPrecisionError("cos series did not converge");
-    term = neg(div(mul(term, r2, g), fromInt((2 * k - 1) * (2 * k)), g));
-    sum = add(sum, term, g);
-    if (top(term) < target) return addTail(sum, term);
-  }
+  // Terms (−1)^k r^(2k)/(2k)!: alternating, decreasing for |r| ≤ 2.
+  return series(ONE, (t, k) => neg(div(mul(t, r2, g), fromInt((2 * k - 1) * (2 * k)), g)), -g - 8, "alternating", g);
 }
 
 /**

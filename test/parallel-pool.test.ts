@@ -1,0 +1,157 @@
+// minifloat/parallel: results bit-identical to the single-thread calls, typed errors, and the pool's lifecycle.
+import { execFileSync } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ArgumentTypeError, CodeRangeError, FormatError, ProjectionError, dequantize, format, newFlags, quantize } from "../src/index.js";
+import { type Pool, createPool } from "../src/parallel/index.js";
+
+const shared = <T extends Float32Array | Float64Array | Uint8Array | Uint16Array>(type: { new (b: SharedArrayBuffer): T; BYTES_PER_ELEMENT: number }, n: number) => new type(new SharedArrayBuffer(n * type.BYTES_PER_ELEMENT));
+
+/** Values over many binades with ±0, ±Inf, NaNs (both signs, payloads) and float32 subnormals. */
+function values(n: number): Float32Array {
+  const a = new Float32Array(n);
+  const bits = new Uint32Array(a.buffer);
+  let s = 12345;
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    a[i] = (s / 2 ** 32 - 0.5) * 2 ** ((i % 61) - 30);
+    if (i % 97 === 0) bits[i] = [0x7fc00001, 0xffa00000, 0x80000000, 0x7f800000, 0xff800000, 0x00000003, 0x807fffff][i % 7]!;
+  }
+  return a;
+}
+
+const same = (a: ArrayBufferView, b: ArrayBufferView) => Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+
+let pool: Pool;
+beforeAll(async () => {
+  pool = await createPool({ threads: 3, minElements: 0 });
+});
+afterAll(() => pool.close());
+
+describe("parallel equals single-thread", () => {
+  const n = 100_003;
+  const src = values(n);
+  const cases: Array<[string, object]> = [
+    ["float8_e4m3fn", {}],
+    ["float8_e5m2", { saturation: "SatFinite" }],
+    ["Binary8p3se", { rounding: "TowardNegative", saturation: "SatPropagate" }],
+    ["Binary8p3se", { rounding: "StochasticA", stochasticBits: 11, seed: 7 }],
+    ["Binary6p2ue", { rounding: "StochasticB", stochasticBits: 3, seed: 2 ** 32 - 1 }],
+    ["bfloat16", { rounding: "StochasticC", stochasticBits: 9, seed: 123 }],
+    ["binary16", {}],
+    ["float4_e2m1fn", {}],
+    ["float8_e8m0fnu", {}],
+    ["cfloat8_1_4_3(bias=3)", {}],
+    ["binary32", {}],
+  ];
+  it.each(cases)("quantize %s %j", async (name, options) => {
+    const f = name.startsWith("cfloat8") ? format("cfloat8_1_4_3", { bias: 3 }) : format(name);
+    const expected = quantize(src, f, options);
+    const got = await pool.quantize(src, f, options);
+    expect(got.constructor).toBe(expected.constructor);
+    expect(got.length).toBe(n);
+    expect(same(got, expected)).toBe(0);
+    if (f.K <= 16) expect(same(await pool.dequantize(got, f), dequantize(expected, f))).toBe(0);
+  });
+
+  it("matches with caller random bits, float64 input (reference path) and flags", async () => {
+    const random = new Uint16Array(n).map((_, i) => (i * 40503) & 0xfff);
+    const options = { rounding: "StochasticC", stochasticBits: 12, random } as const;
+    expect(same(await pool.quantize(src, "Binary8p4se", options), quantize(src, "Binary8p4se", options))).toBe(0);
+    const f64 = Float64Array.from(src.subarray(0, 5003), (x, i) => x * (1 + 2 ** -40 * (i % 3)));
+    const flagsOne = newFlags();
+    const flagsMany = newFlags();
+    const one = quantize(f64, "float8_e5m2", { flags: flagsOne });
+    const many = await pool.quantize(f64, "float8_e5m2", { flags: flagsMany });
+    expect(same(many, one)).toBe(0);
+    expect(flagsMany).toEqual(flagsOne);
+    expect(flagsOne.invalid).toBeGreaterThan(0);
+  });
+
+  it("writes into shared and non-shared outputs and returns them", async () => {
+    const sharedSrc = shared(Float32Array, n);
+    sharedSrc.set(src);
+    const expected = quantize(src, "float8_e4m3fn");
+    const outShared = shared(Uint8Array, n);
+    expect(await pool.quantize(sharedSrc, "float8_e4m3fn", { out: outShared })).toBe(outShared);
+    expect(same(outShared, expected)).toBe(0);
+    const outPlain = new Uint8Array(n);
+    expect(await pool.quantize(src, "float8_e4m3fn", { out: outPlain })).toBe(outPlain);
+    expect(same(outPlain, expected)).toBe(0);
+    const values32 = new Float32Array(n);
+    expect(await pool.dequantize(outPlain, "float8_e4m3fn", { out: values32 })).toBe(values32);
+    expect(same(values32, dequantize(expected, "float8_e4m3fn"))).toBe(0);
+  });
+
+  it("runs calls below minElements on the calling thread with the same result", async () => {
+    const small = await createPool({ threads: 1, minElements: 1000 });
+    try {
+      const x = values(999);
+      const got = await small.quantize(x, "Binary8p3se", { rounding: "StochasticA", stochasticBits: 5, seed: 5 });
+      expect(got.buffer).toBeInstanceOf(ArrayBuffer);
+      expect(same(got, quantize(x, "Binary8p3se", { rounding: "StochasticA", stochasticBits: 5, seed: 5 }))).toBe(0);
+      expect(small.threads).toBe(1);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it("handles empty arrays and overlapping concurrent calls", async () => {
+    expect((await pool.quantize(new Float32Array(0), "float8_e4m3fn")).length).toBe(0);
+    const parts = [values(70_001), values(1_234), values(33_333)];
+    const got = await Promise.all(parts.map((p, i) => pool.quantize(p, "Binary8p3se", { rounding: "StochasticA", stochasticBits: 8, seed: i })));
+    got.forEach((g, i) => expect(same(g, quantize(parts[i]!, "Binary8p3se", { rounding: "StochasticA", stochasticBits: 8, seed: i }))).toBe(0));
+  });
+});
+
+describe("parallel errors are the typed errors of the single-thread calls", () => {
+  it("validates on the calling thread before dispatch", async () => {
+    await expect(pool.quantize(new Float32Array(10), "nope")).rejects.toBeInstanceOf(FormatError);
+    await expect(pool.quantize([1, 2] as unknown as Float32Array, "float8_e4m3fn")).rejects.toBeInstanceOf(ArgumentTypeError);
+    await expect(pool.quantize(new Float32Array(10), "float8_e4m3fn", { rounding: "StochasticA", stochasticBits: 4 })).rejects.toBeInstanceOf(ProjectionError);
+    await expect(pool.quantize(new Float32Array(10), "float8_e4m3fn", { out: new Uint8Array(9) })).rejects.toThrow(/options\.out: has length 9/);
+    await expect(pool.dequantize(new Uint16Array(10), "float8_e4m3fn")).rejects.toBeInstanceOf(ArgumentTypeError);
+  });
+
+  it("reports a bad code found by a worker at its absolute index and writes nothing", async () => {
+    const codes = new Uint8Array(90_000).fill(3);
+    codes[80_001] = 16;
+    const out = new Float32Array(90_000);
+    const error = await pool.dequantize(codes, "float4_e2m1fn", { out }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CodeRangeError);
+    expect((error as CodeRangeError).argument).toBe("codes[80001]");
+    expect((error as Error).message).toBe("codes[80001]: is 16; allowed: a float4_e2m1fn code in [0, 15]");
+    expect(out.every((v) => v === 0)).toBe(true);
+  });
+});
+
+describe("pool lifecycle", () => {
+  it("rejects bad pool options with typed errors", async () => {
+    await expect(createPool({ threads: 0 })).rejects.toBeInstanceOf(CodeRangeError);
+    await expect(createPool({ threads: 1.5 })).rejects.toThrow(/options\.threads: got 1\.5/);
+    await expect(createPool({ minElements: -1 })).rejects.toBeInstanceOf(CodeRangeError);
+    await expect(createPool(7 as never)).rejects.toBeInstanceOf(ArgumentTypeError);
+  });
+
+  it("rejects calls after close() and calls running during close()", async () => {
+    const p = await createPool({ threads: 2, minElements: 0 });
+    // float64 input runs the exact reference (slow): the workers are still busy when close() stops them.
+    const running = p.quantize(new Float64Array(300_000).fill(0.3), "Binary8p3se").catch((e: unknown) => e);
+    await p.close();
+    const error = await running;
+    expect(error).toBeInstanceOf(ArgumentTypeError);
+    expect((error as Error).message).toBe("pool: was closed while the call ran; allowed: close() after the calls settle");
+    await expect(p.quantize(new Float32Array(4), "float8_e4m3fn")).rejects.toThrow("pool: was closed; allowed: a pool before close()");
+    await expect(p.dequantize(new Uint8Array(4), "float8_e4m3fn")).rejects.toBeInstanceOf(ArgumentTypeError);
+  });
+
+  it("never keeps the process alive: an unclosed pool lets Node exit", () => {
+    const script = `import { createPool } from "./build/node/parallel.js";
+const pool = await createPool({ threads: 2, minElements: 0 });
+const codes = await pool.quantize(new Float32Array(1000).fill(1.5), "float8_e4m3fn");
+console.log(codes[999]);`;
+    const started = Date.now();
+    const output = execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: new URL("..", import.meta.url), timeout: 20_000, encoding: "utf8" });
+    expect(output.trim()).toBe("60");
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+});
