@@ -71,7 +71,7 @@ export function dotBatch(
       for (let start = 0; start < k; start += blk) {
         const end = min(k, start + blk);
         let s0: f64 = 0, s1: f64 = 0, s2: f64 = 0, s3: f64 = 0;
-        let acc0 = zero, acc1 = zero;
+        let acc0 = zero, acc1 = zero, acc2 = zero, acc3 = zero;
         let t = start;
         // 16 products at a time: the u16 indices a·256 + b by one interleaving shuffle per 8, each table entry
         // loaded into an f32 lane, widened to float64 pairs and added (sums are exact, so any order is the same).
@@ -90,8 +90,8 @@ export function dotBatch(
           g01 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(lo, 5) << 2), g01, 1);
           g01 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(lo, 6) << 2), g01, 2);
           g01 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(lo, 7) << 2), g01, 3);
-          acc0 = f64x2.add(acc0, f64x2.promote_low_f32x4(g01));
-          acc1 = f64x2.add(acc1, f64x2.promote_low_f32x4(i32x4.shuffle(g01, g01, 2, 3, 0, 1)));
+          acc2 = f64x2.add(acc2, f64x2.promote_low_f32x4(g01));
+          acc3 = f64x2.add(acc3, f64x2.promote_low_f32x4(i32x4.shuffle(g01, g01, 2, 3, 0, 1)));
           let g10 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(hi, 0) << 2), zero, 0);
           g10 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(hi, 1) << 2), g10, 1);
           g10 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(hi, 2) << 2), g10, 2);
@@ -102,10 +102,10 @@ export function dotBatch(
           g11 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(hi, 5) << 2), g11, 1);
           g11 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(hi, 6) << 2), g11, 2);
           g11 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(hi, 7) << 2), g11, 3);
-          acc0 = f64x2.add(acc0, f64x2.promote_low_f32x4(g11));
-          acc1 = f64x2.add(acc1, f64x2.promote_low_f32x4(i32x4.shuffle(g11, g11, 2, 3, 0, 1)));
+          acc2 = f64x2.add(acc2, f64x2.promote_low_f32x4(g11));
+          acc3 = f64x2.add(acc3, f64x2.promote_low_f32x4(i32x4.shuffle(g11, g11, 2, 3, 0, 1)));
         }
-        const acc = f64x2.add(acc0, acc1);
+        const acc = f64x2.add(f64x2.add(acc0, acc1), f64x2.add(acc2, acc3));
         s0 += f64x2.extract_lane(acc, 0);
         s1 += f64x2.extract_lane(acc, 1);
         for (; t + 4 <= end; t += 4) {

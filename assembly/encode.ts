@@ -58,8 +58,8 @@ const N_NAN_NEG = 44;
 const N_ONE = 45;
 const N_KEEPOFF = 46;
 const SR_MASK = 47; // fast stochastic: float32 bits kept under R' (the low 24 − P − NS bits cleared when positive),
-const SR_SCALE = 48; // f32 2^(NS − minQ), 1 for B (the + 1 of 2R + 1), and StochasticC's RNITE addends at bit
-const SR_PLUS_ONE = 49; // 24 − P − NS of the float32 bits (2^(d−1) − 1 and 1 when d = 24 − P − NS > 0)
+const SR_SCALE = 48; // f32 2^(NS − minQ), 2^(31 − N) for B (the + 1 of 2R + 1 under R), and StochasticC's RNITE
+const SR_ONE_AT = 49; // addends at bit d = 24 − P − NS of the float32 bits (2^(d−1) − 1 and 1 when d > 0)
 const SR_C_HALF = 50;
 const SR_C_BIT = 51;
 const SLOTS = 52;
@@ -73,11 +73,10 @@ const S_WIDE = 5; // 1 for 16-bit codes, 0 for bytes
 const S_STAGE_C = 6; // 1 for StochasticC
 const S_FAST = 7; // FAST_NONE, _BYTES, _WIDE, _WIDE_KEEP: the NearestTiesToEven fast path applies
 
-const S_SR_LEFT = 8; // fast stochastic: R' << S_SR_LEFT >> S_SR_RIGHT aligns R' to a normal result's fraction bits,
-const S_SR_RIGHT = 9; // S_SR_NS = NS, S_SR_TWICE = 1 for B (R' = 2R + 1), else 0
+const S_SR_ADD = 8; // fast stochastic: 8 + P (w >> 8 + P = R' aligned to a normal result's fraction bits),
+const S_SR_R = 9; // 32 − NS (w >> 32 − NS = R'), NS, and d = 24 − P − NS when positive (StochasticC's kept bit)
 const S_SR_NS = 10;
-const S_SR_TWICE = 11;
-const S_SR_CSHIFT = 12; // d = 24 − P − NS when positive (StochasticC's kept bit in the float32 bits)
+const S_SR_CSHIFT = 11;
 
 const FAST_NONE = 0;
 const FAST_BYTES = 1;
@@ -262,8 +261,9 @@ function fastMagnitude(x: v128, shift: i32, rebias: v128, half: v128, magic: v12
   const a = v128.and(x, k(F_ABS));
   const b = i32x4.add(a, rebias); // exponent rebiased: b >> shift is the truncated magnitude code
   const n = i32x4.shr_s(i32x4.add(i32x4.add(b, half), v128.and(i32x4.shr_u(b, shift), k(F_ONE))), shift);
+  // With bias 128 (rebias 2^23) ∞ and values near it wrap negative: the unsigned clamp still sends them to LIMIT.
   const s = i32x4.sub(f32x4.add(a, magic), magic);
-  return i32x4.min_s(v128.bitselect(s, n, i32x4.lt_s(a, normalBits)), limit);
+  return i32x4.min_u(v128.bitselect(s, n, i32x4.lt_s(a, normalBits)), limit);
 }
 
 // @ts-ignore: decorator
@@ -272,15 +272,21 @@ function nanMask(x: v128): v128 {
   return i32x4.gt_s(v128.and(x, k(F_ABS)), k(F_INF));
 }
 
-/** Codes of 8 (wide) or 16 lanes from their clamped magnitudes, sign and NaN masks, in narrow lanes. */
+/** Codes of 8 (wide) or 16 non-NaN lanes from their clamped magnitudes and sign masks, in narrow lanes. */
 // @ts-ignore: decorator
 @inline
-function fastCodes(m: v128, neg: v128, nan: v128, payload: v128, wide: bool, keepPayload: bool): v128 {
+function fastCodes(m: v128, neg: v128, wide: bool): v128 {
   const zero = i32x4.splat(0);
   const atZero = wide ? i16x8.eq(m, zero) : i8x16.eq(m, zero);
   // Sign: cleared at zero where the format has no −0; negative values of unsigned formats give 0 (SatFinite).
-  let code = v128.or(m, v128.andnot(v128.and(neg, c(N_SIGNBIT)), v128.and(atZero, c(N_ZCLEAR))));
-  code = v128.andnot(code, v128.and(neg, c(N_UNSZERO)));
+  const code = v128.or(m, v128.andnot(v128.and(neg, c(N_SIGNBIT)), v128.and(atZero, c(N_ZCLEAR))));
+  return v128.andnot(code, v128.and(neg, c(N_UNSZERO)));
+}
+
+/** NaN lanes of `code` replaced by the NaN code of their sign (and kept payload, numpy float16). */
+// @ts-ignore: decorator
+@inline
+function fastNaNs(code: v128, neg: v128, nan: v128, payload: v128, keepPayload: bool): v128 {
   let nanCode = v128.bitselect(c(N_NAN_NEG), c(N_NAN_POS), neg);
   if (keepPayload) nanCode = i16x8.add(nanCode, i16x8.add(i16x8.max_u(payload, c(N_ONE)), c(N_KEEPOFF)));
   return v128.bitselect(nanCode, code, nan);
@@ -295,39 +301,39 @@ function fastPayload(x0: v128, x1: v128, shift: i32): v128 {
 /**
  * Rounded, clamped magnitude code of four lanes under StochasticA/B/C with R' = R (A, C) or 2R + 1 (B) and
  * NS = N (A, C) or N + 1 (B) fraction bits: round away iff ⌊ν·2^NS⌋ + R' ≥ 2^NS (§4.7.4), C after RNITE(ν·2^N).
- * Normal results add R' aligned to the fraction bits of the float32 significand and let the carry flow into the
- * code; subnormal results scale |x| by 2^(NS − minQ) (exact), so ⌊y⌋ holds the NS fraction bits.
+ * `w` holds R' in its top NS bits (bits below are ignored). Normal results add R'·2^(24−P−NS) = w >> (8 + P) to the
+ * float32 bits with the fraction bits below R' cleared, and the carry flows into the code; subnormal results scale
+ * |x| by 2^(NS − minQ) (exact), so ⌊y⌋ + R' carries the NS fraction bits.
  */
 // @ts-ignore: decorator
 @inline
-function stochasticMagnitude(x: v128, r: v128, shift: i32, rShiftLeft: i32, rShiftRight: i32, ns: i32, cShift: i32, twice: i32, stageC: bool, rebias: v128, fractionMask: v128, cHalf: v128, cBit: v128, scale: v128, plusOne: v128, normalBits: v128, limit: v128): v128 {
+function stochasticMagnitude(x: v128, w: v128, shift: i32, addShift: i32, rShift: i32, ns: i32, cShift: i32, stageC: bool, rebias: v128, fractionMask: v128, cHalf: v128, cBit: v128, scale: v128, normalBits: v128, limit: v128): v128 {
   const a = v128.and(x, k(F_ABS));
-  const rp = v128.or(i32x4.shl(r, twice), plusOne);
   let b = i32x4.add(a, rebias);
   let y = f32x4.mul(a, scale);
   if (stageC) {
     b = i32x4.add(b, i32x4.add(cHalf, v128.and(i32x4.shr_u(b, cShift), cBit)));
     y = f32x4.nearest(y);
   }
-  const n = i32x4.shr_s(i32x4.add(v128.and(b, fractionMask), i32x4.shr_u(i32x4.shl(rp, rShiftLeft), rShiftRight)), shift);
-  const s = i32x4.shr_s(i32x4.add(i32x4.trunc_sat_f32x4_s(y), rp), ns);
-  return i32x4.min_s(v128.bitselect(s, n, i32x4.lt_s(a, normalBits)), limit);
+  const n = i32x4.shr_s(i32x4.add(v128.and(b, fractionMask), i32x4.shr_u(w, addShift)), shift);
+  const s = i32x4.shr_s(i32x4.add(i32x4.trunc_sat_f32x4_s(y), i32x4.shr_u(w, rShift)), ns);
+  return i32x4.min_u(v128.bitselect(s, n, i32x4.lt_s(a, normalBits)), limit);
 }
 
-/** R for 16 elements from a caller array (u8/u16/u32 per `kind`) or the seeded generator, as four i32x4. */
+/** R' in the top NS bits of four lanes from the seeded generator or a caller array (u8/u16/u32 per `kind`). */
 // @ts-ignore: decorator
 @inline
-function randomLanes(j: i32, seeded: bool, kind: i32, rnd: usize, index: u32, key0: v128, key1: v128, toR: i32): v128 {
+function randomLanes(j: i32, seeded: bool, kind: i32, rnd: usize, index: u32, key0: v128, key1: v128, toTop: i32, oneAt: v128): v128 {
   if (seeded) {
+    // R = the top N random bits, already in place; B's + 1 is the bit just below them.
     const lanes = i32x4.add(i32x4.splat(index + <u32>(j << 2)), laneOffsets());
-    return i32x4.shr_u(randomBits32x4(lanes, key0, key1, rngMul1(), rngMul2()), toR);
+    return v128.or(randomBits32x4(lanes, key0, key1, rngMul1(), rngMul2()), oneAt);
   }
-  if (kind == RANDOM_U8) {
-    const bytes = v128.load32_zero(rnd + (<usize>j << 2));
-    return i32x4.extend_low_i16x8_u(i16x8.extend_low_i8x16_u(bytes));
-  }
-  if (kind == RANDOM_U16) return i32x4.extend_low_i16x8_u(v128.load64_zero(rnd + (<usize>j << 3)));
-  return v128.load(rnd + (<usize>j << 4));
+  let r: v128;
+  if (kind == RANDOM_U8) r = i32x4.extend_low_i16x8_u(i16x8.extend_low_i8x16_u(v128.load32_zero(rnd + (<usize>j << 2))));
+  else if (kind == RANDOM_U16) r = i32x4.extend_low_i16x8_u(v128.load64_zero(rnd + (<usize>j << 3)));
+  else r = v128.load(rnd + (<usize>j << 4));
+  return v128.or(i32x4.shl(r, toTop), oneAt);
 }
 
 // @ts-ignore: decorator
@@ -343,18 +349,17 @@ function runFast(src: usize, dst: usize, n: usize, first: u32, rnd: usize, wide:
   const kind = load<i32>(SCALARS + (S_RANDOM << 2));
   const stageC = load<i32>(SCALARS + (S_STAGE_C << 2)) != 0;
   const cShift = load<i32>(SCALARS + (S_SR_CSHIFT << 2));
-  const toR = load<i32>(SCALARS + (S_RSHIFT << 2));
-  const rLeft = load<i32>(SCALARS + (S_SR_LEFT << 2));
-  const rRight = load<i32>(SCALARS + (S_SR_RIGHT << 2));
+  const toTop = load<i32>(SCALARS + (S_RSHIFT << 2));
+  const addShift = load<i32>(SCALARS + (S_SR_ADD << 2));
+  const rShift = load<i32>(SCALARS + (S_SR_R << 2));
   const ns = load<i32>(SCALARS + (S_SR_NS << 2));
-  const twice = load<i32>(SCALARS + (S_SR_TWICE << 2));
   const key0 = c(KEY0);
   const key1 = c(KEY1);
   const fractionMask = c(SR_MASK);
   const cHalf = c(SR_C_HALF);
   const cBit = c(SR_C_BIT);
   const scale = c(SR_SCALE);
-  const plusOne = c(SR_PLUS_ONE);
+  const oneAt = c(SR_ONE_AT);
   const rBytes: usize = kind == RANDOM_U8 ? 1 : kind == RANDOM_U16 ? 2 : 4;
   let i: usize = 0;
   let s = src;
@@ -380,33 +385,48 @@ function runFast(src: usize, dst: usize, n: usize, first: u32, rnd: usize, wide:
     let m0: v128, m1: v128, m2: v128, m3: v128;
     if (stochastic) {
       const index = first + <u32>i;
-      m0 = stochasticMagnitude(x0, randomLanes(0, seeded, kind, r, index, key0, key1, toR), shift, rLeft, rRight, ns, cShift, twice, stageC, rebias, fractionMask, cHalf, cBit, scale, plusOne, normalBits, limit);
-      m1 = stochasticMagnitude(x1, randomLanes(1, seeded, kind, r, index, key0, key1, toR), shift, rLeft, rRight, ns, cShift, twice, stageC, rebias, fractionMask, cHalf, cBit, scale, plusOne, normalBits, limit);
-      m2 = stochasticMagnitude(x2, randomLanes(2, seeded, kind, r, index, key0, key1, toR), shift, rLeft, rRight, ns, cShift, twice, stageC, rebias, fractionMask, cHalf, cBit, scale, plusOne, normalBits, limit);
-      m3 = stochasticMagnitude(x3, randomLanes(3, seeded, kind, r, index, key0, key1, toR), shift, rLeft, rRight, ns, cShift, twice, stageC, rebias, fractionMask, cHalf, cBit, scale, plusOne, normalBits, limit);
+      m0 = stochasticMagnitude(x0, randomLanes(0, seeded, kind, r, index, key0, key1, toTop, oneAt), shift, addShift, rShift, ns, cShift, stageC, rebias, fractionMask, cHalf, cBit, scale, normalBits, limit);
+      m1 = stochasticMagnitude(x1, randomLanes(1, seeded, kind, r, index, key0, key1, toTop, oneAt), shift, addShift, rShift, ns, cShift, stageC, rebias, fractionMask, cHalf, cBit, scale, normalBits, limit);
+      m2 = stochasticMagnitude(x2, randomLanes(2, seeded, kind, r, index, key0, key1, toTop, oneAt), shift, addShift, rShift, ns, cShift, stageC, rebias, fractionMask, cHalf, cBit, scale, normalBits, limit);
+      m3 = stochasticMagnitude(x3, randomLanes(3, seeded, kind, r, index, key0, key1, toTop, oneAt), shift, addShift, rShift, ns, cShift, stageC, rebias, fractionMask, cHalf, cBit, scale, normalBits, limit);
     } else {
       m0 = fastMagnitude(x0, shift, rebias, half, magic, normalBits, limit);
       m1 = fastMagnitude(x1, shift, rebias, half, magic, normalBits, limit);
       m2 = fastMagnitude(x2, shift, rebias, half, magic, normalBits, limit);
       m3 = fastMagnitude(x3, shift, rebias, half, magic, normalBits, limit);
     }
-    // Codes are ≤ LIMIT < 2^K, so the unsigned narrows are exact; the signed narrows keep the sign of x and the
-    // all-ones NaN masks.
+    // Codes are ≤ LIMIT < 2^K, so the unsigned narrows are exact; the signed narrows keep the sign of x (and the
+    // all-ones NaN masks).
     const m01 = i16x8.narrow_i32x4_u(m0, m1);
     const m23 = i16x8.narrow_i32x4_u(m2, m3);
     const s01 = i16x8.narrow_i32x4_s(x0, x1);
     const s23 = i16x8.narrow_i32x4_s(x2, x3);
-    const n01 = i16x8.narrow_i32x4_s(nanMask(x0), nanMask(x1));
-    const n23 = i16x8.narrow_i32x4_s(nanMask(x2), nanMask(x3));
+    // NaN inputs are rare: their codes are patched only in blocks that hold one (a predictable branch).
+    const nan0 = nanMask(x0);
+    const nan1 = nanMask(x1);
+    const nan2 = nanMask(x2);
+    const nan3 = nanMask(x3);
+    const anyNaN = v128.any_true(v128.or(v128.or(nan0, nan1), v128.or(nan2, nan3)));
     if (wide) {
       const zero = i32x4.splat(0);
-      const p01 = keepPayload ? fastPayload(x0, x1, shift) : zero;
-      const p23 = keepPayload ? fastPayload(x2, x3, shift) : zero;
-      v128.store(d, fastCodes(m01, i16x8.lt_s(s01, zero), n01, p01, true, keepPayload), 0);
-      v128.store(d, fastCodes(m23, i16x8.lt_s(s23, zero), n23, p23, true, keepPayload), 16);
+      const neg01 = i16x8.lt_s(s01, zero);
+      const neg23 = i16x8.lt_s(s23, zero);
+      let c01 = fastCodes(m01, neg01, true);
+      let c23 = fastCodes(m23, neg23, true);
+      if (anyNaN) {
+        c01 = fastNaNs(c01, neg01, i16x8.narrow_i32x4_s(nan0, nan1), keepPayload ? fastPayload(x0, x1, shift) : zero, keepPayload);
+        c23 = fastNaNs(c23, neg23, i16x8.narrow_i32x4_s(nan2, nan3), keepPayload ? fastPayload(x2, x3, shift) : zero, keepPayload);
+      }
+      v128.store(d, c01, 0);
+      v128.store(d, c23, 16);
     } else {
       const neg = i8x16.lt_s(i8x16.narrow_i16x8_s(s01, s23), i32x4.splat(0));
-      v128.store(d, fastCodes(i8x16.narrow_i16x8_u(m01, m23), neg, i8x16.narrow_i16x8_s(n01, n23), neg, false, false));
+      let codes = fastCodes(i8x16.narrow_i16x8_u(m01, m23), neg, false);
+      if (anyNaN) {
+        const nan = i8x16.narrow_i16x8_s(i16x8.narrow_i32x4_s(nan0, nan1), i16x8.narrow_i32x4_s(nan2, nan3));
+        codes = fastNaNs(codes, neg, nan, neg, false);
+      }
+      v128.store(d, codes);
     }
     if (blocks == 0) {
       memory.copy(dst + (wide ? i << 1 : i), TAIL_OUT, wide ? rest << 1 : rest);

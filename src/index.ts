@@ -5,7 +5,7 @@ export { format, customFormat, registeredNames } from "./format/registry.js";
 export type { Exact } from "./exact/value.js";
 export { ROUNDINGS, SATURATIONS, type Projection, type Rounding, type Saturation } from "./exact/projection.js";
 export { newFlags, type ConversionFlags } from "./exact/project.js";
-export { decode, decodeExact, encode, encodeExact, type FormatLike } from "./api/scalar.js";
+export { decode, decodeExact, encode, encodeExact, omegaProject, type FormatLike } from "./api/scalar.js";
 export { quantize, dequantize, type QuantizeOptions, type CodeArray } from "./api/bulk.js";
 export { randomR, seedKeys } from "./random.js";
 export { packCodes, unpackCodes, quantizePacked, dequantizePacked, packedLength, type PackedBits } from "./api/packed.js";

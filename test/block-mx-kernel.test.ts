@@ -65,6 +65,20 @@ describe("MX quantize kernel vs reference", () => {
       expect(Buffer.from(fast.elements).equals(Buffer.from(slow.elements))).toBe(true);
     }
   });
+  it("an input that lives in Wasm memory (allocFloat32) is read in place with the same result", async () => {
+    const { allocFloat32 } = await import("../src/api/wasm-memory.js");
+    const src = inputs(3000, 9);
+    const w = allocFloat32(src.length);
+    try {
+      w.array.set(src);
+      const inPlace = quantizeBlocks(w.array, "mxfp4");
+      const copied = quantizeBlocks(src, "mxfp4", { wasm: false });
+      expect([...inPlace.scales]).toEqual([...copied.scales]);
+      expect(Buffer.from(inPlace.elements).equals(Buffer.from(copied.elements))).toBe(true);
+    } finally {
+      w.free();
+    }
+  });
   it("non-RNE roundings, odd block sizes and NVFP4 take the reference (the kernel declines)", () => {
     const src = inputs(100, 1);
     expect(kernelApplies(planBlocks(src, blockScheme("mxfp4"), { rounding: "TowardZero" }))).toBe(false);

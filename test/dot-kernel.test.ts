@@ -159,6 +159,26 @@ describe("dot kernel vs reference", () => {
     }
   });
 
+  it("operands that are views of Wasm memory (re-created after the call's allocations, which may grow memory)", async () => {
+    const { allocBytes } = await import("../src/api/wasm-memory.js");
+    const rand = rng(19);
+    const rows = 64, cols = 4096;
+    const a = allocBytes(rows * cols);
+    const b = allocBytes(rows * cols);
+    try {
+      a.array.set(codes(rows * cols, 8, rand));
+      b.array.set(codes(rows * cols, 8, rand));
+      // A configuration not used before: its 256 KiB product table and the operand copies allocate.
+      const options = { formats: ["Binary8p3se", "E4M3"], partials: "binary16", overflow: "OvSAT", block: 7 } as const;
+      const fast = dotRows(a.array, b.array, rows, cols, options);
+      const slow = dotRows(a.array, b.array, rows, cols, { ...options, wasm: false });
+      for (let i = 0; i < rows; i++) expect(same(fast[i]!, slow[i]!)).toBe(true);
+    } finally {
+      a.free();
+      b.free();
+    }
+  });
+
   it("packed 4-bit operands (first element in the low nibble) equal the unpacked dot", () => {
     const rand = rng(5);
     const n = 37;

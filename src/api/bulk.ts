@@ -39,6 +39,9 @@ export type RandomSource = (i: number) => number;
 
 /** Validates quantize options and returns the projection and the random source (undefined when deterministic). */
 export function resolveQuantize(f: Format, n: number, options: QuantizeOptions | undefined): { rho: ResolvedProjection; random?: RandomSource; randomArray?: RandomArray; seed?: number } {
+  if (options !== undefined && (typeof options !== "object" || options === null)) {
+    throw new ArgumentTypeError("options", `got ${describe(options)}; allowed: an object { rounding?, saturation?, stochasticBits?, seed?, random?, out?, flags? }`);
+  }
   const { seed, random, out: _out, flags: _flags, ...projection } = options ?? {};
   const rho = resolveProjection(f, projection as Projection);
   const stochastic = isStochastic(rho.rounding);
@@ -74,12 +77,24 @@ export function requireInput(src: unknown): Float32Array | Float64Array {
   if (!(src instanceof Float32Array || src instanceof Float64Array)) {
     throw new ArgumentTypeError("src", `got ${describe(src)}; allowed: a Float32Array or Float64Array`);
   }
-  return src;
+  return requireAttached(src, "src");
+}
+
+/** A detached array reads as empty; rejecting it keeps a transferred buffer from giving a silently empty result. */
+export function requireAttached<T extends ArrayBufferView>(a: T, argument: string): T {
+  if (a.byteLength > 0 || a.buffer instanceof SharedArrayBuffer || a.buffer.byteLength > 0) return a;
+  try {
+    new Uint8Array(a.buffer);
+  } catch {
+    throw new ArgumentTypeError(argument, `is a ${a.constructor.name} whose ArrayBuffer was detached (transferred); allowed: an array with a live buffer`);
+  }
+  return a;
 }
 
 export function requireOutput<T extends CodeArray | Float32Array>(out: unknown, type: { new (n: number): T; readonly name: string }, n: number, argument = "options.out"): T {
   if (out === undefined) return new type(n);
   if (!(out instanceof type)) throw new ArgumentTypeError(argument, `got ${describe(out)}; allowed: a ${type.name} of length ${n}`);
+  requireAttached(out, argument);
   if (out.length !== n) throw new CodeRangeError(argument, `has length ${out.length}; allowed: ${n} (the input length)`);
   return out;
 }
@@ -130,7 +145,7 @@ export function decodeTable32(f: Format): Uint32Array {
 export function requireCodes(codes: unknown, f: Format, argument = "codes"): CodeArray {
   const type = codeArrayType(f);
   if (!(codes instanceof type)) throw new ArgumentTypeError(argument, `got ${describe(codes)}; allowed: a ${type.name} of ${f.name} codes`);
-  return codes;
+  return requireAttached(codes, argument);
 }
 
 /** Dequantizes codes into float32 (exact where the value fits binary32; see decodeTable32). */

@@ -4,14 +4,14 @@
 import { ArgumentTypeError, CodeRangeError, describe } from "../errors.js";
 import type { Format } from "../format/model.js";
 import { dequantizePackedWasm, packWasm, unpackWasm } from "../wasm/pack.js";
-import { type QuantizeOptions, decodeTable32, dequantize, quantize, requireInput } from "./bulk.js";
+import { type QuantizeOptions, decodeTable32, dequantize, quantize, requireAttached, requireInput } from "./bulk.js";
 import { type FormatLike, resolveFormat } from "./scalar.js";
 
 export type PackedBits = 4 | 6;
 
 /** Bytes holding n packed codes of `bits` bits: ceil(n · bits / 8). */
 export function packedLength(n: number, bits: PackedBits): number {
-  return Math.ceil((n * bits) / 8);
+  return Math.ceil((requireCount(n) * requireBits(bits)) / 8);
 }
 
 function requireBits(bits: unknown): PackedBits {
@@ -27,6 +27,7 @@ function requireCount(n: unknown): number {
 function requireBytes<T extends Uint8Array | Float32Array>(a: unknown, type: { new (n: number): T; readonly name: string }, length: number, argument: string, what: string): T {
   if (a === undefined && argument === "options.out") return new type(length);
   if (!(a instanceof type)) throw new ArgumentTypeError(argument, `got ${describe(a)}; allowed: a ${type.name} of length ${length} (${what})`);
+  requireAttached(a, argument);
   if (a.length !== length) throw new CodeRangeError(argument, `has length ${a.length}; allowed: ${length} (${what})`);
   return a;
 }
@@ -65,6 +66,7 @@ export function unpackReference(bytes: Uint8Array, bits: PackedBits, n: number, 
 /** Packs 4- or 6-bit codes (one per Uint8Array element) into ceil(n·bits/8) bytes. */
 export function packCodes(codes: Uint8Array, bits: PackedBits, options?: { out?: Uint8Array }): Uint8Array {
   if (!(codes instanceof Uint8Array)) throw new ArgumentTypeError("codes", `got ${describe(codes)}; allowed: a Uint8Array of ${describe(bits)}-bit codes`);
+  requireAttached(codes, "codes");
   requireBits(bits);
   const out = requireBytes(options?.out, Uint8Array, packedLength(codes.length, bits), "options.out", `ceil(${codes.length}·${bits}/8) packed bytes`);
   return packWasm(codes, bits, out) ?? packReference(codes, bits, out);

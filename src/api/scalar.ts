@@ -50,8 +50,29 @@ export function encode(value: number, fmt: FormatLike, options?: Projection): nu
 /** Projects an exact value (e.g. beyond float64's range) into the format and returns the code. */
 export function encodeExact(value: Exact, fmt: FormatLike, options?: Projection): number {
   const f = resolveFormat(fmt);
+  requireExact(value);
   requireCode(f, 0);
   const rho = resolveProjection(f, options);
+  return project(value, f, rho, requireRandom(rho, options?.random));
+}
+
+/** Throws ArgumentTypeError unless `value` is an Exact (e.g. from decodeExact): NaN, ±Inf or ±significand·2^exponent. */
+function requireExact(value: unknown): void {
+  const x = value as Partial<Record<"kind" | "sign" | "significand" | "exponent", unknown>> | null;
+  const ok =
+    typeof x === "object" && x !== null && (x.sign === 1 || x.sign === -1) &&
+    (x.kind === "nan" || x.kind === "infinity" || (x.kind === "finite" && typeof x.significand === "bigint" && x.significand >= 0n && Number.isSafeInteger(x.exponent)));
+  if (!ok) throw new ArgumentTypeError("value", `got ${describe(value)}; allowed: an Exact { kind: "finite", sign: 1 | -1, significand: bigint ≥ 0, exponent: integer } or { kind: "nan" | "infinity", sign }`);
+}
+
+/**
+ * ωProject (P3109 §4.7.3) of an exact real: the result is a P3109 datum also in external formats (+0 for every
+ * zero, the canonical NaN), unlike `encodeExact`, which keeps IEEE signs of zero and NaN in formats that have them.
+ */
+export function omegaProject(value: Exact, fmt: FormatLike, options?: Projection): number {
+  const f = resolveFormat(fmt);
+  requireCode(f, 0);
+  const rho = resolveProjection(f, options, "options", "P3109");
   return project(value, f, rho, requireRandom(rho, options?.random));
 }
 

@@ -3,7 +3,7 @@
 // scratch region (memory does not grow with the input); a trailing partial block runs through the reference.
 import { float32Bits } from "../exact/value.js";
 import { kernels } from "../wasm/instance.js";
-import { allocBytesRaw, freeBytesRaw, memoryBuffer } from "../wasm/memory.js";
+import { allocBytesRaw, freeBytesRaw, inWasm, keep, memoryBuffer } from "../wasm/memory.js";
 import { type BlockPlan, maxValue, quantizeBlocksReference } from "./mx.js";
 
 interface BlockKernels {
@@ -46,6 +46,8 @@ export function quantizeBlocksKernel(src: Float32Array, plan: BlockPlan, scales:
     const chunkBlocks = Math.floor(CHUNK / B);
     const chunk = chunkBlocks * B;
     const elemBytes = s.packed ? chunk / 2 : chunk;
+    // Taken before allocating: a memory growth detaches Wasm views, keep() re-creates them at the same address.
+    const current = keep(src);
     const pSrc = allocBytesRaw(chunk * 4);
     const pScales = allocBytesRaw(chunkBlocks);
     const pElems = allocBytesRaw(elemBytes);
@@ -57,9 +59,13 @@ export function quantizeBlocksKernel(src: Float32Array, plan: BlockPlan, scales:
       for (let b0 = 0; b0 < full; b0 += chunkBlocks) {
         const blocks = Math.min(chunkBlocks, full - b0);
         const n = blocks * B;
+        // A Float32Array that already lives in Wasm memory (allocFloat32) is read in place: no copy.
+        const view = current();
+        const inPlace = inWasm(view);
+        const from = inPlace ? view.byteOffset + b0 * B * 4 : pSrc;
+        if (!inPlace) new Float32Array(memoryBuffer(), pSrc, n).set(view.subarray(b0 * B, b0 * B + n));
+        k.mxQuantize(from, blocks, B, pScales, pElems, s.emax, plan.fixedExp ?? -10000, s.minScaleExp, s.maxScaleExp, code0, nanCode, e.P - 1, s.packed ? 1 : 0, s.twosComplement ? 1 : 0, negZero);
         const buf = memoryBuffer();
-        new Float32Array(buf, pSrc, n).set(src.subarray(b0 * B, b0 * B + n));
-        k.mxQuantize(pSrc, blocks, B, pScales, pElems, s.emax, plan.fixedExp ?? -10000, s.minScaleExp, s.maxScaleExp, code0, nanCode, e.P - 1, s.packed ? 1 : 0, s.twosComplement ? 1 : 0, negZero);
         scales.set(new Uint8Array(buf, pScales, blocks), b0);
         const bytes = s.packed ? n / 2 : n;
         elements.set(new Uint8Array(buf, pElems, bytes), s.packed ? (b0 * B) / 2 : b0 * B);
@@ -70,6 +76,6 @@ export function quantizeBlocksKernel(src: Float32Array, plan: BlockPlan, scales:
       freeBytesRaw(pSrc, chunk * 4);
     }
   }
-  if (full * B < src.length) quantizeBlocksReference(src, plan, scales, elements, full);
+  if (full * B < src.length) quantizeBlocksReference(keep(src)(), plan, scales, elements, full);
   return true;
 }

@@ -174,7 +174,8 @@ export function matmul(a: Uint8Array, b: Uint8Array, m: number, n: number, k: nu
   if (!(out instanceof Float32Array) || out.length !== m * n) throw new CodeRangeError("options.out", `got ${describe(out)}; allowed: a Float32Array of length m × n = ${m * n}`);
   const blocks = Math.max(1, Math.ceil(k / r.ctx.block));
   const scale = scaleFunction(options.scales, m, n, blocks);
-  if (r.wasm && dotKernel(a, b, k, m, n, r.ctx, options.scales ? { ...options.scales, blocks } : undefined, out)) return out;
+  const fast = r.wasm ? dotKernel(a, b, k, m, n, r.ctx, options.scales ? { ...options.scales, blocks } : undefined, out) : undefined;
+  if (fast) return fast; // `out` re-created if it is a Wasm view and memory grew
   for (let i = 0; i < m; i++) {
     for (let j = 0; j < n; j++) out[i * n + j] = dotReference(a, i * k, b, j * k, k, r.ctx, scale(i, j));
   }
@@ -197,7 +198,8 @@ export function dotRows(a: Uint8Array, b: Uint8Array, rows: number, cols: number
   requireCodesIn(b, r.fb, "b");
   const out = options.out ?? new Float32Array(rows);
   if (!(out instanceof Float32Array) || out.length !== rows) throw new CodeRangeError("options.out", `got ${describe(out)}; allowed: a Float32Array of length rows = ${rows}`);
-  if (r.wasm && dotKernel(a, b, cols, rows, rows, r.ctx, undefined, out, true)) return out;
+  const fast = r.wasm ? dotKernel(a, b, cols, rows, rows, r.ctx, undefined, out, true) : undefined;
+  if (fast) return fast;
   for (let i = 0; i < rows; i++) out[i] = dotReference(a, i * cols, b, i * cols, cols, r.ctx);
   return out;
 }

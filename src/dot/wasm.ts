@@ -2,7 +2,7 @@
 // once, copies the operands into Wasm memory and runs dotBatch. Returns undefined when the kernels are missing or
 // the configuration is outside what the kernel proves exact; callers then run the reference.
 import { kernels } from "../wasm/instance.js";
-import { allocBytesRaw, freeBytesRaw, memoryBuffer } from "../wasm/memory.js";
+import { allocBytesRaw, freeBytesRaw, keep, memoryBuffer } from "../wasm/memory.js";
 import { modeIndex, projectPartial, type OverflowMode } from "./partials.js";
 import { type DotContext, exactInFloat64 } from "./reference.js";
 
@@ -74,31 +74,39 @@ export function dotKernel(a: Uint8Array, b: Uint8Array, k: number, m: number, n:
   const blk = exact ? Math.max(1, k) : ctx.block;
   if (exact && scales && (scales.a || scales.b)) return undefined;
   if (!exactInFloat64(blk, ctx.productBound, ctx.lowExp)) return undefined;
+  // Operands may be views of Wasm memory: re-create them after the allocations below (a growth detaches views).
+  const bytesA = a.length;
+  const bytesB = b.length;
+  const la = scales?.a?.length ?? 0;
+  const lb = scales?.b?.length ?? 0;
+  const strideA = stride(scales?.a, m);
+  const strideB = stride(scales?.b, n);
+  const getOut = out ? keep(out) : undefined;
+  const getA = keep(a);
+  const getB = keep(b);
+  const getSa = scales?.a ? keep(scales.a) : undefined;
+  const getSb = scales?.b ? keep(scales.b) : undefined;
   const table = productTable(ctx);
   if (table === undefined) return undefined;
   const p = ctx.partials;
-  const sa = scales?.a;
-  const sb = scales?.b;
-  const bytesA = a.length;
-  const bytesB = b.length;
   const outBytes = results * 4;
   const pa = allocBytesRaw(bytesA + 8, "a");
   const pb = allocBytesRaw(bytesB + 8, "b");
   const po = allocBytesRaw(outBytes, "out");
-  const ps = allocBytesRaw((sa?.length ?? 0) + (sb?.length ?? 0), "options.scales");
+  const ps = allocBytesRaw(la + lb, "options.scales");
   try {
     const buf = memoryBuffer();
-    new Uint8Array(buf, pa, bytesA).set(a);
-    new Uint8Array(buf, pb, bytesB).set(b);
-    if (sa) new Uint8Array(buf, ps, sa.length).set(sa);
-    if (sb) new Uint8Array(buf, ps + (sa?.length ?? 0), sb.length).set(sb);
+    new Uint8Array(buf, pa, bytesA).set(getA());
+    new Uint8Array(buf, pb, bytesB).set(getB());
+    if (getSa) new Uint8Array(buf, ps, la).set(getSa());
+    if (getSb) new Uint8Array(buf, ps + la, lb).set(getSb());
     const mode = exact ? 1 : modeIndex(ctx.mode as OverflowMode);
-    K.dotBatch(pa, pb, k, m, n, table, blk, p.P, p.minQ, p.max, mode, ps, stride(sa, m), ps + (sa?.length ?? 0), stride(sb, n), scales?.blocks ?? 1, po, pairs ? 1 : 0);
-    const result = out ?? new Float32Array(results);
+    K.dotBatch(pa, pb, k, m, n, table, blk, p.P, p.minQ, p.max, mode, ps, strideA, ps + la, strideB, scales?.blocks ?? 1, po, pairs ? 1 : 0);
+    const result = getOut ? getOut() : new Float32Array(results);
     result.set(new Float32Array(memoryBuffer(), po, results));
     return result;
   } finally {
-    freeBytesRaw(ps, (sa?.length ?? 0) + (sb?.length ?? 0));
+    freeBytesRaw(ps, la + lb);
     freeBytesRaw(po, outBytes);
     freeBytesRaw(pb, bytesB + 8);
     freeBytesRaw(pa, bytesA + 8);

@@ -71,19 +71,22 @@ export function project(x: Exact, f: Format, rho: ResolvedProjection, R = 0, fla
 
 /** As `project`, with the code as a bigint (needed for binary64 codes). */
 export function projectBig(x: Exact, f: Format, rho: ResolvedProjection, R = 0, flags?: ConversionFlags): bigint {
+  // P3109 datums (§3.1) have no −0 and one unsigned NaN: ωEncodeExternal gives +0 and the canonical NaN (§4.8).
+  const ieeeSigns = rho.datums === "IEEE";
   if (x.kind === "nan") {
     if (flags) flags.invalid++;
-    return encodeNaN(f, x.sign, x.payload);
+    return ieeeSigns ? encodeNaN(f, x.sign, x.payload) : encodeNaN(f, 1, undefined);
   }
   if (rho.vendor === "ml_dtypes_e8m0") return BigInt(mlDtypesE8M0(x));
   const negative = x.sign < 0;
+  const s = { negativeZero: negative && ieeeSigns, nanSign: ieeeSigns ? x.sign : 1 } as const;
   if (x.kind === "infinity") {
     if (!f.infinity && flags) flags.invalid++;
-    return encodeSaturated(f, saturateInfinity(f, rho.saturation, negative), negative, 0n, x);
+    return encodeSaturated(f, saturateInfinity(f, rho.saturation, negative), negative, 0n, s);
   }
   if (x.significand === 0n) {
-    if (f.zero) return encodeZero(f, negative);
-    return encodeSaturated(f, saturateFinite(f, rho.saturation, rho.rounding, negative, 0n, true), negative, 0n, x);
+    if (f.zero) return encodeZero(f, s.negativeZero);
+    return encodeSaturated(f, saturateFinite(f, rho.saturation, rho.rounding, negative, 0n, true), negative, 0n, s);
   }
   if (flags && isSubnormalInput(x)) flags.denormal++;
   const r = roundToPrecision(x, f.P, f.minQuantumExponent, f.bias + f.P - 2, rho.rounding, rho.stochasticBits, R);
@@ -98,7 +101,7 @@ export function projectBig(x: Exact, f: Format, rho: ResolvedProjection, R = 0, 
   const isZero = f.zero ? mag === 0n : r.S === 0n;
   const outcome = saturateFinite(f, rho.saturation, rho.rounding, negative, mag, isZero);
   if (flags && outcome !== "value" && mag > bigCodes(f).maxFinite) flags.overflow++;
-  return encodeSaturated(f, outcome, negative, mag, x);
+  return encodeSaturated(f, outcome, negative, mag, s);
 }
 
 /** Rules 3–17 of §4.7.5: an infinite input. */
@@ -136,12 +139,12 @@ function saturateFinite(f: Format, sat: Saturation, rnd: Rounding, negative: boo
 }
 
 /** ωEncode (§4.7.6) of a saturation outcome. */
-function encodeSaturated(f: Format, s: Saturated, negative: boolean, mag: bigint, x: Exact): bigint {
+function encodeSaturated(f: Format, s: Saturated, negative: boolean, mag: bigint, signs: { negativeZero: boolean; nanSign: 1 | -1 }): bigint {
   const codes = bigCodes(f);
   const sign = codes.signBit;
   switch (s) {
     case "value":
-      if (mag === 0n) return encodeZero(f, negative);
+      if (mag === 0n) return encodeZero(f, signs.negativeZero);
       return negative ? mag + sign : mag;
     case "maxFinite":
       return codes.maxFinite;
@@ -152,7 +155,7 @@ function encodeSaturated(f: Format, s: Saturated, negative: boolean, mag: bigint
     case "negInf":
       return codes.negInf;
     case "nan":
-      return encodeNaN(f, x.sign, undefined);
+      return encodeNaN(f, signs.nanSign, undefined);
   }
 }
 

@@ -42,6 +42,12 @@ export interface ResolvedProjection {
   readonly saturation: Saturation;
   readonly stochasticBits: number;
   readonly vendor: "none" | "ml_dtypes_e8m0";
+  /**
+   * "IEEE": −0 and the sign (and payload) of NaN survive in formats that have them — conversions of IEEE values,
+   * ml_dtypes and ONNX casts. "P3109": results are P3109 datums (§3.1: no −0, one NaN), as every P3109 operation
+   * and ωProject of an exact real produce.
+   */
+  readonly datums: "IEEE" | "P3109";
 }
 
 export function isStochastic(r: Rounding): r is StochasticRounding {
@@ -49,7 +55,7 @@ export function isStochastic(r: Rounding): r is StochasticRounding {
 }
 
 /** Validates options against the format; throws ProjectionError naming the offending field. */
-export function resolveProjection(f: Format, options: Projection | undefined, where = "options"): ResolvedProjection {
+export function resolveProjection(f: Format, options: Projection | undefined, where = "options", datums: "IEEE" | "P3109" = "IEEE"): ResolvedProjection {
   if (options !== undefined && (typeof options !== "object" || options === null)) {
     throw new ProjectionError(where, `got ${describe(options)}; allowed: an object { rounding?, saturation?, stochasticBits?, random? }`);
   }
@@ -74,7 +80,7 @@ export function resolveProjection(f: Format, options: Projection | undefined, wh
     throw new ProjectionError(`${where}.stochasticBits`, `only allowed with StochasticA, StochasticB or StochasticC (rounding is ${rounding})`);
   }
   const vendor = isDefault && f.defaultProjection === "ml_dtypes_e8m0" ? "ml_dtypes_e8m0" : "none";
-  return { rounding, saturation, stochasticBits, vendor };
+  return { rounding, saturation, stochasticBits, vendor, datums };
 }
 
 /** Validates a scalar random value R against N (P3109 §4.7.4: 0 ≤ R < 2^N). */

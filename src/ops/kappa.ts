@@ -172,12 +172,11 @@ export function approximate(name: string, spec: OperationSpec): ApproximateSpeci
   if (fr.K > 32) throw new FormatError("spec.result", `got ${fr.name}; allowed: formats of at most 32 bits for ${name}`);
   if (isStochastic(rho.rounding)) throw new FormatError("spec.rounding", `${name} supports deterministic roundings only`);
   const table = new (fr.K <= 8 ? Uint8Array : fr.K <= 16 ? Uint16Array : Uint32Array)(fx.codeCount);
-  const negativeZero = fr.family === "P3109" ? -1 : fr.signBit;
   for (let c = 0; c < fx.codeCount; c++) {
     const x = operandValue(c, fx);
     const v = a.fn(toNumberExact(x)!);
     const r = project(Number.isNaN(v) ? { kind: "nan", sign: 1 } : fromNumber(v === 0 ? 0 : v), fr, rho);
-    table[c] = r === negativeZero ? 0 : r;
+    table[c] = r;
   }
   const call = ((code: number): number => {
     if (!Number.isInteger(code) || code < 0 || code >= fx.codeCount) throw new CodeRangeError("code", `got ${code}; allowed: a ${fx.name} code in [0, ${fx.codeCount - 1}]`);

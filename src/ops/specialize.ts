@@ -151,7 +151,7 @@ export function specialize(name: string, spec: OperationSpec = {}): Specializati
   if (info.kind === "numeric") {
     if (spec.result === undefined) throw new FormatError("spec.result", `${name} needs a result format; allowed: a P3109 format or binary16, bfloat16, binary32, binary64`);
     result = requireOperationFormat(spec.result, "spec.result");
-    rho = resolveProjection(result, { rounding: spec.rounding ?? "NearestTiesToEven", saturation: spec.saturation ?? "SatNone", ...(spec.stochasticBits !== undefined && { stochasticBits: spec.stochasticBits }) }, "spec");
+    rho = resolveProjection(result, { rounding: spec.rounding ?? "NearestTiesToEven", saturation: spec.saturation ?? "SatNone", ...(spec.stochasticBits !== undefined && { stochasticBits: spec.stochasticBits }) }, "spec", "P3109");
   } else if (info.kind === "projection") {
     rho = resolveProjection(format("binary32"), { rounding: spec.rounding ?? "NearestTiesToEven", saturation: spec.saturation ?? "SatNone", ...(spec.stochasticBits !== undefined && { stochasticBits: spec.stochasticBits }) }, "spec");
   } else {
@@ -176,12 +176,8 @@ function build(info: OpInfo, operands: readonly Format[], result: Format | undef
   const wide = result?.K === 64;
 
   const omegaOf = (values: Exact[]): Exact => info.omega!(values, precision);
-  // ωEncodeExternal(0) = +0 (§4.8): a negative result that rounds to zero is the datum 0, not IEEE −0.
-  const negativeZero = result && result.family !== "P3109" ? (wide ? 1n << 63n : result.signBit) : -1;
-  const encode = (x: Exact, R: number): Code => {
-    const c = wide ? projectBig(x, result!, rho!, R) : project(x, result!, rho!, R);
-    return c === negativeZero ? (wide ? 0n : 0) : c;
-  };
+  // rho has P3109 datum semantics: ωEncodeExternal(0) = +0 and one NaN also in external formats (§4.8).
+  const encode = (x: Exact, R: number): Code => (wide ? projectBig(x, result!, rho!, R) : project(x, result!, rho!, R));
 
   /** The result of decoded operands (R only for stochastic roundings). */
   const evaluate = (values: Exact[], codes: ArrayLike<Code>, R: number): Result => {

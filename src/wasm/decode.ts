@@ -104,6 +104,7 @@ export function wasmTable(k: Kernels, f: Format, decodeTable32: (f: Format) => U
   const values = decodeTable32(f);
   const entries = Math.max(16, values.length);
   const split = f.K > 4 && f.K <= 8 ? splitTable(values) : undefined;
+  const linear = f.K > 8 ? linearForm(values) : undefined;
   const bytes = entries * 4 + (f.K <= 4 ? 64 : 0) + (split ? SPLIT_BYTES : 0);
   const table = allocBytesRaw(bytes);
   const words = new Uint32Array(memoryBuffer(k), table, entries);
@@ -113,7 +114,6 @@ export function wasmTable(k: Kernels, f: Format, decodeTable32: (f: Format) => U
   if (planes >= 0) k.nibblePlanes(table, planes);
   const splitPtr = split ? table + entries * 4 : -1;
   if (split) new Uint8Array(memoryBuffer(k), splitPtr, SPLIT_BYTES).set(split.bytes);
-  const linear = f.K > 8 ? linearForm(values) : undefined;
   t = { table, bytes, planes, split: splitPtr, splitRows: split?.rows ?? 0, ...(linear && { linear }) };
   tables.set(key, t);
   if (tables.size > MAX_TABLES) {

@@ -65,7 +65,7 @@ const SLOT = {
   narrowKeepOffset: 46,
   stochasticMask: 47,
   stochasticScale: 48,
-  stochasticPlusOne: 49,
+  stochasticOneAt: 49,
   stochasticCHalf: 50,
   stochasticCBit: 51,
 } as const;
@@ -79,11 +79,10 @@ const SCALAR = {
   wide: 5,
   stageC: 6,
   fast: 7,
-  stochasticLeft: 8,
-  stochasticRight: 9,
+  stochasticAddShift: 8,
+  stochasticRShift: 9,
   stochasticBits: 10,
-  stochasticTwice: 11,
-  stochasticCShift: 12,
+  stochasticCShift: 11,
 } as const;
 const FAST = { none: 0, bytes: 1, wide: 2, wideKeep: 3 } as const;
 const BLOCK_WORDS = SLOTS * 4 + 16;
@@ -225,8 +224,8 @@ function constantBlock(f: Format, rho: ResolvedProjection, kind: number, key0: n
 
 /**
  * Fills the fast-path slots and returns its variant, or FAST.none. The fast path rounds NearestTiesToEven (the
- * float-add trick for subnormal results) or StochasticA/B/C (R' added at the fraction bits) with MinNormal ≥ 2^−126,
- * so every float32 subnormal has a subnormal result, and saturates with one clamp: it applies when ±∞ inputs give
+ * float-add trick for subnormal results) or StochasticA/B/C (R' added at the fraction bits) with MinNormal ≥ 2^−127,
+ * so every float32 subnormal has the subnormal quantum, and saturates with one clamp: it applies when ±∞ inputs give
  * the codes of finite overflow, the overflow code is MaxFinite or the next magnitude (∞ or NaN) with the sign ORed
  * in, and unsigned formats send every negative input to 0.
  */
@@ -237,25 +236,26 @@ function fastPath(f: Format, rho: ResolvedProjection, block: Int32Array, keepPay
   const P = f.P;
   const minQ = f.minQuantumExponent;
   const lowNormal = minNormalExponent(f);
-  if (rho.vendor !== "none" || !f.zero || f.subnormals !== "gradual" || lowNormal < -126) return FAST.none;
+  // Float32 subnormals must all have the subnormal quantum 2^minQ (MinNormal ≥ 2^−127; then 2^−126 splits the paths).
+  if (rho.vendor !== "none" || !f.zero || f.subnormals !== "gradual" || lowNormal < -127) return FAST.none;
   if (rho.rounding === "NearestTiesToEven") {
     if (minQ + 23 > 127) return FAST.none;
   } else if (isStochastic(rho.rounding)) {
-    const twice = rho.rounding === "StochasticB" ? 1 : 0;
-    const NS = rho.stochasticBits + twice;
-    // y = |x|·2^(NS − minQ) must be an exact float32 scale and ⌊y⌋ + R' must fit i32 lanes.
-    if (NS - minQ > 127 || P - 1 + NS > 30) return FAST.none;
+    const N = rho.stochasticBits;
+    const twice = rho.rounding === "StochasticB";
+    const NS = N + (twice ? 1 : 0);
+    // y = |x|·2^(NS − minQ) < 2^(P + NS) must be an exact float32 scale and ⌊y⌋ + R' must fit i32 lanes.
+    if (NS - minQ > 127 || P + NS > 30) return FAST.none;
     const d = 24 - P - NS;
     set(SLOT.stochasticMask, d > 0 ? ~(2 ** d - 1) : ALL);
     block.fill(f32Bits(2 ** (NS - minQ)), SLOT.stochasticScale * 4, SLOT.stochasticScale * 4 + 4);
-    set(SLOT.stochasticPlusOne, twice);
+    set(SLOT.stochasticOneAt, twice ? 2 ** (31 - N) : 0);
     const rnite = rho.rounding === "StochasticC" && d > 0;
     set(SLOT.stochasticCHalf, rnite ? 2 ** (d - 1) - 1 : 0);
     set(SLOT.stochasticCBit, rnite ? 1 : 0);
-    block[scalars + SCALAR.stochasticLeft] = Math.max(d, 0);
-    block[scalars + SCALAR.stochasticRight] = Math.max(-d, 0);
+    block[scalars + SCALAR.stochasticAddShift] = 8 + P;
+    block[scalars + SCALAR.stochasticRShift] = 32 - NS;
     block[scalars + SCALAR.stochasticBits] = NS;
-    block[scalars + SCALAR.stochasticTwice] = twice;
     block[scalars + SCALAR.stochasticCShift] = Math.max(d, 0);
   } else return FAST.none;
   const max = f.maxFiniteMagnitude;
@@ -268,7 +268,7 @@ function fastPath(f: Format, rho: ResolvedProjection, block: Int32Array, keepPay
   set(SLOT.fastRebias, (f.bias - 127) * 2 ** 23);
   set(SLOT.fastHalf, 2 ** (23 - P) - 1);
   set(SLOT.fastMagic, f32Bits(2 ** (minQ + 23)));
-  set(SLOT.fastNormalBits, (lowNormal + 127) * 2 ** 23);
+  set(SLOT.fastNormalBits, (Math.max(lowNormal, -126) + 127) * 2 ** 23);
   set(SLOT.fastLimit, above);
   // Narrow-lane constants: each i32 word holds four bytes or two halves of the same value.
   const narrow = (slot: number, v: number) => set(slot, f.K <= 8 ? (v & 0xff) * 0x01010101 : (v & 0xffff) * 0x10001);
