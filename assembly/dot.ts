@@ -21,7 +21,8 @@
  */
 // @ts-ignore: decorator
 @inline function project(x: f64, m: u64, half: u64, mask: u64, minNormal: f64, C: f64, maxv: f64, mode: i32): f64 {
-  if (x != x || x == 0) return x;
+  // No special cases needed: NaN and ±0 take the float path unchanged ((NaN + C) − C = NaN, (0 + C) − C = 0, the
+  // sign restored by copysign), ±∞ keeps its bits through the integer path and then overflows.
   const a = abs(x);
   let v: f64;
   if (a >= minNormal) {

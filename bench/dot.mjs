@@ -2,7 +2,7 @@
 // of MX block quantization (elements/s), each next to a plain TypeScript loop measured in the same run.
 // Not part of npm test. Median and best of interleaved rounds.   node bench/dot.mjs [--rounds 7]
 import { loadavg } from "node:os";
-import { dotRows, dot, decode, quantize, quantizeBlocks } from "minifloat";
+import { allocFloat32, dotRows, dot, decode, quantize, quantizeBlocks } from "minifloat";
 
 const args = new Map(process.argv.slice(2).flatMap((a, i, all) => (a.startsWith("--") ? [[a.slice(2), all[i + 1]]] : [])));
 const ROUNDS = Number(args.get("rounds") ?? 7);
@@ -137,7 +137,10 @@ function plainMxfp4(out, scales) {
   }
 }
 const plainOut = new Uint8Array(N / 2), plainScales = new Uint8Array(N / 32);
+const inWasm = allocFloat32(N);
+inWasm.array.set(src);
 const mxCases = [
+  { label: `quantizeBlocks ${N} f32 → mxfp4 (Wasm, input in Wasm memory)`, units: N, run: () => quantizeBlocks(inWasm.array, "mxfp4") },
   { label: `quantizeBlocks ${N} f32 → mxfp4 (Wasm, JS arrays in/out)`, units: N, run: () => quantizeBlocks(src, "mxfp4") },
   { label: `quantizeBlocks ${N} f32 → mxfp8_e4m3 (Wasm)`, units: N, run: () => quantizeBlocks(src, "mxfp8_e4m3") },
   { label: `quantizeBlocks ${N} f32 → mxint8 (Wasm)`, units: N, run: () => quantizeBlocks(src, "mxint8") },

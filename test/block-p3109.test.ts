@@ -2,7 +2,7 @@
 // set (golden/p3109/scaled_blocks.jsonl.gz) bit for bit, the digest's §8.3 examples, and the special rules of
 // ωBlockProject (S = 0, S = ±∞, NaN) and of the reductions.
 import { describe, expect, it } from "vitest";
-import { decode, encode } from "../src/api/scalar.js";
+import { decode, encode, encodeExact } from "../src/api/scalar.js";
 import {
   blockDecode,
   blockDotProduct,
@@ -14,6 +14,8 @@ import {
   convertToBlockMaxAbsFinite,
 } from "../src/block/p3109.js";
 import { format } from "../src/format/registry.js";
+import { BLOCK_OPS } from "../src/block/p3109.js";
+import { operationInfo } from "../src/ops/registry.js";
 import { readJsonl, sharedPath } from "./golden/reader.js";
 
 const E8 = "Binary8p4se";
@@ -101,6 +103,21 @@ describe("reductions and elementwise Block<Op>", () => {
     expect(q.elements.map((c) => decode(c, E8))).toEqual([4, -6, 0]);
     const r = blockOp("Sqrt", [{ block: block(1, [2]), fs: S, fx: E8 }], encode(1, S), S, "binary32");
     expect(decode(r.elements[0]!, "binary32")).toBe(Math.fround(Math.SQRT2));
+  });
+  it("every §5.4 operation runs as Block<Op>, each result equal to the scalar operation on the decoded elements", () => {
+    const b = { block: block(2, [0.25, 1]), fs: S, fx: E8 };
+    expect(BLOCK_OPS.length).toBe(52);
+    for (const op of BLOCK_OPS) {
+      const info = operationInfo(op)!;
+      const r = blockOp(op, Array(info.arity).fill(b), encode(1, S), S, E8);
+      // With result scale 1 the elements are Op(0.5, …), Op(2, …) projected once into Binary8p4se.
+      const expected = [0.5, 2].map((v) => {
+        const z = info.omega!(Array(info.arity).fill({ kind: "finite", sign: 1, significand: BigInt(v * 4), exponent: -2 }), 40);
+        return encodeExact(z, E8);
+      });
+      expect({ op, elements: r.elements }).toEqual({ op, elements: expected });
+    }
+    expect(blockOp("Exp", [b], encode(1, S), S, E8).elements.map((c) => decode(c, E8))).toEqual([1.625, 7.5]); // e^0.5, e^2
   });
   it("typed errors name the argument", () => {
     expect(() => blockOp("Foo" as "Add", [], 0, S, E8)).toThrow(/^op: got "Foo"; allowed: Convert, Abs/);

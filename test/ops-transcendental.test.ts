@@ -10,6 +10,8 @@ import { format } from "../src/format/registry.js";
 import { stickyPrecision } from "../src/ops/sticky.js";
 import { TRANSCENDENTAL } from "../src/ops/transcendental/index.js";
 import { piInterval, ln2Interval } from "../src/ops/transcendental/constants.js";
+import { MAX_WORKING_BITS, refine } from "../src/ops/transcendental/common.js";
+import { TranscendentalPrecisionError } from "../src/ops/transcendental/index.js";
 import { readJsonl, sharedPath } from "./golden/reader.js";
 import { operand, rho } from "./ops-transcendental-golden.js";
 import { F, ONE, type OracleValue, PI, cosF, oracle, sinF } from "./ops-transcendental-oracle.js";
@@ -55,6 +57,21 @@ describe("constants", () => {
     expect(at(l.lo, l.e, 64)).toBe(0xb17217f7d1cf79abn);
     expect(at(l.hi, l.e, 64)).toBe(0xb17217f7d1cf79abn);
     expect(bitLength(pi.hi - pi.lo)).toBeLessThan(8);
+  });
+});
+
+describe("refinement guard", () => {
+  it("throws an internal error instead of looping or guessing when an enclosure never decides", () => {
+    const widths: number[] = [];
+    const never = (w: number) => {
+      widths.push(w);
+      return { lo: -1n, hi: 1n, e: 0 }; // straddles 0: undecidable at any precision
+    };
+    expect(() => refine(12, never)).toThrow(TranscendentalPrecisionError);
+    expect(widths[0]).toBe(36);
+    expect(Math.max(...widths)).toBeLessThanOrEqual(MAX_WORKING_BITS);
+    expect(widths.length).toBe(11); // 36, 72, …, 36·2^10 = 36864; the next doubling would pass 65536
+    expect(widths[10]).toBe(36864);
   });
 });
 
@@ -360,5 +377,72 @@ describe("independent high-precision check (NearestTiesToEven, SatNone)", () => 
     expect(PI >> BigInt(F - 62)).toBe(0xc90fdaa22168c234n);
     expect(sinF(ONE) >> BigInt(F - 64)).toBe(0xd76aa47848677020n);
     expect(cosF(ONE) >> BigInt(F - 64)).toBe(0x8a51407da8345c91n);
+  });
+});
+
+describe("extreme arguments of 16-bit formats (2^±30000)", () => {
+  const f = format("Binary16p1ue"); // powers of two from about 2^−32767 to 2^32766
+  const up = rho("TowardPositive", "SatNone");
+  const zero = rho("TowardZero", "SatNone");
+  const code = (x: Exact): number => project(x, f, RNE);
+  const t = pow2(-30000);
+  it("odd functions just above or below a tiny X keep the direction of their X³ (or X²) term", () => {
+    for (const op of ["Tan", "ArcSin", "Sinh", "ArcTanh", "ExpMinusOne"]) {
+      const r = om(op, [t], 8);
+      expect([op, project(r, f, up)]).toEqual([op, code(pow2(-29999))]);
+      expect([op, project(r, f, zero)]).toEqual([op, code(t)]);
+    }
+    for (const op of ["Sin", "ArcTan", "Tanh", "ArcSinh", "LogOnePlus"]) {
+      const r = om(op, [t], 8);
+      expect([op, project(r, f, up)]).toEqual([op, code(t)]);
+      expect([op, project(r, f, zero)]).toEqual([op, code(pow2(-30001))]);
+    }
+  });
+  it("results next to exact dyadic constants (1, ½, ¼) are decided without 30000-bit evaluations", () => {
+    const cases: [string, Exact[], number, number][] = [
+      // op, args, exact neighbour the result lies just above (+1) or below (−1) of, as log2
+      ["Cosh", [t], 0, 1],
+      ["Cos", [t], 0, -1],
+      ["CosPi", [t], 0, -1],
+      ["Exp", [t], 0, 1],
+      ["Exp2", [pow2(-30000, -1)], 0, -1],
+      ["ArcCosPi", [t], -1, -1],
+      ["ArcCosPi", [pow2(-30000, -1)], -1, 1],
+      ["ArcTanPi", [pow2(30000)], -1, -1],
+      ["ArcSinPi", [finite(1, (1n << 14n) - 1n, -14)], -1, -1],
+      ["ArcTan2Pi", [t, num(-1)], 0, -1],
+      ["ArcTan2Pi", [num(1), pow2(-30000, -1)], -1, 1],
+      ["ArcTan2Pi", [num(1), t], -1, -1],
+    ];
+    for (const [op, args, k, dir] of cases) {
+      const start = performance.now();
+      const r = om(op, args, 8);
+      expect(performance.now() - start).toBeLessThan(2000);
+      // P = 1: TowardPositive / TowardZero land on 2^k or a neighbouring power of two.
+      expect([op, k, project(r, f, up)]).toEqual([op, k, code(pow2(dir > 0 ? k + 1 : k))]);
+      expect([op, k, project(r, f, zero)]).toEqual([op, k, code(pow2(dir > 0 ? k : k - 1))]);
+    }
+  });
+  it("every op decides at sampled codes of Binary16p1ue, Binary16p1se and Binary16p15se", () => {
+    let n = 0;
+    let regular = 0;
+    for (const name of ["Binary16p1ue", "Binary16p1se", "Binary16p15se"]) {
+      const g = format(name);
+      const prec = stickyPrecision(g, RNE);
+      for (const [op, o] of Object.entries(TRANSCENDENTAL)) {
+        for (let c = 0; c < 65536; c += 2039) {
+          const x = operand(c, g);
+          const r = o.omega(o.arity === 1 ? [x] : [x, operand((c * 7919) % 65536, g)], prec);
+          if (r.kind === "finite" && r.significand !== 0n) {
+            // Round-to-odd results carry `prec` bits; only exact results may be wider (Log2(2^k) = k).
+            if (bitLength(r.significand) > prec) expect([op, r.exponent >= 0]).toEqual(["Log2", true]);
+            else regular++;
+          }
+          n++;
+        }
+      }
+    }
+    expect(n).toBe(3 * 27 * 33);
+    expect(regular).toBeGreaterThan(1000);
   });
 });

@@ -123,6 +123,7 @@ export function blockScheme(scheme: SchemeName | CustomScheme | BlockScheme, arg
   const scale = resolveFormat(c.scale, `${argument}.scale`);
   if (element.K > 8) throw new CodeRangeError(`${argument}.element`, `${element.name} has ${element.K}-bit codes; allowed: element formats of at most 8 bits`);
   if (scale.K > 8) throw new CodeRangeError(`${argument}.scale`, `${scale.name} has ${scale.K}-bit codes; allowed: scale formats of at most 8 bits`);
+  if (!scale.hasNaN) throw new CodeRangeError(`${argument}.scale`, `${scale.name} has no NaN; allowed: a scale format with a NaN code (blocks holding NaN or ±∞ store it)`);
   if (scale.signed && scale.P !== 1 && !scale.zero) throw new CodeRangeError(`${argument}.scale`, `${scale.name}: allowed: a P = 1 scale (powers of two) or a format with positive finite values`);
   const blockSize = requireInteger(`${argument}.blockSize`, c.blockSize, 1, 2 ** 20);
   return build(`custom(${element.name}, ${scale.name}, ${blockSize})`, element, scale, blockSize, false);
@@ -252,7 +253,7 @@ export function blockScale(src: Float32Array, start: number, end: number, plan: 
 }
 
 function nanScaleCode(s: BlockScheme): number {
-  return s.scale.hasNaN ? s.scale.nanCode : s.scale.maxFiniteMagnitude;
+  return s.scale.nanCode; // every scheme's scale format has a NaN (checked by blockScheme)
 }
 
 /**

@@ -4,7 +4,7 @@
 import { ArgumentTypeError, CodeRangeError, ProjectionError, describe, requireInteger } from "../errors.js";
 import { project } from "../exact/project.js";
 import { type Projection, type ResolvedProjection, isStochastic, resolveProjection } from "../exact/projection.js";
-import { type Exact, NAN, ZERO, finite } from "../exact/value.js";
+import { type Exact, NAN, ZERO, bitLength, compareFinite, finite, normalize } from "../exact/value.js";
 import type { Format } from "../format/model.js";
 import { type FormatLike, resolveFormat } from "../api/scalar.js";
 import { Add, Divide, Multiply } from "../ops/arithmetic.js";
@@ -35,7 +35,7 @@ interface Resolved {
 function resolve(fr: FormatLike, projection: BlockProjection | undefined, count: number, where: string, frArg = "fr"): Resolved {
   const f = resolveFormat(fr, frArg);
   const { random, ...rest } = projection ?? {};
-  const rho = resolveProjection(f, rest as Projection, where);
+  const rho = resolveProjection(f, rest as Projection, where, "P3109");
   let pick: (i: number) => number = () => 0;
   if (isStochastic(rho.rounding)) {
     if (random === undefined || typeof random !== "object" || random.length !== count) {
@@ -85,22 +85,48 @@ function decodeBlock(b: ScaledBlock, fs: Format, fx: Format): Exact[] {
 
 const sgn = (x: Exact): number => (x.kind === "finite" && x.significand === 0n ? 0 : x.sign);
 
+/** An element value: exact, or an ω-result that can be delivered at any requested precision (`sticky.ts`). */
+type ElementValue = Exact | ((precision: number) => Exact);
+
 /**
  * ωBlockProject_{B,fs,fr,ρ}(s, [X]): Z_i = NaN if S or X_i is NaN; 0 if S = 0 (even for X_i = ±∞);
  * sgn(X_i)·sgn(S) if S = ±∞; otherwise ωDivide(X_i, S); r_i = ωProject_{fr,ρ}(Z_i).
  */
-function projectBlock(scale: number, fs: Format, values: Exact[], r: Resolved): number[] {
+function projectBlock(scale: number, fs: Format, values: ElementValue[], r: Resolved): number[] {
   const S = operandValue(scale, fs);
-  return values.map((X, i) => {
+  return values.map((v, i) => {
     let Z: Exact;
+    const X = typeof v === "function" ? v(r.precision) : v;
     if (S.kind === "nan" || X.kind === "nan") Z = NAN;
     else if (S.kind === "finite" && S.significand === 0n) Z = ZERO;
     else if (S.kind === "infinity") {
       const s = sgn(X) * S.sign;
       Z = s === 0 ? ZERO : finite(s > 0 ? 1 : -1, 1n, 0);
-    } else Z = Divide([X, S], r.precision);
+    } else if (typeof v === "function" && !isPowerOfTwo(S)) Z = divideOnce(v, S, r.precision);
+    else Z = Divide([X, S], r.precision);
     return project(Z, r.f, r.rho, r.random(i));
   });
+}
+
+function isPowerOfTwo(x: Exact): boolean {
+  return x.kind === "finite" && (x.significand & (x.significand - 1n)) === 0n;
+}
+
+/**
+ * ωDivide(X, S) rounded to odd at `precision` bits, where X is an ω-result known only as round-to-odd values at
+ * requested precisions q. An inexact X lies strictly between its neighbours at q bits, so when both neighbours
+ * divided by S round to the same odd value (round-to-odd is monotone), so does X/S; an ω-result with fewer than q
+ * significant bits is exact and is divided once. Division by a power of two needs none of this (it only shifts).
+ */
+function divideOnce(omegaAt: (q: number) => Exact, S: Exact, precision: number): Exact {
+  for (let q = precision + 32; q <= 1 << 16; q *= 2) {
+    const t = normalize(omegaAt(q));
+    if (t.kind !== "finite" || t.significand === 0n || bitLength(t.significand) < q) return Divide([t, S], precision);
+    const lo = Divide([finite(t.sign, t.significand - 1n, t.exponent), S], precision);
+    const hi = Divide([finite(t.sign, t.significand + 1n, t.exponent), S], precision);
+    if (lo.kind === "finite" && hi.kind === "finite" && compareFinite(lo, hi) === 0) return lo;
+  }
+  throw new Error("internal: ωDivide of an ω-result did not converge (please report this input)");
 }
 
 /** ωBlockProject as a public operation on exact values (e.g. results of other ω-operations). */
@@ -140,7 +166,7 @@ export function convertToBlockMaxAbsFinite(x: ArrayLike<number>, fx: FormatLike,
   const fsf = resolveFormat(fs, "fs");
   const codes = requireCodes(x, fxf, "x");
   const { random: rs, ...rest } = scaleProjection ?? {};
-  const rhoS = resolveProjection(fsf, rest, "scaleProjection");
+  const rhoS = resolveProjection(fsf, rest, "scaleProjection", "P3109");
   if (isStochastic(rhoS.rounding) !== (rs !== undefined)) {
     throw new ProjectionError("scaleProjection.random", `got ${describe(rs)}; allowed: one R (0 ≤ R < 2^N) exactly when the scale rounding is stochastic`);
   }
@@ -165,7 +191,7 @@ export function blockReduceMultiply(block: ScaledBlock, fs: FormatLike, fx: Form
 function scalarProjection(fr: FormatLike, projection: Projection | undefined): { f: Format; rho: ResolvedProjection; R: number } {
   const f = resolveFormat(fr, "fr");
   const { random, ...rest } = projection ?? {};
-  const rho = resolveProjection(f, rest, "projection");
+  const rho = resolveProjection(f, rest, "projection", "P3109");
   if (isStochastic(rho.rounding) !== (random !== undefined)) {
     throw new ProjectionError("projection.random", `got ${describe(random)}; allowed: one R (0 ≤ R < 2^N) exactly when the rounding is stochastic`);
   }
@@ -242,12 +268,7 @@ export function blockOp(op: BlockOpName, operands: readonly BlockOperand[], sr: 
   const fsf = resolveFormat(fs, "fs");
   requireInteger("sr", sr, 0, fsf.codeCount - 1);
   const r = resolve(fr, projection, B, "projection");
-  // Z_i is divided by S_r before its one rounding. Exact ω-results (Convert, Abs, Negate, CopySign, Add, Subtract,
-  // Multiply, FMA, FAA, the min/max family, Clamp) and power-of-two scales (P = 1 scale formats, as in the
-  // conformance list) keep the result exact. An inexact ω-result (a round-to-odd value) divided by a scale that is
-  // not a power of two is taken 64 bits beyond the projection's need, so only a quotient within 2^−64 relative of a
-  // rounding boundary could round differently.
-  const precision = r.precision + 64;
-  const Z = Array.from({ length: B }, (_, i) => info.omega!(decoded.map((d) => d[i]!), precision));
+  // Z_i is divided by S_r before its one rounding: each ω-result is requested at the precision divideOnce needs.
+  const Z = Array.from({ length: B }, (_, i) => (q: number) => info.omega!(decoded.map((d) => d[i]!), q));
   return { scale: sr, elements: projectBlock(sr, fsf, Z, r) };
 }

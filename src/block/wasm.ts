@@ -54,7 +54,7 @@ export function quantizeBlocksKernel(src: Float32Array, plan: BlockPlan, scales:
     try {
       k.mxParams(e.P - 1, e.bias, float32Bits(maxValue(e)), float32Bits(2 ** (1 - e.bias)), float32Bits(2 ** (e.minQuantumExponent + 23)), e.signBit);
       const code0 = s.scale.minPositiveCode - s.minScaleExp;
-      const nanCode = s.scale.hasNaN ? s.scale.nanCode : s.scale.maxFiniteMagnitude;
+      const nanCode = s.scale.nanCode;
       const negZero = e.negativeZero === "zero" && e.signedZeroAndNaN ? 1 : 0;
       for (let b0 = 0; b0 < full; b0 += chunkBlocks) {
         const blocks = Math.min(chunkBlocks, full - b0);

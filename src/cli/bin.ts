@@ -11,10 +11,12 @@ for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
     process.exit(code);
   });
 }
-// `minifloat table … | head` closes stdout early: that is not an error.
+// `minifloat table … | head` closes stdout early: that is not an error. Any other failure (a full disk) is one line.
 process.stdout.on("error", (e: NodeJS.ErrnoException) => {
   if (e.code === "EPIPE") process.exit(0);
-  throw e;
+  abortPendingWrites();
+  process.stderr.write(`minifloat: cannot write to standard output: ${e.message}\n`);
+  process.exit(1);
 });
 
 process.exitCode = await main(process.argv.slice(2), {

@@ -12,7 +12,7 @@ export interface WasmTable {
   readonly planes: number;
   /** 5…8-bit formats with a split form (see splitTable); else −1. */
   readonly split: number;
-  /** Residual rows the split form uses (the 2-row kernels apply up to 2). */
+  /** Residual rows of the split form: 2 or fewer run the cheaper kernel. */
   readonly splitRows: number;
   /** 9…16-bit formats whose table is (code << shift) + offset for every code (bfloat16); else undefined. */
   readonly linear?: { readonly shift: number; readonly offset: number };
@@ -21,9 +21,9 @@ export interface WasmTable {
 /** Tables held at once (16-bit formats take 256 KiB each); the least recently used one is freed beyond it. */
 const MAX_TABLES = 32;
 const tables = new Map<string, WasmTable>();
-/** Bytes of a split table: A, B, X and 4 residual rows of 16-bit values as byte planes (assembly/decode.ts). */
-const SPLIT_BYTES = 208;
-const SPLIT_ROWS = 4;
+/** Bytes of a split table: A, B, X and 3 residual rows of 16-bit values as byte planes (assembly/decode.ts). */
+const SPLIT_BYTES = 176;
+const SPLIT_ROWS = 3;
 
 const keys = new WeakMap<Format, string>();
 /** Formats with equal parameters share a table, whichever Format object names them (format() makes new ones). */
@@ -44,7 +44,7 @@ function mode<T>(xs: T[]): T {
  * The split form of a ≤ 8-bit table for decodeSplit: with h = code >> 4 and l = code & 15, the top 16 bits of the
  * float32 are A[h] + B[l] + R[code] (mod 2^16). B is the most common row shape (exponent and trailing bits advance
  * linearly inside a run of binades), A[h] the most common offset of row h, and R is nonzero only for zero,
- * subnormals, Inf and NaN; rows with equal residuals (a sign-symmetric pair) share one of the kernel's 4 residual
+ * subnormals, Inf and NaN; rows with equal residuals (a sign-symmetric pair) share one of the kernel's 3 residual
  * rows. Undefined when the values are not bfloat16-exact or need more residual rows (the scalar LUT runs then).
  */
 export function splitTable(values: Uint32Array): { bytes: Uint8Array; rows: number } | undefined {
@@ -159,7 +159,7 @@ export function dequantizeWasm(codes: Uint8Array | Uint16Array | Uint32Array, f:
       : t.planes >= 0
         ? (s: number, d: number, n: number) => k.decodeNibbles(s, d, n, t.planes, t.table)
         : t.split >= 0
-          ? (s: number, d: number, n: number) => (t.splitRows <= 2 ? k.decodeSplit2 : k.decodeSplit4)(s, d, n, t.split, t.table)
+          ? (s: number, d: number, n: number) => (t.splitRows <= 2 ? k.decodeSplit2 : k.decodeSplit3)(s, d, n, t.split, t.table)
           : (s: number, d: number, n: number) => k.decodeLut8(s, d, n, t.table);
   stream(codesNow(), outNow(), run);
   return outNow();

@@ -1,5 +1,5 @@
 // Quantize in Wasm: derives the encode kernel's constant block (assembly/encode.ts) from a Format and a projection
-// and streams float32 arrays through it. Unsupported cases return false so the caller runs the exact reference.
+// and streams float32 arrays through it. Unsupported cases return undefined so the caller runs the exact reference.
 import { project } from "../exact/project.js";
 import { type ResolvedProjection, type Rounding, isStochastic } from "../exact/projection.js";
 import { type Exact, finite } from "../exact/value.js";
@@ -68,8 +68,16 @@ const SLOT = {
   stochasticOneAt: 49,
   stochasticCHalf: 50,
   stochasticCBit: 51,
+  directedTBase: 52,
+  directedTOdd: 53,
+  directedTNegative: 54,
+  directedTPositive: 55,
+  directedGBase: 56,
+  directedGOdd: 57,
+  directedGNegative: 58,
+  directedGPositive: 59,
 } as const;
-const SLOTS = 52;
+const SLOTS = 60;
 const SCALAR = {
   shift: 0,
   fractionShift: 1,
@@ -83,6 +91,7 @@ const SCALAR = {
   stochasticRShift: 9,
   stochasticBits: 10,
   stochasticCShift: 11,
+  directed: 12,
 } as const;
 const FAST = { none: 0, bytes: 1, wide: 2, wideKeep: 3 } as const;
 const BLOCK_WORDS = SLOTS * 4 + 16;
@@ -129,7 +138,7 @@ function roundingAddends(rounding: Rounding, N: number): { base: number; odd: nu
 export function encodeSupported(f: Format, rho: ResolvedProjection): boolean {
   if (f.K > 16) return false;
   // Formats without zero: the unsigned P = 1 layout (E8M0) only, whose codes start at MinPositive.
-  if (!f.zero && (f.signed || f.P !== 1)) return false;
+  if (!f.zero && (f.signed || f.P !== 1 || f.subnormals === "flush")) return false;
   if (isStochastic(rho.rounding) && rho.stochasticBits > MAX_KERNEL_STOCHASTIC_BITS) return false;
   // The subnormal path scales by 2^−minQ exactly only for minQ ≤ 0; the offsets must fit i32 lanes.
   if (f.minQuantumExponent > 0 && minNormalExponent(f) > -149) return false;
@@ -224,7 +233,8 @@ function constantBlock(f: Format, rho: ResolvedProjection, kind: number, key0: n
 
 /**
  * Fills the fast-path slots and returns its variant, or FAST.none. The fast path rounds NearestTiesToEven (the
- * float-add trick for subnormal results) or StochasticA/B/C (R' added at the fraction bits) with MinNormal ≥ 2^−127,
+ * float-add trick for subnormal results), StochasticA/B/C (R' added at the fraction bits) or the other modes (an
+ * addend on the float32 bits, a threshold on the fraction of subnormal results) with MinNormal ≥ 2^−127,
  * so every float32 subnormal has the subnormal quantum, and saturates with one clamp: it applies when ±∞ inputs give
  * the codes of finite overflow, the overflow code is MaxFinite or the next magnitude (∞ or NaN) with the sign ORed
  * in, and unsigned formats send every negative input to 0.
@@ -257,7 +267,49 @@ function fastPath(f: Format, rho: ResolvedProjection, block: Int32Array, keepPay
     block[scalars + SCALAR.stochasticRShift] = 32 - NS;
     block[scalars + SCALAR.stochasticBits] = NS;
     block[scalars + SCALAR.stochasticCShift] = Math.max(d, 0);
-  } else return FAST.none;
+  } else {
+    // Directed, ToOdd, TiesToAway: T on the float32 bits (2^(24−P) = one unit of the code) and the threshold G on
+    // bits(ν) of a subnormal result (ν > 0 ⇔ bits > 0; ν ≥ ½ ⇔ bits > 0x3effffff).
+    const unit = 2 ** (24 - P);
+    const t = { base: 0, odd: 0, negative: 0, positive: 0 };
+    const g = { base: 0x7fffffff, odd: 0, negative: 0, positive: 0 };
+    const never = 0x7fffffff;
+    switch (rho.rounding) {
+      case "TowardZero":
+        break;
+      case "TowardMaxMagnitude":
+        Object.assign(t, { base: unit - 1 });
+        Object.assign(g, { base: 0 });
+        break;
+      case "TowardPositive":
+        Object.assign(t, { positive: unit - 1 });
+        Object.assign(g, { base: 0, negative: never });
+        break;
+      case "TowardNegative":
+        Object.assign(t, { negative: unit - 1 });
+        Object.assign(g, { base: 0, positive: never });
+        break;
+      case "NearestTiesToAway":
+        Object.assign(t, { base: unit / 2 });
+        Object.assign(g, { base: 0x3effffff });
+        break;
+      case "ToOdd":
+        Object.assign(t, { base: unit - 1, odd: 1 - unit });
+        Object.assign(g, { base: 0, odd: never });
+        break;
+      default:
+        return FAST.none;
+    }
+    set(SLOT.directedTBase, t.base);
+    set(SLOT.directedTOdd, t.odd);
+    set(SLOT.directedTNegative, t.negative);
+    set(SLOT.directedTPositive, t.positive);
+    set(SLOT.directedGBase, g.base);
+    set(SLOT.directedGOdd, g.odd);
+    set(SLOT.directedGNegative, g.negative);
+    set(SLOT.directedGPositive, g.positive);
+    block[scalars + SCALAR.directed] = 1;
+  }
   const max = f.maxFiniteMagnitude;
   const above = word(SLOT.above);
   const belowNegative = word(SLOT.belowNegative);

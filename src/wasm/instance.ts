@@ -12,10 +12,10 @@ export interface Kernels {
   decodeNibbles(src: number, dst: number, n: number, planes: number, table: number): void;
   decodePacked4(src: number, dst: number, n: number, planes: number, table: number): void;
   decodePacked6(src: number, dst: number, n: number, table: number): void;
-  decodeSplit4(src: number, dst: number, n: number, split: number, table: number): void;
   decodeSplit2(src: number, dst: number, n: number, split: number, table: number): void;
-  decodePacked6Split4(src: number, dst: number, n: number, split: number, table: number): void;
+  decodeSplit3(src: number, dst: number, n: number, split: number, table: number): void;
   decodePacked6Split2(src: number, dst: number, n: number, split: number, table: number): void;
+  decodePacked6Split3(src: number, dst: number, n: number, split: number, table: number): void;
   maxU8(src: number, n: number): number;
   maxU16(src: number, n: number): number;
   pack4(src: number, dst: number, n: number): void;

@@ -51,7 +51,7 @@ export function dequantizePackedWasm(bytes: Uint8Array, f: Format, n: number, ou
     f.K === 4
       ? (s: number, d: number, c: number) => k.decodePacked4(s, d, c, t.planes, t.table)
       : t.split >= 0
-        ? (s: number, d: number, c: number) => (t.splitRows <= 2 ? k.decodePacked6Split2 : k.decodePacked6Split4)(s, d, c, t.split, t.table)
+        ? (s: number, d: number, c: number) => (t.splitRows <= 2 ? k.decodePacked6Split2 : k.decodePacked6Split3)(s, d, c, t.split, t.table)
         : (s: number, d: number, c: number) => k.decodePacked6(s, d, c, t.table);
   stream(bytesNow(), outNow(), run, { n, group, srcGroupBytes: groupBytes, outGroupBytes: 4 * group });
   return outNow();

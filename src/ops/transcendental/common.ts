@@ -1,6 +1,6 @@
 // Shared pieces of the transcendental ω-operations: the refinement loop, exact dyadic helpers and constants
 // as results.
-import { type Exact, type Finite, NAN, ZERO, bitLength, finite, floorLog2, normalize } from "../../exact/value.js";
+import { type Exact, type Finite, bitLength, finite, floorLog2, normalize } from "../../exact/value.js";
 import { piInterval } from "./constants.js";
 import { type Interval, TranscendentalPrecisionError, div, fromFinite, roundOdd, scale } from "./interval.js";
 
@@ -68,7 +68,6 @@ export const ONE_EXACT: Finite = finite(1, 1n, 0);
 export const MINUS_ONE_EXACT: Finite = finite(-1, 1n, 0);
 export const HALF: Finite = finite(1, 1n, -1);
 export const QUARTER: Finite = finite(1, 1n, -2);
-export { NAN, ZERO, bitLength };
 
 /** π·2^k (k = −1: π/2) as a round-to-odd value. */
 export function piTimesPow2(sign: 1 | -1, k: number, p: number): Finite {
@@ -82,3 +81,29 @@ export function overPi(f: (w: number) => Interval): (w: number) => Interval {
 }
 
 export const iv = fromFinite;
+
+/**
+ * Tiny-argument shortcut for f(X) = X + c where 0 < |c| < X² and the sign of c is known: `up` when |f(X)| > |X|.
+ * For |X| < 2^−(B+10) (B = max(p, bits of X)) the enclosure [|X|, |X| + 2^(2L+2)] (or [|X| − 2^(2L+2), |X|]),
+ * L = ⌊log2|X|⌋, lies below the next p-bit grid point and below X's own last bit, so it decides the result
+ * without evaluating anything (an interval evaluation would need about 2|L| bits to separate f(X) from X).
+ * Undefined when X is not that small.
+ */
+export function tinyOdd(x: Finite, up: boolean, p: number): Finite | undefined {
+  const L = floorLog2(x);
+  const B = Math.max(p, bitLength(x.significand));
+  if (L > -(B + 10)) return undefined;
+  const t = 2 * L + 2;
+  const m = x.significand << BigInt(x.exponent - t);
+  const lo = up ? m : m - 1n;
+  const hi = up ? m + 1n : m;
+  return roundOdd(x.sign > 0 ? { lo, hi, e: t } : { lo: -hi, hi: -lo, e: t }, p);
+}
+
+/** As tinyOdd for f(X) = 1 + c with 0 < c < X² (Cosh): undefined unless |X| is that small. */
+export function tinyAboveOne(x: Finite, p: number): Finite | undefined {
+  const L = floorLog2(x);
+  if (L > -(p + 10)) return undefined;
+  const t = 2 * L + 2;
+  return roundOdd({ lo: 1n << BigInt(-t), hi: (1n << BigInt(-t)) + 1n, e: t }, p);
+}

@@ -2,7 +2,7 @@
 // numbered in the report's order; the first match wins. Every inexact result is a round-to-odd value with
 // `precision` bits (see ../sticky.ts); exact results are returned exactly.
 import { NAN, NEG_INF, POS_INF, ZERO, finite, floorLog2 } from "../../exact/value.js";
-import { type Omega, ONE_EXACT, MINUS_ONE_EXACT, compareAbsPow2, fin, isInteger, isOne, isMinusOne, iv, refine } from "./common.js";
+import { type Omega, ONE_EXACT, MINUS_ONE_EXACT, compareAbsPow2, fin, isInteger, isOne, isMinusOne, iv, refine, tinyOdd } from "./common.js";
 import { ln2Interval } from "./constants.js";
 import { type Interval, add, div, farOutside, fromFinite, mul, neg, roundOdd } from "./interval.js";
 import { expI, expm1I, log1pI, logI } from "./kernels.js";
@@ -41,7 +41,8 @@ export const ExpMinusOne: Omega = ([a], p) => {
     const k = BigInt(p + 10);
     return roundOdd({ lo: -(1n << k), hi: -(1n << k) + 1n, e: -(p + 10) }, p)!;
   }
-  return refine(p, (w) => expm1I(iv(x), w)); // 7. e^X − 1
+  // 7. e^X − 1 (X + X²/2 + …: above |X| for X > 0, below for X < 0 when X is tiny).
+  return tinyOdd(x, x.sign > 0, p) ?? refine(p, (w) => expm1I(iv(x), w));
 };
 
 export const Log: Omega = ([a], p) => {
@@ -71,7 +72,8 @@ export const LogOnePlus: Omega = ([a], p) => {
   if (isMinusOne(x)) return NEG_INF; // 4. X = −1 → −∞
   if (x.sign < 0 && compareAbsPow2(x, 0) > 0) return NAN; // 5. X < −1 → NaN
   if (x.significand === 0n) return ZERO; // 6. ln 1 = 0
-  return refine(p, (w) => log1pI(iv(x), w)); // 7. ln(1 + X)
+  // 7. ln(1 + X) (X − X²/2 + …: below |X| for X > 0, above for X < 0 when X is tiny).
+  return tinyOdd(x, x.sign < 0, p) ?? refine(p, (w) => log1pI(iv(x), w));
 };
 
 export const Softplus: Omega = ([a], p) => {

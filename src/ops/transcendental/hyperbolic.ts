@@ -2,7 +2,7 @@
 // Formulas are chosen without cancellation so that exact dyadic arguments give enclosures of small relative
 // width: sinh via expm1, tanh via expm1(2X), arsinh/arcosh/artanh via log1p.
 import { NAN, NEG_INF, POS_INF, ZERO, floorLog2 } from "../../exact/value.js";
-import { type Omega, ONE_EXACT, compareAbsInt, compareAbsPow2, fin, isMinusOne, isOne, iv, refine } from "./common.js";
+import { type Omega, ONE_EXACT, compareAbsInt, compareAbsPow2, fin, isMinusOne, isOne, iv, refine, tinyAboveOne, tinyOdd } from "./common.js";
 import { ONE, add, div, farOutside, fromInt, mul, neg, roundOdd, scale, sqr, sqrt, sub } from "./interval.js";
 import { expI, expm1I, log1pI } from "./kernels.js";
 
@@ -17,6 +17,8 @@ export const Sinh: Omega = ([a], p) => {
   if (floorLog2(x) >= HYP_LIMIT) return farOutside(x.sign, true, p); // 4. beyond every format
   // 5. sinh X = (E + E/(E + 1))/2 with E = e^X − 1 for |X| < 1 (both terms have the sign of X), else
   //    sign(X)·(e^|X| − e^−|X|)/2 (no cancellation: e^−|X| < e^|X|/7).
+  const tiny = tinyOdd(x, true, p); // X + X³/6 + … for tiny X
+  if (tiny) return tiny;
   const small = compareAbsPow2(x, 0) < 0;
   const ax = iv(x.sign < 0 ? { ...x, sign: 1 } : x);
   return refine(p, (w) => {
@@ -37,10 +39,19 @@ export const Cosh: Omega = ([a], p) => {
   const x = fin(a!);
   if (x.significand === 0n) return ONE_EXACT; // 3. cosh 0 = 1
   if (floorLog2(x) >= HYP_LIMIT) return farOutside(1, true, p); // 4. beyond every format
-  // 5. cosh X = (E + 1/E)/2 with E = e^|X|.
+  // 5. cosh X = 1 + E²/(2(E + 1)) with E = e^|X| − 1 for |X| < 1 (1 < cosh X < 1 + X² for tiny X), else
+  //    (F + 1/F)/2 with F = e^|X|.
+  const tiny = tinyAboveOne(x, p);
+  if (tiny) return tiny;
+  const ax = iv(x.sign < 0 ? { ...x, sign: 1 } : x);
+  const small = compareAbsPow2(x, 0) < 0;
   return refine(p, (w) => {
     const g = w + 6;
-    const E = expI(iv(x.sign < 0 ? { ...x, sign: 1 } : x), g);
+    if (small) {
+      const E = expm1I(ax, g);
+      return add(ONE, div(sqr(E, g), scale(add(E, ONE, g), 1), g), w);
+    }
+    const E = expI(ax, g);
     return scale(add(E, div(ONE, E, g), g), -1);
   });
 };
@@ -57,6 +68,8 @@ export const Tanh: Omega = ([a], p) => {
     const hi = 1n << k;
     return roundOdd(x.sign > 0 ? { lo, hi, e: -(p + 10) } : { lo: -hi, hi: -lo, e: -(p + 10) }, p)!;
   }
+  const tiny = tinyOdd(x, false, p); // X − X³/3 + … for tiny X
+  if (tiny) return tiny;
   // 5. tanh X = E/(E + 2) with E = e^(2X) − 1.
   return refine(p, (w) => {
     const g = w + 6;
@@ -70,7 +83,9 @@ export const ArcSinh: Omega = ([a], p) => {
   if (a!.kind === "infinity") return a!; // 2. ±∞ → ±∞
   const x = fin(a!);
   if (x.significand === 0n) return ZERO; // 3. arsinh 0 = 0
-  // 4. arsinh X = sign(X)·log1p(|X| + X²/(1 + √(1 + X²))).
+  // 4. arsinh X = sign(X)·log1p(|X| + X²/(1 + √(1 + X²))); X − X³/6 + … for tiny X.
+  const tiny = tinyOdd(x, false, p);
+  if (tiny) return tiny;
   const ax = iv(x.sign < 0 ? { ...x, sign: 1 } : x);
   return refine(p, (w) => {
     const g = w + 8;
@@ -102,7 +117,9 @@ export const ArcTanh: Omega = ([a], p) => {
   if (isMinusOne(x)) return NEG_INF; // 4. −1 → −∞
   if (x.significand !== 0n && compareAbsPow2(x, 0) > 0) return NAN; // 5. |X| > 1 → NaN
   if (x.significand === 0n) return ZERO; // 6. artanh 0 = 0
-  // 7. artanh X = sign(X)·½·log1p(2|X|/(1 − |X|)).
+  // 7. artanh X = sign(X)·½·log1p(2|X|/(1 − |X|)); X + X³/3 + … for tiny X.
+  const tiny = tinyOdd(x, true, p);
+  if (tiny) return tiny;
   const ax = iv(x.sign < 0 ? { ...x, sign: 1 } : x);
   return refine(p, (w) => {
     const g = w + 8;

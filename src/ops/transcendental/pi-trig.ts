@@ -4,12 +4,12 @@
 // Exact points: SinPi/CosPi ∈ {0, ±1} at multiples of ½, TanPi ∈ {0, ±1} at multiples of ¼ (NaN at the poles,
 // report v4.0); ArcSinPi(±1) = ±½, ArcCosPi(0) = ½, ArcCosPi(−1) = 1, ArcTanPi(±1) = ±¼, ArcTan2Pi(±a, ±a) ∈
 // {±¼, ±¾}. Elsewhere the results are irrational or non-dyadic rationals (ArcSinPi(½) = ⅙), never on a grid.
-import { type Finite, NAN, ZERO, finite } from "../../exact/value.js";
-import { type Omega, HALF, MINUS_ONE_EXACT, ONE_EXACT, QUARTER, compareAbsPow2, fin, isMinusOne, isOne, overPi, refine } from "./common.js";
+import { type Finite, NAN, ZERO, compareMagnitude, finite } from "../../exact/value.js";
+import { type Omega, HALF, MINUS_ONE_EXACT, ONE_EXACT, QUARTER, compareAbsPow2, fin, isMinusOne, isOne, iv, overPi, refine } from "./common.js";
 import { piInterval } from "./constants.js";
-import { type Interval, mul, neg, point } from "./interval.js";
+import { type Interval, ONE, add, div, mul, neg, point, sub } from "./interval.js";
 import { cosI, sinI, atanI } from "./kernels.js";
-import { acosI, asinI, atan2Case, atan2I, divOrUndecided } from "./trig.js";
+import { acosI, asinI, atan2Case, divOrUndecided } from "./trig.js";
 
 /** sin(π·n/2^k) for 0 < n/2^k ≤ ¼, as an enclosure. */
 function sinPiSmall(n: bigint, k: number, w: number): Interval {
@@ -106,7 +106,11 @@ export const ArcSinPi: Omega = ([a], p) => {
   if (x.significand !== 0n && compareAbsPow2(x, 0) > 0) return NAN; // 3. |X| > 1 → NaN
   if (x.significand === 0n) return ZERO; // 4. arcsin(0)/π = 0
   if (isOne(x) || isMinusOne(x)) return finite(x.sign, 1n, -1); // 5. arcsin(±1)/π = ±½
-  return refine(p, overPi((w) => asinI(x, w))); // 6. arcsin(X)/π (±⅙ at ±½: rational, not dyadic)
+  // 6. arcsin(X)/π (±⅙ at ±½: rational, not dyadic). Near ±1 it is ±(½ − arccos|X|/π): the small part is
+  //    computed with relative accuracy and subtracted from the exact ½, so results next to ½ stay decidable.
+  if (compareAbsPow2(x, -1) <= 0) return refine(p, overPi((w) => asinI(x, w)));
+  const ax = absF(x);
+  return refine(p, (w) => signed(x.sign, sub(point(1n, -1), overPi((v) => acosI(ax, v))(w + 4), w)));
 };
 
 export const ArcCosPi: Omega = ([a], p) => {
@@ -116,7 +120,12 @@ export const ArcCosPi: Omega = ([a], p) => {
   if (isOne(x)) return ZERO; // 4. arccos(1)/π = 0
   if (isMinusOne(x)) return ONE_EXACT; // 5. arccos(−1)/π = 1
   if (x.significand === 0n) return HALF; // 6. arccos(0)/π = ½
-  return refine(p, overPi((w) => acosI(x, w))); // 7. arccos(X)/π (⅓, ⅔ at ±½: not dyadic)
+  // 7. arccos(X)/π (⅓, ⅔ at ±½: not dyadic): ½ − arcsin(X)/π for |X| ≤ ½, arccos(X)/π for X > ½ and
+  //    1 − arccos|X|/π for X < −½ — exact constants minus parts computed with relative accuracy.
+  if (compareAbsPow2(x, -1) <= 0) return refine(p, (w) => sub(point(1n, -1), overPi((v) => asinI(x, v))(w + 4), w));
+  if (x.sign > 0) return refine(p, overPi((w) => acosI(x, w)));
+  const ax = absF(x);
+  return refine(p, (w) => sub(point(1n, 0), overPi((v) => acosI(ax, v))(w + 4), w));
 };
 
 export const ArcTanPi: Omega = ([a], p) => {
@@ -125,7 +134,10 @@ export const ArcTanPi: Omega = ([a], p) => {
   const x = fin(a!);
   if (x.significand === 0n) return ZERO; // 4. 0 → 0
   if (isOne(x) || isMinusOne(x)) return finite(x.sign, 1n, -2); // 5. arctan(±1)/π = ±¼
-  return refine(p, overPi((w) => atanI(point(x.sign < 0 ? -x.significand : x.significand, x.exponent), w))); // 6.
+  // 6. arctan(X)/π; for |X| > 1 as sign(X)·(½ − arctan(1/|X|)/π), so results next to ±½ stay decidable.
+  const ax = absF(x);
+  if (compareAbsPow2(x, 0) < 0) return refine(p, (w) => signed(x.sign, overPi((v) => atanI(iv(ax), v))(w)));
+  return refine(p, (w) => signed(x.sign, sub(point(1n, -1), overPi((v) => atanI(div(ONE, iv(ax), v + 8), v))(w + 4), w)));
 };
 
 export const ArcTan2Pi: Omega = ([ya, xa], p) => {
@@ -138,5 +150,17 @@ export const ArcTan2Pi: Omega = ([ya, xa], p) => {
     const q = x.sign > 0 ? QUARTER : finite(1, 3n, -2);
     return y.sign > 0 ? q : finite(-1, q.significand, q.exponent);
   }
-  return refine(p, overPi((w) => atan2I(y, x, w)));
+  // With a = arctan(min/max of |Y|, |X|)/π ∈ (0, ¼): |Y| < |X| gives sign(Y)·a (X > 0) or sign(Y)·(1 − a)
+  // (X < 0); |Y| > |X| gives sign(Y)·(½ − a) (X > 0) or sign(Y)·(½ + a) (X < 0).
+  const ay = iv(absF(y));
+  const ax = iv(absF(x));
+  const steep = compareMagnitude(y, x) > 0;
+  return refine(p, (w) => {
+    const a = overPi((v) => atanI(steep ? div(ax, ay, v + 8) : div(ay, ax, v + 8), v))(w + 4);
+    if (!steep) return signed(y.sign, x.sign > 0 ? a : sub(point(1n, 0), a, w));
+    return signed(y.sign, x.sign > 0 ? sub(point(1n, -1), a, w) : add(point(1n, -1), a, w));
+  });
 };
+
+const absF = (x: Finite): Finite => (x.sign < 0 ? finite(1, x.significand, x.exponent) : x);
+const signed = (sign: 1 | -1, v: Interval): Interval => (sign < 0 ? neg(v) : v);

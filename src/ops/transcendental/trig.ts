@@ -2,7 +2,7 @@
 // Sin/Cos/Tan reduce X modulo π/2 with π taken to as many bits as X has integer bits (Payne–Hanek in effect:
 // the bits of π are scaled to the argument's exponent), so arguments up to 2^32765 are reduced exactly enough.
 import { type Exact, type Finite, NAN, ZERO } from "../../exact/value.js";
-import { type Omega, ONE_EXACT, compareAbsPow2, fin, isMinusOne, isOne, iv, piTimesPow2, refine } from "./common.js";
+import { type Omega, ONE_EXACT, compareAbsPow2, fin, isMinusOne, isOne, iv, piTimesPow2, refine, tinyOdd } from "./common.js";
 import { piInterval } from "./constants.js";
 import { type Interval, ONE, add, div, mul, neg, scale, sqrt, sub } from "./interval.js";
 import { atanI, cosI, reduceHalfPi, sinI } from "./kernels.js";
@@ -40,7 +40,8 @@ export const Sin: Omega = ([a], p) => {
   if (a!.kind !== "finite") return NAN; // 1. NaN → NaN; 2. ±∞ → NaN
   const x = fin(a!);
   if (x.significand === 0n) return ZERO; // 3. sin 0 = 0
-  return refine(p, (w) => sinCos(x, w, "sin")); // 4. sin X (irrational for X ≠ 0, Lindemann)
+  // 4. sin X (irrational for X ≠ 0, Lindemann); sin X = X − X³/6 + … just below |X| for tiny X.
+  return tinyOdd(x, false, p) ?? refine(p, (w) => sinCos(x, w, "sin"));
 };
 
 export const Cos: Omega = ([a], p) => {
@@ -55,7 +56,7 @@ export const Tan: Omega = ([a], p) => {
   // 3. cos X = 0 → NaN: unreachable for a rational X (documentation only).
   const x = fin(a!);
   if (x.significand === 0n) return ZERO; // 4. tan 0 = 0
-  return refine(p, (w) => sinCos(x, w, "tan")); // 5. tan X
+  return tinyOdd(x, true, p) ?? refine(p, (w) => sinCos(x, w, "tan")); // 5. tan X (X + X³/3 + … for tiny X)
 };
 
 /** arcsin X for |X| < 1: arctan(X / √((1 − X)(1 + X))). */
@@ -79,7 +80,7 @@ export const ArcSin: Omega = ([a], p) => {
   if (x.significand !== 0n && compareAbsPow2(x, 0) > 0) return NAN; // 3. |X| > 1 → NaN
   if (x.significand === 0n) return ZERO; // 4. arcsin 0 = 0
   if (isOne(x) || isMinusOne(x)) return piTimesPow2(x.sign, -1, p); // 5. arcsin ±1 = ±π/2
-  return refine(p, (w) => asinI(x, w)); // 6. arcsin X
+  return tinyOdd(x, true, p) ?? refine(p, (w) => asinI(x, w)); // 6. arcsin X (X + X³/6 + … for tiny X)
 };
 
 export const ArcCos: Omega = ([a], p) => {
@@ -96,7 +97,7 @@ export const ArcTan: Omega = ([a], p) => {
   if (a!.kind === "infinity") return piTimesPow2(a!.sign, -1, p); // 2. +∞ → π/2; 3. −∞ → −π/2
   const x = fin(a!);
   if (x.significand === 0n) return ZERO; // 4. arctan 0 = 0
-  return refine(p, (w) => atanI(iv(x), w)); // 5. arctan X
+  return tinyOdd(x, false, p) ?? refine(p, (w) => atanI(iv(x), w)); // 5. arctan X (X − X³/3 + … for tiny X)
 };
 
 /**

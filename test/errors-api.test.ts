@@ -1,0 +1,83 @@
+// The error contract at the edges of the bulk API: detached (transferred) buffers, non-object options, malformed
+// exact values and packed lengths give typed errors naming the argument; SharedArrayBuffer-backed arrays work.
+import { describe, expect, it } from "vitest";
+import { ArgumentTypeError, CodeRangeError, type Exact, MiniFloatArray, dequantize, dequantizePacked, encodeExact, packCodes, packedLength, quantize, quantizePacked, unpackCodes } from "../src/index.js";
+
+function detached<T extends ArrayBufferView>(a: T): T {
+  structuredClone(a.buffer, { transfer: [a.buffer as ArrayBuffer] });
+  return a;
+}
+
+function expectTyped(fn: () => unknown, cls: typeof ArgumentTypeError | typeof CodeRangeError, argument: string, fragment: string | RegExp): void {
+  let caught: unknown;
+  try {
+    fn();
+  } catch (e) {
+    caught = e;
+  }
+  expect(caught).toBeInstanceOf(cls);
+  expect((caught as ArgumentTypeError).argument).toBe(argument);
+  expect((caught as Error).message.startsWith(`${argument}: `)).toBe(true);
+  expect((caught as Error).message).toMatch(fragment);
+}
+
+describe("detached buffers are rejected, not read as empty", () => {
+  const DETACHED = /whose ArrayBuffer was detached \(transferred\); allowed: an array with a live buffer$/;
+  it("bulk inputs and outputs", () => {
+    expectTyped(() => quantize(detached(new Float32Array(4)), "float8_e4m3fn"), ArgumentTypeError, "src", /^src: is a Float32Array whose/);
+    expectTyped(() => quantize(detached(new Float64Array(4)), "float8_e4m3fn"), ArgumentTypeError, "src", DETACHED);
+    expectTyped(() => quantize(new Float32Array(0), "float8_e4m3fn", { out: detached(new Uint8Array(4)) }), ArgumentTypeError, "options.out", DETACHED);
+    expectTyped(() => dequantize(detached(new Uint8Array(4)), "float8_e4m3fn"), ArgumentTypeError, "codes", DETACHED);
+    expectTyped(() => dequantize(new Uint8Array(0), "float8_e4m3fn", { out: detached(new Float32Array(2)) }), ArgumentTypeError, "options.out", DETACHED);
+  });
+
+  it("packed codes and views", () => {
+    expectTyped(() => packCodes(detached(new Uint8Array(4)), 4), ArgumentTypeError, "codes", DETACHED);
+    expectTyped(() => unpackCodes(detached(new Uint8Array(2)), 4, 4), ArgumentTypeError, "bytes", DETACHED);
+    expectTyped(() => dequantizePacked(detached(new Uint8Array(3)), "float6_e3m2fn", 4), ArgumentTypeError, "bytes", DETACHED);
+    expectTyped(() => quantizePacked(detached(new Float32Array(4)), "float4_e2m1fn"), ArgumentTypeError, "src", DETACHED);
+    expectTyped(() => MiniFloatArray.from(detached(new Float32Array(4)), "float8_e4m3fn"), ArgumentTypeError, "source", DETACHED);
+    expectTyped(() => MiniFloatArray.from(detached(new Int16Array(4)), "float8_e4m3fn"), ArgumentTypeError, "source", DETACHED);
+  });
+
+  it("empty arrays over live buffers stay valid", () => {
+    expect(quantize(new Float32Array(new ArrayBuffer(0)), "float8_e4m3fn").length).toBe(0);
+    expect(dequantize(new Uint8Array(new ArrayBuffer(8), 8, 0), "float8_e4m3fn").length).toBe(0);
+    expect(packCodes(new Uint8Array(0), 6).length).toBe(0);
+  });
+});
+
+describe("SharedArrayBuffer-backed arrays", () => {
+  it("quantize, dequantize and pack give the results of ordinary arrays", () => {
+    const x = Float32Array.of(1.5, -448, 1000, Number.NaN, 2 ** -9, -0, 0.3, 7);
+    const sx = new Float32Array(new SharedArrayBuffer(32));
+    sx.set(x);
+    const out = new Uint8Array(new SharedArrayBuffer(8));
+    expect(quantize(sx, "float8_e4m3fn", { saturation: "SatFinite", out })).toBe(out);
+    expect(Array.from(out)).toEqual(Array.from(quantize(x, "float8_e4m3fn", { saturation: "SatFinite" })));
+    expect(Array.from(dequantize(out, "float8_e4m3fn"))).toEqual(Array.from(dequantize(new Uint8Array(out), "float8_e4m3fn")));
+    const fp4 = new Uint8Array(new SharedArrayBuffer(8)).fill(9);
+    expect(Array.from(unpackCodes(packCodes(fp4, 4), 4, 8))).toEqual(Array(8).fill(9));
+  });
+});
+
+describe("other argument checks", () => {
+  it("quantize options must be an object", () => {
+    expectTyped(() => quantize(new Float32Array(2), "float8_e4m3fn", 5 as never), ArgumentTypeError, "options", /^options: got 5; allowed: an object \{ rounding\?, saturation\?/);
+    expectTyped(() => quantize(new Float32Array(2), "float8_e4m3fn", "SatFinite" as never), ArgumentTypeError, "options", /got "SatFinite"/);
+  });
+
+  it("encodeExact needs an Exact value", () => {
+    for (const bad of [null, 1, { kind: "finite" }, { kind: "finite", sign: 1, significand: 3, exponent: 0 }, { kind: "finite", sign: 1, significand: -1n, exponent: 0 }, { kind: "nan" }, { kind: "zero", sign: 1 }]) {
+      expectTyped(() => encodeExact(bad as unknown as Exact, "float8_e4m3fn"), ArgumentTypeError, "value", /allowed: an Exact \{ kind: "finite"/);
+    }
+    expect(encodeExact({ kind: "finite", sign: -1, significand: 3n, exponent: -1 }, "float8_e4m3fn")).toBe(0xbc);
+  });
+
+  it("packedLength validates its count and bit width", () => {
+    expectTyped(() => packedLength(-1, 4), CodeRangeError, "n", "got -1; allowed: an integer in [0, 2^32]");
+    expectTyped(() => packedLength(Number.NaN, 6), CodeRangeError, "n", "got NaN");
+    expectTyped(() => packedLength(3, 5 as never), CodeRangeError, "bits", "got 5; allowed: 4 or 6");
+    expect([packedLength(3, 4), packedLength(5, 6)]).toEqual([2, 4]);
+  });
+});
