@@ -77,9 +77,7 @@ async function formatFile(name, inputs, out) {
 async function blockFile(name, inputs, out) {
   // Rows here are multiples of the block size, so whole tensors quantize as rows of blocks.
   const quantized = inputs.map(({ t, x }) => {
-    const nv = name === "nvfp4";
-    const amax = x.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
-    return { t, x, q: quantizeBlocks(x, name, nv ? { tensorScale: Math.fround(amax / (448 * 6)) } : {}) };
+    return { t, x, q: quantizeBlocks(x, name, name === "nvfp4" ? { tensorScale: "auto" } : {}) };
   });
   const scheme = quantized[0].q.scheme;
   const metadata = Object.fromEntries(quantized.map(({ t, q }) => [`minifloat.block.${t.name}`, blockRecord(scheme, q.tensorScale ?? 1)]));

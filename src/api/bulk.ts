@@ -42,7 +42,10 @@ export function resolveQuantize(f: Format, n: number, options: QuantizeOptions |
   if (options !== undefined && (typeof options !== "object" || options === null)) {
     throw new ArgumentTypeError("options", `got ${describe(options)}; allowed: an object { rounding?, saturation?, stochasticBits?, seed?, random?, out?, flags? }`);
   }
-  const { seed, random, out: _out, flags: _flags, ...projection } = options ?? {};
+  const { seed, random, out: _out, flags, ...projection } = options ?? {};
+  if (flags !== undefined && (typeof flags !== "object" || flags === null)) {
+    throw new ArgumentTypeError("options.flags", `got ${describe(flags)}; allowed: a ConversionFlags object, e.g. newFlags()`);
+  }
   const rho = resolveProjection(f, projection as Projection);
   const stochastic = isStochastic(rho.rounding);
   if (!stochastic) {

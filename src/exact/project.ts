@@ -20,43 +20,6 @@ export function newFlags(): ConversionFlags {
   return { invalid: 0, denormal: 0, overflow: 0, underflow: 0 };
 }
 
-/** Code constants as bigints computed from the parameters (the Format's number fields round for K = 64). */
-interface BigCodes {
-  readonly signBit: bigint;
-  readonly maxFinite: bigint;
-  readonly minFinite: bigint;
-  readonly infMagnitude: bigint;
-  readonly posInf: bigint;
-  readonly negInf: bigint;
-  readonly nan: bigint;
-}
-const bigCodesCache = new WeakMap<Format, BigCodes>();
-function bigCodes(f: Format): BigCodes {
-  let c = bigCodesCache.get(f);
-  if (!c) {
-    const signBit = f.signed ? 1n << BigInt(f.K - 1) : 0n;
-    const highNaNStart = (1n << BigInt(f.magnitudeBits)) - BigInt(f.highNaNs);
-    const infMagnitude = f.infinity ? highNaNStart - 1n : -1n;
-    const maxFinite = (f.infinity ? infMagnitude : highNaNStart) - 1n;
-    let nan = -1n;
-    if (f.signed && f.negativeZero === "nan") nan = signBit;
-    else if (f.highNaNs > 0) {
-      nan = f.infinity && f.P >= 2 && f.highNaNs >= 2 ** (f.P - 2) ? infMagnitude + (1n << BigInt(f.P - 2)) : (1n << BigInt(f.magnitudeBits)) - 1n;
-    }
-    c = {
-      signBit,
-      maxFinite,
-      minFinite: f.signed ? maxFinite + signBit : 0n,
-      infMagnitude,
-      posInf: infMagnitude,
-      negInf: f.infinity && f.signed ? infMagnitude + signBit : -1n,
-      nan,
-    };
-    bigCodesCache.set(f, c);
-  }
-  return c;
-}
-
 /** The outcome of ωSaturate (§4.7.5) before encoding. */
 type Saturated = "value" | "maxFinite" | "minFinite" | "posInf" | "negInf" | "nan";
 
@@ -100,7 +63,7 @@ export function projectBig(x: Exact, f: Format, rho: ResolvedProjection, R = 0, 
   // In a format without zero (E8M0) magnitude code 0 is MinFinite; only S = 0 is the value zero.
   const isZero = f.zero ? mag === 0n : r.S === 0n;
   const outcome = saturateFinite(f, rho.saturation, rho.rounding, negative, mag, isZero);
-  if (flags && outcome !== "value" && mag > bigCodes(f).maxFinite) flags.overflow++;
+  if (flags && outcome !== "value" && mag > f.bigCodes.maxFinite) flags.overflow++;
   return encodeSaturated(f, outcome, negative, mag, s);
 }
 
@@ -120,7 +83,7 @@ function saturateInfinity(f: Format, sat: Saturation, negative: boolean): Satura
 
 /** Rules 2, 5–6, 11–12, 18–25 of §4.7.5 for a rounded finite magnitude code `mag` (exponent unbounded above). */
 function saturateFinite(f: Format, sat: Saturation, rnd: Rounding, negative: boolean, mag: bigint, isZero: boolean): Saturated {
-  const max = bigCodes(f).maxFinite;
+  const max = f.bigCodes.maxFinite;
   // "X < Mlo": a negative nonzero result in an unsigned format; the value zero in a format without zero.
   const below = f.signed ? negative && mag > max : (negative && !isZero) || (!f.zero && isZero);
   const above = !negative && mag > max;
@@ -140,7 +103,7 @@ function saturateFinite(f: Format, sat: Saturation, rnd: Rounding, negative: boo
 
 /** ωEncode (§4.7.6) of a saturation outcome. */
 function encodeSaturated(f: Format, s: Saturated, negative: boolean, mag: bigint, signs: { negativeZero: boolean; nanSign: 1 | -1 }): bigint {
-  const codes = bigCodes(f);
+  const codes = f.bigCodes;
   const sign = codes.signBit;
   switch (s) {
     case "value":
@@ -162,7 +125,7 @@ function encodeSaturated(f: Format, s: Saturated, negative: boolean, mag: bigint
 /** Zero: +0 in P3109 formats (no −0) and in formats without −0 (FNUZ); the input's sign elsewhere. */
 function encodeZero(f: Format, negative: boolean): bigint {
   if (!f.zero) return 0n; // not reached by ωProject: saturation handles formats without zero
-  return negative && f.signed && f.signedZeroAndNaN && f.negativeZero === "zero" ? bigCodes(f).signBit : 0n;
+  return negative && f.signed && f.signedZeroAndNaN && f.negativeZero === "zero" ? f.bigCodes.signBit : 0n;
 }
 
 /** The NaN code: canonical for P3109, signed (and payload-truncated where the format says so) for vendor formats. */
@@ -170,10 +133,10 @@ function encodeNaN(f: Format, sign: 1 | -1, payload: bigint | undefined): bigint
   const negative = sign < 0 && f.signed && f.signedZeroAndNaN;
   if (!f.hasNaN) {
     // Formats without NaN (MX elements, Tesla): ml_dtypes gives the −0 code with the sign flipped; Tesla clamps.
-    if (f.nanSubstitute === "negzero-xor-sign") return negative ? 0n : bigCodes(f).signBit;
-    return bigCodes(f).maxFinite;
+    if (f.nanSubstitute === "negzero-xor-sign") return negative ? 0n : f.bigCodes.signBit;
+    return f.bigCodes.maxFinite;
   }
-  const codes = bigCodes(f);
+  const codes = f.bigCodes;
   let code = codes.nan;
   if (f.nanPayload === "keep" && payload !== undefined && f.infinity) {
     // numpy float16: keep the top P−1 bits of the (52-bit, left-aligned) payload, and stay a NaN.

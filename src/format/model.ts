@@ -95,25 +95,26 @@ export class Format implements FormatSpec {
   readonly domain: Domain;
   readonly hasNaN: boolean;
 
+  /** The special codes as exact bigints (the number fields above are exact for K ≤ 53 only, e.g. not binary64). */
+  readonly bigCodes: BigCodes;
+
   constructor(spec: FormatSpec) {
     Object.assign(this, spec);
     const { K, P, signed } = spec;
+    const c = specialCodes(spec);
+    this.bigCodes = c;
     this.codeCount = 2 ** K;
     this.magnitudeBits = signed ? K - 1 : K;
-    this.signBit = signed ? 2 ** (K - 1) : 0;
+    this.signBit = Number(c.signBit);
     this.exponentBits = this.magnitudeBits - (P - 1);
     this.trailingBits = P - 1;
-    this.highNaNStart = 2 ** this.magnitudeBits - spec.highNaNs;
-    this.infMagnitude = spec.infinity ? this.highNaNStart - 1 : -1;
-    this.maxFiniteMagnitude = (spec.infinity ? this.infMagnitude : this.highNaNStart) - 1;
-    this.posInfCode = this.infMagnitude;
-    this.negInfCode = spec.infinity && signed ? this.infMagnitude + this.signBit : -1;
-    this.hasNaN = spec.highNaNs > 0 || (signed && spec.negativeZero === "nan");
-    if (signed && spec.negativeZero === "nan") this.nanCode = this.signBit;
-    else if (spec.highNaNs > 0) {
-      // The quiet NaN: IEEE-style formats set the most significant trailing bit above +Inf; others use the top code.
-      this.nanCode = spec.infinity && P >= 2 && spec.highNaNs >= 2 ** (P - 2) ? this.infMagnitude + 2 ** (P - 2) : 2 ** this.magnitudeBits - 1;
-    } else this.nanCode = -1;
+    this.highNaNStart = Number(c.highNaNStart);
+    this.infMagnitude = Number(c.infMagnitude);
+    this.maxFiniteMagnitude = Number(c.maxFinite);
+    this.posInfCode = Number(c.posInf);
+    this.negInfCode = Number(c.negInf);
+    this.nanCode = Number(c.nan);
+    this.hasNaN = c.nan >= 0n;
     this.minQuantumExponent = (spec.zero ? 1 : 0) - spec.bias - (P - 1);
     this.signedness = signed ? "Signed" : "Unsigned";
     this.domain = spec.infinity ? "Extended" : "Finite";
@@ -159,12 +160,60 @@ export class Format implements FormatSpec {
   toString(): string {
     return this.name;
   }
+
+  /** A format serialises as its defining parameters (everything else is derived from them). */
+  toJSON(): FormatSpec {
+    const { name, family, K, P, bias, signed, infinity, highNaNs, negativeZero, zero, subnormals, finiteOverflow, nanSubstitute, nanPayload, signedZeroAndNaN, defaultProjection } = this;
+    return { name, family, K, P, bias, signed, infinity, highNaNs, negativeZero, zero, subnormals, finiteOverflow, nanSubstitute, nanPayload, signedZeroAndNaN, defaultProjection };
+  }
+}
+
+/** Special codes of a format; −1 where the datum does not exist. */
+export interface BigCodes {
+  readonly signBit: bigint;
+  readonly highNaNStart: bigint;
+  readonly infMagnitude: bigint;
+  readonly maxFinite: bigint;
+  readonly minFinite: bigint;
+  readonly posInf: bigint;
+  readonly negInf: bigint;
+  /** The canonical NaN: the −0 slot (P3109 signed, FNUZ), the IEEE quiet NaN above +Inf, or the top code. */
+  readonly nan: bigint;
+}
+
+/** Derives the special codes from the layout parameters (gfloat-style: NaNs at the top, Inf just below them). */
+function specialCodes(spec: FormatSpec): BigCodes {
+  const { K, P, signed } = spec;
+  const magnitudeBits = BigInt(signed ? K - 1 : K);
+  const signBit = signed ? 1n << BigInt(K - 1) : 0n;
+  const highNaNStart = (1n << magnitudeBits) - BigInt(spec.highNaNs);
+  const infMagnitude = spec.infinity ? highNaNStart - 1n : -1n;
+  const maxFinite = (spec.infinity ? infMagnitude : highNaNStart) - 1n;
+  let nan = -1n;
+  if (signed && spec.negativeZero === "nan") nan = signBit;
+  else if (spec.highNaNs > 0) {
+    // The quiet NaN: IEEE-style formats set the most significant trailing bit above +Inf; others use the top code.
+    const ieeeQuiet = spec.infinity && P >= 2 && spec.highNaNs >= 2 ** (P - 2);
+    nan = ieeeQuiet ? infMagnitude + (1n << BigInt(P - 2)) : (1n << magnitudeBits) - 1n;
+  }
+  return {
+    signBit,
+    highNaNStart,
+    infMagnitude,
+    maxFinite,
+    minFinite: signed ? maxFinite + signBit : 0n,
+    posInf: infMagnitude,
+    negInf: spec.infinity && signed ? infMagnitude + signBit : -1n,
+    nan,
+  };
 }
 
 /** Validates the numeric parameters shared by every family and builds the Format. */
 export function makeFormat(spec: FormatSpec): Format {
   const { K, P, bias, signed } = spec;
   if (!Number.isInteger(K) || K < 2 || K > 64) throw new FormatError("K", `got ${describe(K)}; allowed: an integer in [2, 64]`);
+  if (typeof signed !== "boolean") throw new FormatError("signed", `got ${describe(signed)}; allowed: true or false`);
+  if (!Number.isInteger(spec.highNaNs) || spec.highNaNs < 0) throw new FormatError("highNaNs", `got ${describe(spec.highNaNs)}; allowed: a non-negative integer`);
   const maxP = signed ? K - 1 : K;
   if (!Number.isInteger(P) || P < 1 || P > maxP) {
     throw new FormatError("P", `got ${describe(P)}; allowed: an integer in [1, ${maxP}] for a ${signed ? "signed" : "unsigned"} ${K}-bit format`);
