@@ -51,15 +51,15 @@ const FAST_HALF = 36; // float32 bits of max(MinNormal, 2^−126), the clamp of 
 const FAST_MAGIC = 37;
 const FAST_NORMAL_BITS = 38;
 const FAST_LIMIT = 39;
-const N_SIGNBIT = 40; // fast path, narrow lanes (i8x16 for bytes, i16x8 for wide codes): sign bit,
-const N_ZCLEAR = 41; // sign bit where a zero result has no sign, all ones for unsigned formats (negatives → 0),
-const N_UNSZERO = 42; // NaN codes by sign, 1, and the payload offset (numpy float16)
+const N_SIGNBIT = 40; // fast path, narrow lanes (i8x16 for bytes, i16x8 for wide codes): sign bit, sign bit where a
+const N_ZCLEAR = 41; // zero result has no sign, all ones for unsigned formats, NaN codes by sign, 1, the payload
+const N_UNSIGNED = 42; // offset (numpy float16), the code of a negative nonzero result of an unsigned format, ±∞ codes
 const N_NAN_POS = 43;
 const N_NAN_NEG = 44;
 const N_ONE = 45;
 const N_KEEPOFF = 46;
 const SR_MASK = 47; // fast stochastic: float32 bits kept under R' (the low d = 24 − P − NS bits cleared when d > 0)
-const SR_SCALE = 48; // f32 2^(NS − minQ): the subnormal-path scale
+const SR_SCALE = 48; // f32 2^e1, 2^e2 with e1 + e2 = NS − minQ: the subnormal-path scale in two exact steps
 const SR_ONE_AT = 49; // 2^(31 − N) for B: the + 1 of R' = 2R + 1, just below R
 const SR_C_HALF = 50; // StochasticC's RNITE at bit d of the float32 bits: 2^(d−1) − 1 and 1 (both 0 when d ≤ 0)
 const SR_C_BIT = 51;
@@ -71,7 +71,12 @@ const D_G_BASE = 56;
 const D_G_ODD = 57;
 const D_G_NEG = 58;
 const D_G_POS = 59;
-const SLOTS = 60;
+const SR_SCALE2 = 60;
+const N_BELOW_NEG = 61;
+const N_INF_POS = 62;
+const N_INF_NEG = 63;
+const D_LIMIT_NEG = 64; // fast directed: the clamp of negative values (rules 19–21 treat the two signs differently)
+const SLOTS = 65;
 // Scalar words after the slots.
 const S_SHIFT = 0; // 24 − P
 const S_NUSHIFT = 1; // 32 − (24 − P): aligns a normal result's fraction bits to the top of ν
@@ -111,6 +116,7 @@ const FIXED = memory.data<u32>([
   0x007fffff, 0x007fffff, 0x007fffff, 0x007fffff, // float32 trailing significand (NaN payload)
   1, 1, 1, 1,
   0x4b000000, 0x4b000000, 0x4b000000, 0x4b000000, // f32 2^23: x + 2^23 − 2^23 reads an integer x < 2^23 exactly
+  0x7f7fffff, 0x7f7fffff, 0x7f7fffff, 0x7f7fffff, // largest finite float32
 ], 16);
 const F_ABS = 0;
 const F_INF = 16;
@@ -120,6 +126,7 @@ const F_TWO31 = 64;
 const F_PAYLOAD = 80;
 const F_ONE = 96;
 const F_TWO23 = 112;
+const F_MAXFINITE = 128;
 
 // Tail scratch: the last < 16 elements run through one padded block.
 const TAIL = memory.data(16 * 4 * 2 + 32, 16);
@@ -260,11 +267,11 @@ function run(src: usize, dst: usize, n: usize, first: u32, rnd: usize, kind: i32
   memory.copy(dst + (wide ? i << 1 : i), TAIL_OUT, wide ? rest << 1 : rest);
 }
 
-// Fast path (the same algorithm specialised for each rounding family when ±∞ inputs saturate like
-// finite overflow, host-checked): normal results round with the integer carry trick, subnormal results with the
-// float-add trick (the FPU's RNE at quantum 2^minQ, docs/wasm-kernels.md §3) or an exact scaling; the magnitude
-// is clamped at LIMIT and the sign/NaN rules run on narrowed lanes (8 or 16 per op instead of 4). The generic
-// kernel above measured ~0.3 G/s, this path 1.1–1.8 G/s (16M elements, loaded 2-core machine).
+// Fast path: the same algorithm specialised per rounding family for formats whose finite overflow has one code per
+// sign (host-checked). Normal results round with the integer carry trick, subnormal results with the float-add
+// trick (the FPU's RNE at quantum 2^minQ, docs/wasm-kernels.md §3) or an exact scaling; the magnitude is clamped
+// and the sign/±∞/NaN rules run on narrowed lanes (8 or 16 per op instead of 4). The generic kernel above measured
+// ~0.25 G/s, this path 0.5–1.9 G/s by rounding family (16M elements, loaded 2-core machine).
 
 /** Rounded, clamped magnitude code of four lanes (NearestTiesToEven). */
 // @ts-ignore: decorator
@@ -273,8 +280,8 @@ function fastMagnitude(x: v128, shift: i32, rebias: v128, half: v128, magic: v12
   const a = v128.and(x, k(F_ABS));
   const b = i32x4.add(a, rebias); // exponent rebiased: b >> shift is the truncated magnitude code
   const n = i32x4.shr_s(i32x4.add(i32x4.add(b, half), v128.and(i32x4.shr_u(b, shift), k(F_ONE))), shift);
-  // With bias 128 (rebias 2^23) ∞ and values near it wrap negative: the unsigned clamp still sends them to LIMIT.
   const s = i32x4.sub(f32x4.add(a, magic), magic);
+  // With bias 128 (rebias 2^23) ∞ and values near it wrap negative: the unsigned clamp still sends them to LIMIT.
   return i32x4.min_u(v128.bitselect(s, n, i32x4.lt_s(a, normalBits)), limit);
 }
 
@@ -285,7 +292,7 @@ function fastMagnitude(x: v128, shift: i32, rebias: v128, half: v128, magic: v12
  */
 // @ts-ignore: decorator
 @inline
-function directedMagnitude(x: v128, shift: i32, rebias: v128, scale1: v128, scale2: v128, normalBits: v128, limit: v128): v128 {
+function directedMagnitude(x: v128, shift: i32, rebias: v128, scale1: v128, scale2: v128, normalBits: v128, limit: v128, limitNeg: v128): v128 {
   const a = v128.and(x, k(F_ABS));
   const neg = i32x4.shr_s(x, 31);
   const one = k(F_ONE);
@@ -299,33 +306,45 @@ function directedMagnitude(x: v128, shift: i32, rebias: v128, scale1: v128, scal
   const oddS = i32x4.neg(v128.and(whole, one));
   const g = i32x4.add(i32x4.add(c(D_G_BASE), v128.and(oddS, c(D_G_ODD))), i32x4.add(v128.and(neg, c(D_G_NEG)), v128.andnot(c(D_G_POS), neg)));
   const s = i32x4.sub(whole, i32x4.gt_s(f32x4.sub(y, floor), g));
-  return i32x4.min_u(v128.bitselect(s, n, i32x4.lt_s(a, normalBits)), limit);
+  return i32x4.min_u(v128.bitselect(s, n, i32x4.lt_s(a, normalBits)), v128.bitselect(limitNeg, limit, neg));
 }
 
+/** All ones where x is ±∞ or NaN. */
 // @ts-ignore: decorator
 @inline
-function nanMask(x: v128): v128 {
-  return i32x4.gt_s(v128.and(x, k(F_ABS)), k(F_INF));
+function specialMask(x: v128): v128 {
+  return i32x4.gt_s(v128.and(x, k(F_ABS)), k(F_MAXFINITE));
 }
 
-/** Codes of 8 (wide) or 16 non-NaN lanes from their clamped magnitudes and sign masks, in narrow lanes. */
+/** Codes of 8 (wide) or 16 finite lanes from their clamped magnitudes and sign masks, in narrow lanes. */
 // @ts-ignore: decorator
 @inline
 function fastCodes(m: v128, neg: v128, wide: bool): v128 {
   const zero = i32x4.splat(0);
   const atZero = wide ? i16x8.eq(m, zero) : i8x16.eq(m, zero);
-  // Sign: cleared at zero where the format has no −0; negative values of unsigned formats give 0 (SatFinite).
+  // Sign: cleared at zero where the format has no −0. Unsigned formats: a negative input gives 0 when it rounds to
+  // zero, otherwise the below-MinFinite code (§4.7.5 rules 5, 11, 20, 22).
   const code = v128.or(m, v128.andnot(v128.and(neg, c(N_SIGNBIT)), v128.and(atZero, c(N_ZCLEAR))));
-  return v128.andnot(code, v128.and(neg, c(N_UNSZERO)));
+  return v128.bitselect(v128.andnot(c(N_BELOW_NEG), atZero), code, v128.and(neg, c(N_UNSIGNED)));
 }
 
-/** NaN lanes of `code` replaced by the NaN code of their sign (and kept payload, numpy float16). */
+/** ±∞ and NaN lanes of `code` replaced by their codes (by sign; NaN with the kept payload of numpy float16). */
 // @ts-ignore: decorator
 @inline
-function fastNaNs(code: v128, neg: v128, nan: v128, payload: v128, keepPayload: bool): v128 {
+function fastSpecials(code: v128, neg: v128, inf: v128, nan: v128, payload: v128, keepPayload: bool): v128 {
   let nanCode = v128.bitselect(c(N_NAN_NEG), c(N_NAN_POS), neg);
   if (keepPayload) nanCode = i16x8.add(nanCode, i16x8.add(i16x8.max_u(payload, c(N_ONE)), c(N_KEEPOFF)));
-  return v128.bitselect(nanCode, code, nan);
+  return v128.bitselect(nanCode, v128.bitselect(v128.bitselect(c(N_INF_NEG), c(N_INF_POS), neg), code, inf), nan);
+}
+
+/** NaN (`nan`) or ±∞ masks of eight lanes, narrowed to i16x8. */
+// @ts-ignore: decorator
+@inline
+function specials8(x0: v128, x1: v128, nan: bool): v128 {
+  const a0 = v128.and(x0, k(F_ABS));
+  const a1 = v128.and(x1, k(F_ABS));
+  if (nan) return i16x8.narrow_i32x4_s(i32x4.gt_s(a0, k(F_INF)), i32x4.gt_s(a1, k(F_INF)));
+  return i16x8.narrow_i32x4_s(i32x4.eq(a0, k(F_INF)), i32x4.eq(a1, k(F_INF)));
 }
 
 // @ts-ignore: decorator
@@ -343,10 +362,10 @@ function fastPayload(x0: v128, x1: v128, shift: i32): v128 {
  */
 // @ts-ignore: decorator
 @inline
-function stochasticMagnitude(x: v128, w: v128, shift: i32, addShift: i32, rShift: i32, ns: i32, cShift: i32, stageC: bool, rebias: v128, fractionMask: v128, cHalf: v128, cBit: v128, scale: v128, normalBits: v128, limit: v128): v128 {
+function stochasticMagnitude(x: v128, w: v128, shift: i32, addShift: i32, rShift: i32, ns: i32, cShift: i32, stageC: bool, rebias: v128, fractionMask: v128, cHalf: v128, cBit: v128, scale: v128, scale2: v128, normalBits: v128, limit: v128): v128 {
   const a = v128.and(x, k(F_ABS));
   let b = i32x4.add(a, rebias);
-  let y = f32x4.mul(a, scale);
+  let y = f32x4.mul(f32x4.mul(a, scale), scale2);
   if (stageC) {
     b = i32x4.add(b, i32x4.add(cHalf, v128.and(i32x4.shr_u(b, cShift), cBit)));
     y = f32x4.nearest(y);
@@ -383,7 +402,8 @@ function runFast(src: usize, dst: usize, n: usize, first: u32, rnd: usize, wide:
   const limit = c(FAST_LIMIT);
   const scale1 = c(SCALE1);
   const scale2 = c(SCALE2);
-  // Stochastic constants (unused by the nearest-even variants, which Binaryen then drops).
+  const limitNeg = c(D_LIMIT_NEG);
+  // Constants of the other variants too: each instantiation uses its own, the rest are dead loads before the loop.
   const kind = load<i32>(SCALARS + (S_RANDOM << 2));
   const stageC = load<i32>(SCALARS + (S_STAGE_C << 2)) != 0;
   const cShift = load<i32>(SCALARS + (S_SR_CSHIFT << 2));
@@ -397,6 +417,7 @@ function runFast(src: usize, dst: usize, n: usize, first: u32, rnd: usize, wide:
   const cHalf = c(SR_C_HALF);
   const cBit = c(SR_C_BIT);
   const scale = c(SR_SCALE);
+  const srScale2 = c(SR_SCALE2);
   const oneAt = c(SR_ONE_AT);
   const rBytes: usize = kind == RANDOM_U8 ? 1 : kind == RANDOM_U16 ? 2 : 4;
   let i: usize = 0;
@@ -423,15 +444,15 @@ function runFast(src: usize, dst: usize, n: usize, first: u32, rnd: usize, wide:
     let m0: v128, m1: v128, m2: v128, m3: v128;
     if (stochastic) {
       const index = first + <u32>i;
-      m0 = stochasticMagnitude(x0, randomLanes(0, seeded, kind, r, index, key0, key1, toTop, oneAt), shift, addShift, rShift, ns, cShift, stageC, rebias, fractionMask, cHalf, cBit, scale, normalBits, limit);
-      m1 = stochasticMagnitude(x1, randomLanes(1, seeded, kind, r, index, key0, key1, toTop, oneAt), shift, addShift, rShift, ns, cShift, stageC, rebias, fractionMask, cHalf, cBit, scale, normalBits, limit);
-      m2 = stochasticMagnitude(x2, randomLanes(2, seeded, kind, r, index, key0, key1, toTop, oneAt), shift, addShift, rShift, ns, cShift, stageC, rebias, fractionMask, cHalf, cBit, scale, normalBits, limit);
-      m3 = stochasticMagnitude(x3, randomLanes(3, seeded, kind, r, index, key0, key1, toTop, oneAt), shift, addShift, rShift, ns, cShift, stageC, rebias, fractionMask, cHalf, cBit, scale, normalBits, limit);
+      m0 = stochasticMagnitude(x0, randomLanes(0, seeded, kind, r, index, key0, key1, toTop, oneAt), shift, addShift, rShift, ns, cShift, stageC, rebias, fractionMask, cHalf, cBit, scale, srScale2, normalBits, limit);
+      m1 = stochasticMagnitude(x1, randomLanes(1, seeded, kind, r, index, key0, key1, toTop, oneAt), shift, addShift, rShift, ns, cShift, stageC, rebias, fractionMask, cHalf, cBit, scale, srScale2, normalBits, limit);
+      m2 = stochasticMagnitude(x2, randomLanes(2, seeded, kind, r, index, key0, key1, toTop, oneAt), shift, addShift, rShift, ns, cShift, stageC, rebias, fractionMask, cHalf, cBit, scale, srScale2, normalBits, limit);
+      m3 = stochasticMagnitude(x3, randomLanes(3, seeded, kind, r, index, key0, key1, toTop, oneAt), shift, addShift, rShift, ns, cShift, stageC, rebias, fractionMask, cHalf, cBit, scale, srScale2, normalBits, limit);
     } else if (directed) {
-      m0 = directedMagnitude(x0, shift, rebias, scale1, scale2, normalBits, limit);
-      m1 = directedMagnitude(x1, shift, rebias, scale1, scale2, normalBits, limit);
-      m2 = directedMagnitude(x2, shift, rebias, scale1, scale2, normalBits, limit);
-      m3 = directedMagnitude(x3, shift, rebias, scale1, scale2, normalBits, limit);
+      m0 = directedMagnitude(x0, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
+      m1 = directedMagnitude(x1, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
+      m2 = directedMagnitude(x2, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
+      m3 = directedMagnitude(x3, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
     } else {
       m0 = fastMagnitude(x0, shift, rebias, half, magic, normalBits, limit);
       m1 = fastMagnitude(x1, shift, rebias, half, magic, normalBits, limit);
@@ -439,35 +460,32 @@ function runFast(src: usize, dst: usize, n: usize, first: u32, rnd: usize, wide:
       m3 = fastMagnitude(x3, shift, rebias, half, magic, normalBits, limit);
     }
     // Codes are ≤ LIMIT < 2^K, so the unsigned narrows are exact; the signed narrows keep the sign of x (and the
-    // all-ones NaN masks).
+    // all-ones masks).
     const m01 = i16x8.narrow_i32x4_u(m0, m1);
     const m23 = i16x8.narrow_i32x4_u(m2, m3);
     const s01 = i16x8.narrow_i32x4_s(x0, x1);
     const s23 = i16x8.narrow_i32x4_s(x2, x3);
-    // NaN inputs are rare: their codes are patched only in blocks that hold one (a predictable branch).
-    const nan0 = nanMask(x0);
-    const nan1 = nanMask(x1);
-    const nan2 = nanMask(x2);
-    const nan3 = nanMask(x3);
-    const anyNaN = v128.any_true(v128.or(v128.or(nan0, nan1), v128.or(nan2, nan3)));
+    // ±∞ and NaN inputs are rare: their codes are patched only in blocks that hold one (a predictable branch).
+    const anySpecial = v128.any_true(v128.or(v128.or(specialMask(x0), specialMask(x1)), v128.or(specialMask(x2), specialMask(x3))));
     if (wide) {
       const zero = i32x4.splat(0);
       const neg01 = i16x8.lt_s(s01, zero);
       const neg23 = i16x8.lt_s(s23, zero);
       let c01 = fastCodes(m01, neg01, true);
       let c23 = fastCodes(m23, neg23, true);
-      if (anyNaN) {
-        c01 = fastNaNs(c01, neg01, i16x8.narrow_i32x4_s(nan0, nan1), keepPayload ? fastPayload(x0, x1, shift) : zero, keepPayload);
-        c23 = fastNaNs(c23, neg23, i16x8.narrow_i32x4_s(nan2, nan3), keepPayload ? fastPayload(x2, x3, shift) : zero, keepPayload);
+      if (anySpecial) {
+        c01 = fastSpecials(c01, neg01, specials8(x0, x1, false), specials8(x0, x1, true), keepPayload ? fastPayload(x0, x1, shift) : zero, keepPayload);
+        c23 = fastSpecials(c23, neg23, specials8(x2, x3, false), specials8(x2, x3, true), keepPayload ? fastPayload(x2, x3, shift) : zero, keepPayload);
       }
       v128.store(d, c01, 0);
       v128.store(d, c23, 16);
     } else {
       const neg = i8x16.lt_s(i8x16.narrow_i16x8_s(s01, s23), i32x4.splat(0));
       let codes = fastCodes(i8x16.narrow_i16x8_u(m01, m23), neg, false);
-      if (anyNaN) {
-        const nan = i8x16.narrow_i16x8_s(i16x8.narrow_i32x4_s(nan0, nan1), i16x8.narrow_i32x4_s(nan2, nan3));
-        codes = fastNaNs(codes, neg, nan, neg, false);
+      if (anySpecial) {
+        const inf = i8x16.narrow_i16x8_s(specials8(x0, x1, false), specials8(x2, x3, false));
+        const nan = i8x16.narrow_i16x8_s(specials8(x0, x1, true), specials8(x2, x3, true));
+        codes = fastSpecials(codes, neg, inf, nan, neg, false);
       }
       v128.store(d, codes);
     }
@@ -512,23 +530,13 @@ function generic8(src: usize, dst: usize, n: usize): void {
 function generic16(src: usize, dst: usize, n: usize): void {
   run(src, dst, n, 0, 0, RANDOM_NONE, true, false);
 }
-function seed8(src: usize, dst: usize, n: usize, first: u32, stageC: bool): void {
-  if (stageC) run(src, dst, n, first, 0, RANDOM_SEED, false, true);
-  else run(src, dst, n, first, 0, RANDOM_SEED, false, false);
+// The generic stochastic fallback branches on the random source and StochasticC per vector (predictable), which
+// keeps the module small: one instantiation per code width instead of eight.
+function genericRandom8(src: usize, dst: usize, n: usize, first: u32, rnd: usize, kind: i32, stageC: bool): void {
+  run(src, dst, n, first, rnd, kind, false, stageC);
 }
-function seed16(src: usize, dst: usize, n: usize, first: u32, stageC: bool): void {
-  if (stageC) run(src, dst, n, first, 0, RANDOM_SEED, true, true);
-  else run(src, dst, n, first, 0, RANDOM_SEED, true, false);
-}
-function array8(src: usize, dst: usize, n: usize, rnd: usize, kind: i32, stageC: bool): void {
-  if (kind == RANDOM_U8) run(src, dst, n, 0, rnd, RANDOM_U8, false, stageC);
-  else if (kind == RANDOM_U16) run(src, dst, n, 0, rnd, RANDOM_U16, false, stageC);
-  else run(src, dst, n, 0, rnd, RANDOM_U32, false, stageC);
-}
-function array16(src: usize, dst: usize, n: usize, rnd: usize, kind: i32, stageC: bool): void {
-  if (kind == RANDOM_U8) run(src, dst, n, 0, rnd, RANDOM_U8, true, stageC);
-  else if (kind == RANDOM_U16) run(src, dst, n, 0, rnd, RANDOM_U16, true, stageC);
-  else run(src, dst, n, 0, rnd, RANDOM_U32, true, stageC);
+function genericRandom16(src: usize, dst: usize, n: usize, first: u32, rnd: usize, kind: i32, stageC: bool): void {
+  run(src, dst, n, first, rnd, kind, true, stageC);
 }
 
 /**
@@ -552,9 +560,6 @@ export function encodeF32(src: usize, dst: usize, n: usize, first: u32, rnd: usi
   } else if (kind == RANDOM_NONE) {
     if (wide) generic16(src, dst, n);
     else generic8(src, dst, n);
-  } else if (kind == RANDOM_SEED) {
-    if (wide) seed16(src, dst, n, first, stageC);
-    else seed8(src, dst, n, first, stageC);
-  } else if (wide) array16(src, dst, n, rnd, kind, stageC);
-  else array8(src, dst, n, rnd, kind, stageC);
+  } else if (wide) genericRandom16(src, dst, n, first, rnd, kind, stageC);
+  else genericRandom8(src, dst, n, first, rnd, kind, stageC);
 }

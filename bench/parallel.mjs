@@ -2,6 +2,7 @@
 // Usage: node bench/parallel.mjs [--threads 2] [--rounds 11] [--sizes 65536,1048576,16777216]
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
+import { Worker } from "node:worker_threads";
 import { dequantize, quantize } from "../build/node/index.js";
 import { createPool } from "../build/node/parallel.js";
 
@@ -18,6 +19,19 @@ function input(n) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+/** CPU time per wall time of the pool's threads spinning for 0.5 s: how many cores the machine gives us right now. */
+async function freeCores(threads) {
+  const code = `const { parentPort } = require("node:worker_threads");
+parentPort.on("message", () => { const t = Date.now(); while (Date.now() - t < 500); parentPort.postMessage(0); });`;
+  const workers = Array.from({ length: threads }, () => new Worker(code, { eval: true }));
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  await Promise.all(workers.map((w) => new Promise((resolve) => w.once("message", resolve).postMessage(0))));
+  const used = process.cpuUsage(cpu);
+  await Promise.all(workers.map((w) => w.terminate()));
+  return (used.user + used.system) / 1000 / (performance.now() - start);
+}
 async function time(fn) {
   const t0 = process.hrtime.bigint();
   await fn();
@@ -29,7 +43,7 @@ const cases = [
   { name: "quantize Binary8p3se StochasticA N=8", fmt: "binary8p3se", options: { rounding: "StochasticA", stochasticBits: 8, seed: 1 } },
   { name: "dequantize e4m3", fmt: "float8_e4m3fn", dequant: true },
 ];
-console.log(`threads ${pool.threads}, rounds ${rounds}, load average before: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+console.log(`threads ${pool.threads}, rounds ${rounds}, load average before: ${loadavg().map((x) => x.toFixed(2)).join(" ")}, cores free for ${pool.threads} spinning threads: ${(await freeCores(pool.threads)).toFixed(2)}`);
 console.log("case | N | 1 thread M/s | pool M/s | speedup | pool, non-shared arrays (copies) M/s");
 for (const c of cases) {
   for (const n of sizes) {
@@ -54,5 +68,5 @@ for (const c of cases) {
     console.log(`${c.name} | ${n} | ${rate("one").toFixed(0)} | ${rate("many").toFixed(0)} | ${(rate("many") / rate("one")).toFixed(2)}× | ${rate("copied").toFixed(0)}`);
   }
 }
-console.log(`load average after: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+console.log(`load average after: ${loadavg().map((x) => x.toFixed(2)).join(" ")}, cores free: ${(await freeCores(pool.threads)).toFixed(2)}`);
 await pool.close();

@@ -185,7 +185,9 @@ const M = (r) => (r / 1e6).toFixed(0).padStart(7);
 console.log(`minifloat bench — Node ${process.version}, ${cpus()[0]?.model} ×${cpus().length} (${arch()}), load ${loadavg().map((l) => l.toFixed(1)).join(" ")}, ${ROUNDS} rounds, M elements/s median (best)`);
 console.log("op          format          path                     N        median    best   ×JS/ref   ×copy");
 for (const r of results) {
-  const peer = (b) => results.find((q) => q.op === r.op && q.format === r.format && q.baseline === b && (q.n === r.n || b === "js"));
+  // Same N when the baseline ran at that N, else its only N (the BigInt quantize reference runs at 64K only).
+  const peers = (b) => results.filter((q) => q.op === r.op && q.format === r.format && q.baseline === b);
+  const peer = (b) => peers(b).find((q) => q.n === r.n) ?? peers(b)[0];
   const js = peer("js");
   const copy = peer("copy");
   const ratio = (b) => (b && !r.baseline ? (r.median / b.median).toFixed(1).padStart(7) + "×" : "        ");

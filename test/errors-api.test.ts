@@ -1,7 +1,7 @@
 // The error contract at the edges of the bulk API: detached (transferred) buffers, non-object options, malformed
 // exact values and packed lengths give typed errors naming the argument; SharedArrayBuffer-backed arrays work.
 import { describe, expect, it } from "vitest";
-import { ArgumentTypeError, CodeRangeError, type Exact, MiniFloatArray, dequantize, dequantizePacked, encodeExact, packCodes, packedLength, quantize, quantizePacked, unpackCodes } from "../src/index.js";
+import { ArgumentTypeError, CodeRangeError, type Exact, FormatError, MiniFloatArray, customFormat, dequantize, dequantizePacked, encodeExact, packCodes, packedLength, quantize, quantizePacked, unpackCodes } from "../src/index.js";
 
 function detached<T extends ArrayBufferView>(a: T): T {
   structuredClone(a.buffer, { transfer: [a.buffer as ArrayBuffer] });
@@ -72,6 +72,19 @@ describe("other argument checks", () => {
       expectTyped(() => encodeExact(bad as unknown as Exact, "float8_e4m3fn"), ArgumentTypeError, "value", /allowed: an Exact \{ kind: "finite"/);
     }
     expect(encodeExact({ kind: "finite", sign: -1, significand: 3n, exponent: -1 }, "float8_e4m3fn")).toBe(0xbc);
+  });
+
+  it("quantize options.flags must be a flags object (it is written to)", () => {
+    expectTyped(() => quantize(Float64Array.of(Number.NaN), "float8_e4m3fn", { flags: 5 as never }), ArgumentTypeError, "options.flags", "got 5; allowed: a ConversionFlags object");
+    expectTyped(() => quantize(Float32Array.of(1), "float8_e4m3fn", { flags: null as never }), ArgumentTypeError, "options.flags", "got null");
+  });
+
+  it("customFormat rejects a non-boolean signedness and a negative or fractional NaN count", () => {
+    const spec = { name: "x", K: 8, P: 3, bias: 3, signed: true };
+    expect(() => customFormat({ ...spec, signed: "yes" as never })).toThrow(new FormatError("signed", `got "yes"; allowed: true or false`));
+    expect(() => customFormat({ ...spec, highNaNs: -1 })).toThrow(new FormatError("highNaNs", "got -1; allowed: a non-negative integer"));
+    expect(() => customFormat({ ...spec, highNaNs: 1.5 })).toThrow(FormatError);
+    expect(customFormat({ ...spec, highNaNs: 2 }).maxFiniteMagnitude).toBe(125);
   });
 
   it("packedLength validates its count and bit width", () => {

@@ -70,7 +70,7 @@ export function float32Bits(f: Format): fc.Arbitrary<number> {
 
 /** A Float32Array of the given bit patterns at a random element offset inside a larger buffer (unaligned starts). */
 export function float32Array(f: Format, maxLength: number): fc.Arbitrary<Float32Array> {
-  return fc.tuple(fc.array(float32Bits(f), { maxLength }), fc.integer({ min: 0, max: 5 })).map(([bits, offset]) => {
+  return fc.tuple(fc.array(float32Bits(f), { maxLength, size: "max" }), fc.integer({ min: 0, max: 5 })).map(([bits, offset]) => {
     const a = new Float32Array(new ArrayBuffer((bits.length + offset) * 4), offset * 4, bits.length);
     new Uint32Array(a.buffer, a.byteOffset, a.length).set(bits);
     return a;

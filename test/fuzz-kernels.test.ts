@@ -4,7 +4,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { codeArrayType, decodeTable32, quantizeReference, resolveQuantize } from "../src/api/bulk.js";
-import { type CodeArray, type Format, dequantize, dequantizePacked, format, packCodes, packedLength, quantize, quantizePacked, unpackCodes } from "../src/index.js";
+import { type CodeArray, type Format, dequantize, encode, dequantizePacked, format, packCodes, packedLength, quantize, quantizePacked, unpackCodes } from "../src/index.js";
+import { randomR, seedKeys } from "../src/random.js";
 import { float32Array, formats, fuzzParameters, projections } from "./fuzz-arbitraries.js";
 
 /** The reference result of quantize(src, f, options), computed with exact arithmetic element by element. */
@@ -15,19 +16,20 @@ function reference(src: Float32Array, f: Format, options: Parameters<typeof quan
   return out;
 }
 
-/** Stochastic projections get a seed or a caller array of R < 2^N (in a Uint8/16/32Array); others nothing. */
-const quantizeCase = fc
-  .tuple(formats, projections)
-  .chain(([f, projection]) =>
-    fc.tuple(fc.constant(f), fc.constant(projection), float32Array(f, 160), fc.nat(0xffffffff), fc.boolean(), fc.constantFrom(Uint8Array, Uint16Array, Uint32Array)),
-  )
-  .map(([f, projection, src, seed, seeded, randomType]) => {
-    const N = projection.stochasticBits;
-    if (N === undefined) return { f, src, options: { ...projection } };
-    if (seeded) return { f, src, options: { ...projection, seed } };
-    const random = new randomType(src.length).map((_, i) => (Math.imul(seed ^ i, 0x9e3779b1) >>> 0) % 2 ** Math.min(N, randomType.BYTES_PER_ELEMENT * 8));
-    return { f, src, options: { ...projection, random } };
-  });
+/** A case: format, input, and options; stochastic projections get a seed or a caller array of R < 2^N (u8/u16/u32). */
+function quantizeCases<T extends Float32Array | Float64Array>(input: (f: Format) => fc.Arbitrary<T>) {
+  return fc
+    .tuple(formats, projections)
+    .chain(([f, projection]) => fc.tuple(fc.constant(f), fc.constant(projection), input(f), fc.nat(0xffffffff), fc.boolean(), fc.constantFrom(Uint8Array, Uint16Array, Uint32Array)))
+    .map(([f, projection, src, seed, seeded, randomType]) => {
+      const N = projection.stochasticBits;
+      if (N === undefined) return { f, src, options: { ...projection } };
+      if (seeded) return { f, src, options: { ...projection, seed } };
+      const random = new randomType(src.length).map((_, i) => (Math.imul(seed ^ i, 0x9e3779b1) >>> 0) % 2 ** Math.min(N, randomType.BYTES_PER_ELEMENT * 8));
+      return { f, src, options: { ...projection, random } };
+    });
+}
+const quantizeCase = quantizeCases((f) => float32Array(f, 160));
 
 describe("fuzz: Wasm kernels equal the TypeScript reference", () => {
   it("quantize(Float32Array) equals quantizeReference for random formats, projections and inputs", () => {
@@ -40,6 +42,32 @@ describe("fuzz: Wasm kernels equal the TypeScript reference", () => {
         expect(i, `${f.name} ${JSON.stringify({ ...options, random: undefined })} element ${i}: input bits 0x${new Uint32Array(src.buffer, src.byteOffset, src.length)[i]?.toString(16)}`).toBe(-1);
       }),
       fuzzParameters(400),
+    );
+  });
+
+  it("quantize(Float64Array) equals the scalar encode of each element with its R_i", () => {
+    const wide = fc.oneof(
+      fc.double(),
+      fc.double({ min: -1e-300, max: 1e-300 }),
+      fc.tuple(fc.boolean(), fc.bigInt({ min: 1n, max: (1n << 51n) - 1n })).map(([negative, payload]) => {
+        const v = new Float64Array(1);
+        new BigUint64Array(v.buffer)[0] = (negative ? 0xfff0000000000000n : 0x7ff0000000000000n) | payload;
+        return v[0]!;
+      }),
+    );
+    const cases = quantizeCases(() => fc.array(wide, { maxLength: 40, size: "max" }).map((values) => Float64Array.from(values)));
+    fc.assert(
+      fc.property(cases, ({ f, src: values, options }) => {
+        const o = options as { seed?: number; random?: ArrayLike<number>; stochasticBits?: number };
+        const got = quantize(values, f, options);
+        const [k0, k1] = seedKeys(o.seed ?? 0);
+        const R = (i: number) => (o.stochasticBits === undefined ? undefined : o.random ? o.random[i] : randomR(k0, k1, i, o.stochasticBits));
+        const { seed: _s, random: _r, ...projection } = options as Record<string, unknown>;
+        for (let i = 0; i < values.length; i++) {
+          expect(got[i], `${f.name} ${values[i]} (element ${i})`).toBe(encode(values[i]!, f, { ...projection, random: R(i) }));
+        }
+      }),
+      fuzzParameters(300),
     );
   });
 
@@ -60,7 +88,7 @@ describe("fuzz: Wasm kernels equal the TypeScript reference", () => {
   it("dequantize equals the decode table for random in-range codes of every format of up to 16 bits", () => {
     const small = formats.filter((f) => f.K <= 16);
     fc.assert(
-      fc.property(small.chain((f) => fc.tuple(fc.constant(f), fc.array(fc.nat(f.codeCount - 1), { maxLength: 200 }), fc.integer({ min: 0, max: 3 }))), ([f, list, offset]) => {
+      fc.property(small.chain((f) => fc.tuple(fc.constant(f), fc.array(fc.nat(f.codeCount - 1), { maxLength: 200, size: "max" }), fc.integer({ min: 0, max: 3 }))), ([f, list, offset]) => {
         const type = codeArrayType(f) as typeof Uint8Array | typeof Uint16Array;
         const codes = new type(new ArrayBuffer((list.length + offset) * type.BYTES_PER_ELEMENT), offset * type.BYTES_PER_ELEMENT, list.length);
         codes.set(list);

@@ -39,10 +39,14 @@ const arrays: fc.Arbitrary<() => unknown> = fc
     return a;
   }));
 
-const scalars = fc.constantFrom<unknown>(undefined, null, 0, 1, 3, 4, 6, 8, -1, 1.5, Number.NaN, Infinity, -Infinity, 2 ** 53, 2 ** 32, "float8_e4m3fn", "", "nope", {}, [], [1, 2], 1n, true, Symbol("s"), () => 1);
-const formats = fc.constantFrom<unknown>("float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "float6_e3m2fn", "bfloat16", "binary16", "binary32", "binary64", "Binary8p3se", "Binary5p2uf", "Binary16p9se", "Binary17p3se", "Binary8p8se", "float8_e8m0fnu", "cfloat16_uhp");
+const scalars = fc.constantFrom<unknown>(undefined, null, 0, 1, 3, 4, 6, 8, -1, 1.5, Number.NaN, Infinity, -Infinity, 2 ** 53, 2 ** 32, "float8_e4m3fn", "", "nope", {}, [], [1, 2], 1n, true, Symbol("s"), () => 1, { bias: 64 }, { bias: -1 }, { bias: 15 }, { bias: 2.5 }, { bias: "3" });
+const formats = fc.constantFrom<unknown>("float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "float6_e3m2fn", "bfloat16", "binary16", "binary32", "binary64", "Binary8p3se", "Binary5p2uf", "Binary16p9se", "Binary17p3se", "Binary8p8se", "Binary2p1se", "Binary8p0ue", "float8_e8m0fnu", "cfloat16_uhp", "cfloat8_1_4_3", "cfloat16_shp");
+/** Custom format parameters, each field valid or not. */
+const specs = fc
+  .record({ name: fc.constantFrom<unknown>("x", 3), K: fc.constantFrom<unknown>(1, 2, 8, 16, 65, 7.5, "8"), P: fc.constantFrom<unknown>(0, 1, 3, 8, 64, Number.NaN), bias: fc.constantFrom<unknown>(-3, 0, 7, 2 ** 21, 0.5), signed: fc.constantFrom<unknown>(true, false, 1), highNaNs: fc.constantFrom<unknown>(0, 1, 300, -1, 0.5) }, { requiredKeys: [] })
+  .map((spec) => named(fc.stringify(spec), () => spec));
 const fresh = (x: unknown) => named(fc.stringify(x), () => x);
-const anything: fc.Arbitrary<() => unknown> = fc.oneof(scalars.map(fresh), formats.map(fresh), arrays);
+const anything: fc.Arbitrary<() => unknown> = fc.oneof(scalars.map(fresh), formats.map(fresh), arrays, specs);
 
 /** Options objects with random (often wrong) fields, or a non-object. */
 const options: fc.Arbitrary<() => unknown> = fc.oneof(
@@ -77,6 +81,7 @@ const CALLS: Record<string, [number, Call]> = {
   decode: [2, ([a, b]) => api.decode(a as number, b as string)],
   encodeExact: [3, ([a, b, c]) => api.encodeExact(a as api.Exact, b as string, c as api.Projection)],
   format: [2, ([a, b]) => api.format(a as string, b as { bias?: number })],
+  customFormat: [1, ([a]) => api.customFormat(a as Parameters<typeof api.customFormat>[0])],
   allocFloat32: [1, ([a]) => api.allocFloat32(a as number)],
   allocCodes: [2, ([a, b]) => api.allocCodes(a as string, b as number)],
   "MiniFloatArray.from": [3, ([a, b, c]) => api.MiniFloatArray.from(a as Float32Array, b as string, c as api.FromOptions)],

@@ -1,5 +1,5 @@
 // Wasm memory stays bounded under long runs of the functional API (JS arrays streamed through scratch, zero-copy
-// handles, packed FP4/FP6, stochastic rounding), under failing calls, and for inputs far larger than the scratch;
+// handles, packed FP4/FP6, stochastic rounding) and of MiniFloatArray views (slices, subarrays, packed copies), under failing calls, and for inputs far larger than the scratch;
 // requests beyond the 4 GiB wasm32 cap fail with CodeRangeError before any memory grows.
 import { describe, expect, it } from "vitest";
 import { CodeRangeError, MiniFloatArray, ProjectionError, allocBytes, allocCodes, allocFloat32, dequantize, dequantizePacked, packCodes, quantize, quantizePacked } from "../src/index.js";
@@ -21,10 +21,15 @@ function cycle(i: number): void {
   quantize(input.array, "bfloat16", { out: output.array });
   input.free();
   output.free();
+  const view = MiniFloatArray.from(x, "float6_e3m2fn", { rounding: "StochasticA", stochasticBits: 4, seed: i });
+  view.slice(1, 9).free();
+  view.subarray(2).toFloat32Array();
+  MiniFloatArray.fromPacked(view.toPacked(), "float6_e3m2fn", view.length).free();
+  view.free();
 }
 
 describe("Wasm memory over long runs", () => {
-  it("10^5 cycles of the functional API return every byte and never grow memory after warm-up", () => {
+  it("10^5 cycles of the functional API and of MiniFloatArray views return every byte and never grow memory after warm-up", () => {
     for (let i = 0; i < 100; i++) cycle(i);
     const before = memoryStats();
     for (let i = 0; i < 100_000; i++) cycle(i);

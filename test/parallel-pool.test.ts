@@ -1,7 +1,8 @@
 // minifloat/parallel: results bit-identical to the single-thread calls, typed errors, and the pool's lifecycle.
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ArgumentTypeError, CodeRangeError, FormatError, ProjectionError, dequantize, format, newFlags, quantize } from "../src/index.js";
+import { ArgumentTypeError, CodeRangeError, FormatError, ProjectionError, allocBytes, allocCodes, dequantize, format, newFlags, quantize } from "../src/index.js";
+import { memoryStats } from "../src/wasm/memory.js";
 import { type Pool, createPool } from "../src/parallel/index.js";
 
 const shared = <T extends Float32Array | Float64Array | Uint8Array | Uint16Array>(type: { new (b: SharedArrayBuffer): T; BYTES_PER_ELEMENT: number }, n: number) => new type(new SharedArrayBuffer(n * type.BYTES_PER_ELEMENT));
@@ -80,6 +81,17 @@ describe("parallel equals single-thread", () => {
     const values32 = new Float32Array(n);
     expect(await pool.dequantize(outPlain, "float8_e4m3fn", { out: values32 })).toBe(values32);
     expect(same(values32, dequantize(expected, "float8_e4m3fn"))).toBe(0);
+  });
+
+  it("writes into a Wasm-memory output even when the memory grows while the call runs", async () => {
+    const handle = allocCodes("float8_e4m3fn", n);
+    const pending = pool.quantize(src, "float8_e4m3fn", { out: handle.array });
+    const filler = allocBytes(memoryStats().memoryBytes);
+    const got = await pending;
+    expect([got.buffer, got.byteOffset, got.length]).toEqual([handle.array.buffer, handle.ptr, n]);
+    expect(same(handle.array, quantize(src, "float8_e4m3fn"))).toBe(0);
+    filler.free();
+    handle.free();
   });
 
   it("runs calls below minElements on the calling thread with the same result", async () => {

@@ -1,7 +1,7 @@
 // The JS-side Wasm allocator, handles across memory growth, and the streaming driver.
 import { describe, expect, it } from "vitest";
 import { ArgumentTypeError, CodeRangeError, allocBytes, allocCodes, allocFloat32, dequantize, format, packCodes } from "../src/index.js";
-import { kernels } from "../src/wasm/instance.js";
+import { initKernels, kernelStatus, kernels, useKernels } from "../src/wasm/instance.js";
 import { CHUNK, MAX_MEMORY_BYTES, allocBytesRaw, freeBytesRaw, memoryStats, stream } from "../src/wasm/memory.js";
 
 describe("allocator and handles", () => {
@@ -46,14 +46,17 @@ describe("allocator and handles", () => {
     const codes = allocCodes("Binary16p11ue", 4);
     const out = allocFloat32(4);
     codes.array.set([0, 1, 0x3c00, 0xffff]);
-    // A new 16-bit format needs a 256 KiB table: fill memory first so the upload must grow it.
-    const filler = allocBytes(memoryStats().memoryBytes - memoryStats().topBytes);
+    // A new 16-bit format needs a 256 KiB table: use up free blocks and the memory's tail so the upload must grow it.
+    const fillers = [allocBytes(memoryStats().memoryBytes - memoryStats().topBytes)];
+    while (memoryStats().largestFreeBlock >= 2 ** 18) fillers.push(allocBytes(2 ** 18));
+    const size = memoryStats().memoryBytes;
     const y = dequantize(codes.array, "Binary16p11ue", { out: out.array });
+    expect(memoryStats().memoryBytes).toBeGreaterThan(size);
     expect(y.buffer).toBe(kernels()!.memory.buffer);
     expect(y.byteOffset).toBe(out.ptr);
     expect(y.length).toBe(4);
     expect(Array.from(out.array)).toEqual([0, 2 ** -41, 2 ** -17, NaN]);
-    for (const x of [codes, out, filler]) x.free();
+    for (const x of [codes, out, ...fillers]) x.free();
   });
 
   it("10^4 alloc/free cycles of mixed sizes keep memory bounded and return every byte", () => {
@@ -156,6 +159,18 @@ describe("stream()", () => {
     const buf = new ArrayBuffer(4096);
     expect(() => stream(new Uint8Array(buf, 0, 100), new Float32Array(buf, 96, 100), () => {})).toThrow(/^out: overlaps the input; allowed: a separate array$/);
     expect(() => stream(new Uint8Array(10), new Float32Array(5), () => {}, { n: 10 })).toThrow(/^out: has 20 bytes; allowed: at least 40 for 10 elements$/);
+  });
+});
+
+describe("instance", () => {
+  it("compiles asynchronously too, and useKernels(false) switches bulk calls to the reference", async () => {
+    expect(await initKernels()).toBe(true);
+    useKernels(false);
+    expect(kernelStatus()).toEqual({ available: true, enabled: false });
+    expect(() => allocBytes(1)).toThrow(/^wasm: the WebAssembly kernels are unavailable/);
+    expect(Array.from(dequantize(new Uint8Array([0x38, 0xb8]), "float8_e4m3fn"))).toEqual([1, -1]);
+    useKernels(true);
+    expect(kernelStatus()).toEqual({ available: true, enabled: true });
   });
 });
 

@@ -219,6 +219,26 @@ export function makeFormat(spec: FormatSpec): Format {
     throw new FormatError("P", `got ${describe(P)}; allowed: an integer in [1, ${maxP}] for a ${signed ? "signed" : "unsigned"} ${K}-bit format`);
   }
   if (!Number.isInteger(bias) || Math.abs(bias) > 2 ** 20) throw new FormatError("bias", `got ${describe(bias)}; allowed: an integer`);
+  if (typeof spec.name !== "string" || spec.name.length === 0) throw new FormatError("name", `got ${describe(spec.name)}; allowed: a non-empty string`);
+  for (const key of ["signed", "infinity", "zero", "signedZeroAndNaN"] as const) {
+    if (typeof spec[key] !== "boolean") throw new FormatError(key, `got ${describe(spec[key])}; allowed: true or false`);
+  }
+  const choices = {
+    negativeZero: ["zero", "nan"],
+    subnormals: ["gradual", "flush"],
+    finiteOverflow: ["clamp", "nan"],
+    nanSubstitute: ["negzero-xor-sign", "maxfinite"],
+    nanPayload: ["drop", "keep", "keepOnDecode"],
+    defaultProjection: ["P3109", "ml_dtypes", "ml_dtypes_e8m0", "Tesla"],
+  } as const;
+  for (const [key, allowed] of Object.entries(choices)) {
+    const v = spec[key as keyof typeof choices];
+    if (!(allowed as readonly string[]).includes(v)) throw new FormatError(key, `got ${describe(v)}; allowed: ${allowed.join(", ")}`);
+  }
+  const magnitudes = 2 ** (signed ? K - 1 : K);
+  if (!Number.isInteger(spec.highNaNs) || spec.highNaNs < 0 || spec.highNaNs >= magnitudes - 1) {
+    throw new FormatError("highNaNs", `got ${describe(spec.highNaNs)}; allowed: an integer in [0, ${magnitudes - 2}]`);
+  }
   const format = new Format(spec);
   if (format.maxFiniteMagnitude < 0) throw new FormatError("name", `${spec.name} has no finite values`);
   return format;

@@ -231,7 +231,8 @@ export function registeredNames(): string[] {
 
 /** A user-defined format from parameters (validated); semantics default to IEEE-style layout with the given specials. */
 export function customFormat(spec: Partial<FormatSpec> & { name: string; K: number; P: number; bias: number; signed: boolean }): Format {
-  return makeFormat({
+  if (spec === null || typeof spec !== "object") throw new FormatError("spec", `got ${describe(spec)}; allowed: { name, K, P, bias, signed, … }`);
+  const full: FormatSpec = {
     family: "Custom",
     infinity: false,
     highNaNs: 0,
@@ -244,5 +245,6 @@ export function customFormat(spec: Partial<FormatSpec> & { name: string; K: numb
     signedZeroAndNaN: false,
     defaultProjection: "P3109",
     ...spec,
-  });
+  };
+  return intern(`custom/${JSON.stringify(full)}`, () => makeFormat(full));
 }

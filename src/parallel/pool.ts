@@ -8,7 +8,8 @@ import { type CodeArray, type QuantizeOptions, codeArrayType, dequantize, quanti
 import { type FormatLike, resolveFormat } from "../api/scalar.js";
 import { ArgumentTypeError, describe, requireInteger } from "../errors.js";
 import type { ConversionFlags } from "../exact/project.js";
-import type { Format } from "../format/model.js";
+import type { Format, FormatSpec } from "../format/model.js";
+import { keep } from "../wasm/memory.js";
 import { type Job, type Reply, type SharedView, reviveError, splitRanges } from "./protocol.js";
 
 /** Smallest call sent to the workers by default (bench/parallel.mjs measures where threads start to pay). */
@@ -127,6 +128,7 @@ export class Pool {
     const shared = share(src);
     const out = given && isShared(given) ? given : sharedArray(type as ArrayType<CodeArray>, n);
     const random = randomArray && share(randomArray);
+    const target = given && keep(given);
     const projection = { rounding: options?.rounding, saturation: options?.saturation, stochasticBits: options?.stochasticBits };
     const flags = options?.flags;
     const replies = await this.#run(n, (a, b, id) => ({
@@ -142,8 +144,7 @@ export class Pool {
       flags: flags !== undefined,
     }));
     if (flags) for (const r of replies) if ("flags" in r && r.flags) addFlags(flags, r.flags);
-    if (given && given !== out) given.set(out as never);
-    return given ?? out;
+    return target ? copyBack(target, out) : out;
   }
 
   /** dequantize(codes, fmt, options) on the workers: every code is checked before any worker writes. */
@@ -156,11 +157,11 @@ export class Pool {
     if (n < this.minElements || f.K > 16) return dequantize(codes, f, options);
     const shared = share(codes);
     const out = given && isShared(given) ? given : sharedArray(Float32Array, n);
+    const target = given && keep(given);
     const job = (op: "check" | "dequantize") => (a: number, b: number, id: number): Job => ({ op, id, first: a, format: spec(f), codes: shared.subarray(a, b), out: out.subarray(a, b) });
     if (f.codeCount < 2 ** (8 * codes.BYTES_PER_ELEMENT)) await this.#run(n, job("check"));
     await this.#run(n, job("dequantize"));
-    if (given && given !== out) given.set(out);
-    return given ?? out;
+    return target ? copyBack(target, out) : out;
   }
 
   /** Stops the workers; calls still running reject with ArgumentTypeError, later calls throw it. */
@@ -170,9 +171,36 @@ export class Pool {
   }
 }
 
+/** Every field of FormatSpec (the compiler checks the list is complete). */
+const SPEC_FIELDS: Record<keyof FormatSpec, true> = {
+  name: true,
+  family: true,
+  K: true,
+  P: true,
+  bias: true,
+  signed: true,
+  infinity: true,
+  highNaNs: true,
+  negativeZero: true,
+  zero: true,
+  subnormals: true,
+  finiteOverflow: true,
+  nanSubstitute: true,
+  nanPayload: true,
+  signedZeroAndNaN: true,
+  defaultProjection: true,
+};
+
 /** The parameters of a format as plain data (a worker rebuilds the Format from them). */
-function spec(f: Format): Job["format"] {
-  return { ...f };
+function spec(f: Format): FormatSpec {
+  return Object.fromEntries(Object.keys(SPEC_FIELDS).map((k) => [k, f[k as keyof FormatSpec]])) as unknown as FormatSpec;
+}
+
+/** The caller's output (its current view: a Wasm view is re-created if memory grew meanwhile), holding `out`. */
+function copyBack<T extends SharedView>(target: () => T, out: T): T {
+  const now = target();
+  if (now !== out) now.set(out as never);
+  return now;
 }
 
 function addFlags(into: ConversionFlags, from: ConversionFlags): void {

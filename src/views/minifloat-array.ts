@@ -57,14 +57,15 @@ function keep<T extends ArrayBufferView & { readonly length: number }>(a: T, arg
 const SOURCES = "an array-like or iterable of numbers, a Float32Array/Float64Array (or a WasmArray of one) or a MiniFloatArray";
 
 function prepare(source: unknown, argument: string): Prepared {
-  if (ArrayBuffer.isView(source)) requireAttached(source, argument);
   if (source instanceof MiniFloatArray) return { length: source.length, values: () => source.toFloat64Array(), array: source };
   if (source instanceof WasmArray) {
     const probe = source.array;
     if (probe instanceof Float32Array || probe instanceof Float64Array) return { length: source.length, values: () => source.array as Float32Array | Float64Array };
   } else if (source instanceof Float32Array || source instanceof Float64Array) {
-    return { length: source.length, values: keep(source, argument) };
+    const values = keep(source, argument);
+    return { length: requireAttached(source, argument).length, values };
   } else if (source !== null && typeof source === "object") {
+    if (ArrayBuffer.isView(source)) requireAttached(source, argument);
     const list: ArrayLike<unknown> = Symbol.iterator in source ? Array.from(source as Iterable<unknown>) : (source as ArrayLike<unknown>);
     const n = requireInteger(`${argument}.length`, list.length, 0, 2 ** 32);
     const values = new Float64Array(n);

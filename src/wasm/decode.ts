@@ -26,7 +26,7 @@ const SPLIT_BYTES = 176;
 const SPLIT_ROWS = 3;
 
 const keys = new WeakMap<Format, string>();
-/** Formats with equal parameters share a table, whichever Format object names them (format() makes new ones). */
+/** Formats with equal parameters share a table, whichever Format object names them (customFormat makes new ones). */
 function tableKey(f: Format): string {
   let key = keys.get(f);
   if (key === undefined) keys.set(f, (key = JSON.stringify(f)));
@@ -41,7 +41,7 @@ function mode<T>(xs: T[]): T {
 }
 
 /**
- * The split form of a ≤ 8-bit table for decodeSplit: with h = code >> 4 and l = code & 15, the top 16 bits of the
+ * The split form of a ≤ 8-bit table for decodeSplit2/3: with h = code >> 4 and l = code & 15, the top 16 bits of the
  * float32 are A[h] + B[l] + R[code] (mod 2^16). B is the most common row shape (exponent and trailing bits advance
  * linearly inside a run of binades), A[h] the most common offset of row h, and R is nonzero only for zero,
  * subnormals, Inf and NaN; rows with equal residuals (a sign-symmetric pair) share one of the kernel's 3 residual

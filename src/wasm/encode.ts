@@ -58,7 +58,7 @@ const SLOT = {
   fastLimit: 39,
   narrowSignBit: 40,
   narrowZeroClear: 41,
-  narrowUnsignedZero: 42,
+  narrowUnsigned: 42,
   narrowNaNPositive: 43,
   narrowNaNNegative: 44,
   narrowOne: 45,
@@ -76,8 +76,13 @@ const SLOT = {
   directedGOdd: 57,
   directedGNegative: 58,
   directedGPositive: 59,
+  stochasticScale2: 60,
+  narrowBelowNegative: 61,
+  narrowInfPositive: 62,
+  narrowInfNegative: 63,
+  directedLimitNegative: 64,
 } as const;
-const SLOTS = 60;
+const SLOTS = 65;
 const SCALAR = {
   shift: 0,
   fractionShift: 1,
@@ -235,9 +240,10 @@ function constantBlock(f: Format, rho: ResolvedProjection, kind: number, key0: n
  * Fills the fast-path slots and returns its variant, or FAST.none. The fast path rounds NearestTiesToEven (the
  * float-add trick for subnormal results), StochasticA/B/C (R' added at the fraction bits) or the other modes (an
  * addend on the float32 bits, a threshold on the fraction of subnormal results) with MinNormal ≥ 2^−127,
- * so every float32 subnormal has the subnormal quantum, and saturates with one clamp: it applies when ±∞ inputs give
- * the codes of finite overflow, the overflow code is MaxFinite or the next magnitude (∞ or NaN) with the sign ORed
- * in, and unsigned formats send every negative input to 0.
+ * so every float32 subnormal has the subnormal quantum, and saturates with a clamp: it applies when the overflow
+ * code is MaxFinite or the next magnitude (∞ or NaN), with the sign ORed in for negative values of signed formats
+ * (one clamp for both signs except in the directed variant); negative values of unsigned formats, ±∞ and NaN take
+ * their probed codes.
  */
 function fastPath(f: Format, rho: ResolvedProjection, block: Int32Array, keepPayload: boolean): number {
   const word = (slot: number) => block[slot * 4]!;
@@ -254,11 +260,13 @@ function fastPath(f: Format, rho: ResolvedProjection, block: Int32Array, keepPay
     const N = rho.stochasticBits;
     const twice = rho.rounding === "StochasticB";
     const NS = N + (twice ? 1 : 0);
-    // y = |x|·2^(NS − minQ) < 2^(P + NS) must be an exact float32 scale and ⌊y⌋ + R' must fit i32 lanes.
-    if (NS - minQ > 127 || P + NS > 30) return FAST.none;
+    // y = |x|·2^(NS − minQ) < 2^(P + NS), scaled in two exact steps; ⌊y⌋ + R' must fit i32 lanes.
+    if (P + NS > 30) return FAST.none;
     const d = 24 - P - NS;
     set(SLOT.stochasticMask, d > 0 ? ~(2 ** d - 1) : ALL);
-    block.fill(f32Bits(2 ** (NS - minQ)), SLOT.stochasticScale * 4, SLOT.stochasticScale * 4 + 4);
+    const e1 = Math.min(NS - minQ, 127);
+    block.fill(f32Bits(2 ** e1), SLOT.stochasticScale * 4, SLOT.stochasticScale * 4 + 4);
+    block.fill(f32Bits(2 ** (NS - minQ - e1)), SLOT.stochasticScale2 * 4, SLOT.stochasticScale2 * 4 + 4);
     set(SLOT.stochasticOneAt, twice ? 2 ** (31 - N) : 0);
     const rnite = rho.rounding === "StochasticC" && d > 0;
     set(SLOT.stochasticCHalf, rnite ? 2 ** (d - 1) - 1 : 0);
@@ -313,8 +321,13 @@ function fastPath(f: Format, rho: ResolvedProjection, block: Int32Array, keepPay
   const max = f.maxFiniteMagnitude;
   const above = word(SLOT.above);
   const belowNegative = word(SLOT.belowNegative);
-  if ((above !== max && above !== max + 1) || word(SLOT.infPositive) !== above || word(SLOT.infNegative) !== belowNegative) return FAST.none;
-  if (belowNegative !== (f.signed ? above | f.signBit : 0)) return FAST.none;
+  // Clamps: MaxFinite or the next magnitude; a negative lane's code is its clamp with the sign bit ORed in. The
+  // directed variant clamps each sign on its own, the others need one clamp for both.
+  const limits = [max, max + 1];
+  const limitNegative = f.signed ? (limits.find((m) => (m | f.signBit) === belowNegative) ?? -1) : above;
+  const directed = block[scalars + SCALAR.directed] === 1;
+  if (!limits.includes(above) || limitNegative < 0 || (!directed && limitNegative !== above)) return FAST.none;
+  set(SLOT.directedLimitNegative, limitNegative);
   const zeroSign = word(SLOT.negativeZero);
   if (zeroSign !== 0 && zeroSign !== f.signBit) return FAST.none;
   set(SLOT.fastRebias, (f.bias - 127) * 2 ** 23);
@@ -326,7 +339,10 @@ function fastPath(f: Format, rho: ResolvedProjection, block: Int32Array, keepPay
   const narrow = (slot: number, v: number) => set(slot, f.K <= 8 ? (v & 0xff) * 0x01010101 : (v & 0xffff) * 0x10001);
   narrow(SLOT.narrowSignBit, f.signBit);
   narrow(SLOT.narrowZeroClear, zeroSign === 0 ? f.signBit : 0);
-  narrow(SLOT.narrowUnsignedZero, f.signed ? 0 : 0xffff);
+  narrow(SLOT.narrowUnsigned, f.signed ? 0 : 0xffff);
+  narrow(SLOT.narrowBelowNegative, f.signed ? 0 : belowNegative);
+  narrow(SLOT.narrowInfPositive, word(SLOT.infPositive));
+  narrow(SLOT.narrowInfNegative, word(SLOT.infNegative));
   narrow(SLOT.narrowNaNPositive, word(SLOT.nanPositive));
   narrow(SLOT.narrowNaNNegative, word(SLOT.nanNegative));
   narrow(SLOT.narrowOne, 1);
