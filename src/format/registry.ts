@@ -120,25 +120,14 @@ register(
   "F8_E8M0",
 );
 
-/** Tesla CFloat8 (seed 001 Table 3): no Inf or NaN, clamp on overflow and on Inf/NaN input; IEEE-style subnormals. */
-export function cfloat8(E: number, M: number, bias: number): Format {
+/**
+ * Tesla CFloat8_1_4_3 / CFloat8_1_5_2 (seed 001 Table 3) and CFloat16 SHP (1+5+10): a configurable 6-bit bias, no
+ * Inf or NaN, clamping on overflow and on Inf/NaN input, IEEE-style subnormals.
+ */
+function teslaSigned(name: string, E: number, M: number, bias: number): Format {
   requireTeslaBias(bias);
-  return intern(`cfloat8/${E}/${M}/${bias}`, () => ieeeLike(`cfloat8_1_${E}_${M}(bias=${bias})`, E, M, {
-    family: "Tesla",
-    bias,
-    infinity: false,
-    highNaNs: 0,
-    finiteOverflow: "clamp",
-    nanSubstitute: "maxfinite",
-    defaultProjection: "Tesla",
-  }));
-}
-
-/** Tesla CFloat16 SHP (signed, 1+5+10, configurable bias, no Inf/NaN, clamping) and UHP (unsigned 6+10, bias 31, IEEE Inf/NaN, denormals flushed). */
-export function cfloat16Shp(bias: number): Format {
-  requireTeslaBias(bias);
-  return intern(`cfloat16_shp/${bias}`, () =>
-    ieeeLike(`cfloat16_shp(bias=${bias})`, 5, 10, {
+  return intern(`${name}/${bias}`, () =>
+    ieeeLike(`${name}(bias=${bias})`, E, M, {
       family: "Tesla",
       bias,
       infinity: false,
@@ -149,6 +138,11 @@ export function cfloat16Shp(bias: number): Format {
     }),
   );
 }
+
+export const cfloat8 = (E: number, M: number, bias: number): Format => teslaSigned(`cfloat8_1_${E}_${M}`, E, M, bias);
+export const cfloat16Shp = (bias: number): Format => teslaSigned("cfloat16_shp", 5, 10, bias);
+
+/** Tesla CFloat16 UHP: unsigned 6+10, bias 31, IEEE Inf/NaN in the top exponent, denormals flushed. */
 register(
   makeFormat({
     name: "cfloat16_uhp",
