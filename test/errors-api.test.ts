@@ -38,6 +38,10 @@ describe("detached buffers are rejected, not read as empty", () => {
     expectTyped(() => quantizePacked(detached(new Float32Array(4)), "float4_e2m1fn"), ArgumentTypeError, "src", DETACHED);
     expectTyped(() => MiniFloatArray.from(detached(new Float32Array(4)), "float8_e4m3fn"), ArgumentTypeError, "source", DETACHED);
     expectTyped(() => MiniFloatArray.from(detached(new Int16Array(4)), "float8_e4m3fn"), ArgumentTypeError, "source", DETACHED);
+    expectTyped(() => MiniFloatArray.fromCodes(detached(new Uint8Array(4)), "float8_e4m3fn"), ArgumentTypeError, "codes", DETACHED);
+    const view = MiniFloatArray.from([1, 2], "float8_e4m3fn");
+    expectTyped(() => view.setCodes(detached(new Float32Array(2))), ArgumentTypeError, "codes", DETACHED);
+    view.free();
   });
 
   it("empty arrays over live buffers stay valid", () => {

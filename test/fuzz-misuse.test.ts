@@ -86,7 +86,18 @@ const CALLS: Record<string, [number, Call]> = {
   allocCodes: [2, ([a, b]) => api.allocCodes(a as string, b as number)],
   "MiniFloatArray.from": [3, ([a, b, c]) => api.MiniFloatArray.from(a as Float32Array, b as string, c as api.FromOptions)],
   "new MiniFloatArray": [2, ([a, b]) => new api.MiniFloatArray(a as string, b as number)],
+  "MiniFloatArray.fromCodes": [2, ([a, b]) => api.MiniFloatArray.fromCodes(a as Uint8Array, b as string)],
+  "MiniFloatArray.fromPacked": [3, ([a, b, c]) => api.MiniFloatArray.fromPacked(a as Uint8Array, b as string, c as number)],
 };
+/** Methods of a small MiniFloatArray (freed after the call), called with random arguments. */
+const VIEW_METHODS = ["get", "set", "setCodes", "fill", "quantizeFrom", "subarray", "slice", "toPacked", "toFloat32Array"] as const;
+for (const [i, method] of VIEW_METHODS.entries()) {
+  CALLS[`MiniFloatArray#${method}`] = [3, (args) => {
+    const view = api.MiniFloatArray.from([0.5, -2, 3, 1e-3, 448], i % 2 ? "float4_e2m1fn" : "bfloat16");
+    cleanup.push(() => view.free());
+    return (view[method] as (...a: unknown[]) => unknown)(...args);
+  }];
+}
 
 const misuse = fc.constantFrom(...Object.keys(CALLS)).chain((name) => fc.tuple(fc.constant(name), fc.array(fc.oneof(anything, options), { minLength: CALLS[name]![0], maxLength: CALLS[name]![0] })));
 

@@ -148,6 +148,18 @@ describe("encode kernel vs project(): stochastic rounding", () => {
     });
   }
 
+  it(`N = ${MAX_KERNEL_STOCHASTIC_BITS}, the kernel's largest, matches the reference (A/B/C, seeded)`, () => {
+    for (const f of [format("float8_e4m3fn"), format("bfloat16"), format("Binary3p1ue")]) {
+      for (const rounding of STOCHASTIC) {
+        const N = MAX_KERNEL_STOCHASTIC_BITS;
+        const rho = resolveProjection(f, { rounding, saturation: "SatFinite", stochasticBits: N });
+        const [k0, k1] = seedKeys(8);
+        const bad = mismatches(f, rho, { seed: 8 }, (i) => randomR(k0, k1, i, N));
+        expect(bad.slice(0, 5), `${f.name} ${rounding} N=${N}: ${bad.length} mismatches`).toEqual([]);
+      }
+    }
+  });
+
   it(`leaves N > ${MAX_KERNEL_STOCHASTIC_BITS} to the reference (quantize still answers exactly)`, () => {
     const f = format("float8_e4m3fn");
     const rho = resolveProjection(f, { rounding: "StochasticB", saturation: "SatFinite", stochasticBits: 32 });

@@ -84,6 +84,7 @@ function checkedCodes(codes: unknown, f: Format): () => ArrayLike<number> {
   if (codes === null || typeof codes !== "object" || typeof (codes as ArrayLike<unknown>).length !== "number") {
     throw new ArgumentTypeError("codes", `got ${describe(codes)}; allowed: an array-like of ${f.name} codes (e.g. a Uint8Array)`);
   }
+  if (ArrayBuffer.isView(codes)) requireAttached(codes, "codes");
   const list = codes as ArrayLike<unknown>;
   const limit = f.codeCount;
   for (let i = 0; i < list.length; i++) {
