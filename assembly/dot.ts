@@ -1,10 +1,8 @@
 // Dot products of 8-bit codes with narrow partial sums (seed 004), batched over row pairs. The host uploads a
-// 65536-entry float32 table of the rounded products (index a·256 + b, overflow mode already applied: every
-// rounded product of a ≤ 24-bit partials format is a float32), and checks that float64 block sums are exact;
-// the kernel then sums each block exactly (SIMD: 16 table lookups into f32 lanes, widened to float64x2 sums; exact
-// sums are order-independent), applies
-// the block's power-of-two scales, projects the block sum into the partials and adds it to the running total,
-// projected after every addition: exactly src/dot/reference.ts.
+// 65536-entry float64 table of the rounded products (index a·256 + b, overflow mode already applied), and checks
+// that float64 block sums are exact; the kernel then sums each block exactly (table lookups into four float64
+// accumulators; exact sums are order-independent), applies the block's power-of-two scales, projects the block sum
+// into the partials and adds it to the running total, projected after every addition: exactly src/dot/reference.ts.
 
 // @ts-ignore: decorator
 @inline function pow2(e: i32): f64 {
@@ -46,21 +44,94 @@
 }
 
 /**
+ * The projection when x is a multiple of 2^minQ (or ±∞/NaN): below MinNormal such a value is already on the grid,
+ * and the integer RNE above leaves it unchanged too (its dropped bits are zero), so one integer rounding of the
+ * float64 bits serves every magnitude, the sign bit riding along (a carry out of the magnitude reaches at most the
+ * exponent: finite values round to at most +∞'s bits; ∞ and the NaNs that occur here have zero dropped bits). Then
+ * a rarely taken branch for |v| > MaxFinite (NaN included): mode 0 keeps NaN and saturates, 1 keeps NaN and gives
+ * ±∞, 2 gives NaN.
+ */
+// @ts-ignore: decorator
+@inline function projectGrid(x: f64, m: u64, half: u64, mask: u64, maxBits: u64, mode: i32): f64 {
+  const b = reinterpret<u64>(x);
+  let r = (b + half + ((b >> m) & 1)) & mask;
+  const mag = r & 0x7fffffffffffffff;
+  if (mag > maxBits) {
+    const sign = r ^ mag;
+    if (mode == 2) r = 0x7ff8000000000000;
+    else if (mag <= 0x7ff0000000000000) r = sign | (mode == 0 ? maxBits : 0x7ff0000000000000);
+  }
+  return reinterpret<f64>(r);
+}
+
+/** Scratch for the 16 product-table indices of one step (u16, a·256 + b), written by SIMD and read back by loads. */
+const IDX = memory.data(32, 16);
+
+/**
+ * Exact float64 sum of table[a[t]·256 + b[t]] for t in [from, to) (float64 table entries). 16 codes per step: one
+ * byte-interleaving shuffle per 8 codes forms the u16 indices, stored to IDX and read back by scalar loads (cheaper
+ * than lane extracts), then 16 float64 loads into four independent accumulators; sums are exact, so any order
+ * gives the same value.
+ */
+// @ts-ignore: decorator
+@inline function blockSum(pa: usize, pb: usize, from: i32, to: i32, table: usize): f64 {
+  let s0: f64 = 0, s1: f64 = 0, s2: f64 = 0, s3: f64 = 0;
+  let t = from;
+  for (; t + 16 <= to; t += 16) {
+    const x = v128.load(pa + <usize>t);
+    const y = v128.load(pb + <usize>t);
+    v128.store(IDX, i8x16.shuffle(y, x, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23));
+    v128.store(IDX, i8x16.shuffle(y, x, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31), 16);
+    s0 += load<f64>(table + (<usize>load<u16>(IDX, 0) << 3));
+    s1 += load<f64>(table + (<usize>load<u16>(IDX, 2) << 3));
+    s2 += load<f64>(table + (<usize>load<u16>(IDX, 4) << 3));
+    s3 += load<f64>(table + (<usize>load<u16>(IDX, 6) << 3));
+    s0 += load<f64>(table + (<usize>load<u16>(IDX, 8) << 3));
+    s1 += load<f64>(table + (<usize>load<u16>(IDX, 10) << 3));
+    s2 += load<f64>(table + (<usize>load<u16>(IDX, 12) << 3));
+    s3 += load<f64>(table + (<usize>load<u16>(IDX, 14) << 3));
+    s0 += load<f64>(table + (<usize>load<u16>(IDX, 16) << 3));
+    s1 += load<f64>(table + (<usize>load<u16>(IDX, 18) << 3));
+    s2 += load<f64>(table + (<usize>load<u16>(IDX, 20) << 3));
+    s3 += load<f64>(table + (<usize>load<u16>(IDX, 22) << 3));
+    s0 += load<f64>(table + (<usize>load<u16>(IDX, 24) << 3));
+    s1 += load<f64>(table + (<usize>load<u16>(IDX, 26) << 3));
+    s2 += load<f64>(table + (<usize>load<u16>(IDX, 28) << 3));
+    s3 += load<f64>(table + (<usize>load<u16>(IDX, 30) << 3));
+  }
+  for (; t + 4 <= to; t += 4) {
+    const x = load<u32>(pa + <usize>t);
+    const y = load<u32>(pb + <usize>t);
+    s0 += load<f64>(table + ((((x & 0xff) << 8) | (y & 0xff)) << 3));
+    s1 += load<f64>(table + ((((x >> 8) & 0xff) << 8 | ((y >> 8) & 0xff)) << 3));
+    s2 += load<f64>(table + ((((x >> 16) & 0xff) << 8 | ((y >> 16) & 0xff)) << 3));
+    s3 += load<f64>(table + (((x >> 24) << 8 | (y >> 24)) << 3));
+  }
+  for (; t < to; t++) {
+    s0 += load<f64>(table + ((<usize>load<u8>(pa + <usize>t) << 8 | <usize>load<u8>(pb + <usize>t)) << 3));
+  }
+  return (s0 + s1) + (s2 + s3);
+}
+
+/**
  * out[i·n + j] (float32) = dot(a row i, b row j) over k codes, for i < m, j < n; rows are k bytes apart.
- * Scales: stride 0 = none, 1 = one E8M0 code per row, 2 = one per row and block (`blocks` per row).
- * pairs = 1: only the pairs (i, i), written to out[i] (row-wise dot products; n = m).
+ * table: 65536 float64 products (index a·256 + b). Scales: stride 0 = none, 1 = one E8M0 code per row, 2 = one per
+ * row and block (`blocks` per row). pairs = 1: only the pairs (i, i), written to out[i] (row-wise dot products;
+ * n = m). grid = 1: every table entry is a partials value (a multiple of 2^minQ; the rounded-product modes), so
+ * unscaled block sums and running totals take projectGrid; otherwise (mode "exact", or scales) the general project.
  */
 export function dotBatch(
   a: usize, b: usize, k: i32, m: i32, n: i32, table: usize, blk: i32,
   P: i32, minQ: i32, maxv: f64, mode: i32,
-  sa: usize, saStride: i32, sb: usize, sbStride: i32, blocks: i32, out: usize, pairs: i32,
+  sa: usize, saStride: i32, sb: usize, sbStride: i32, blocks: i32, out: usize, pairs: i32, grid: i32,
 ): void {
   const dropped = <u64>(53 - P);
   const half = (<u64>1 << (dropped - 1)) - 1;
   const mask = ~((<u64>1 << dropped) - 1);
   const minNormal = pow2(minQ + P - 1);
   const C = pow2(minQ + 52);
-  const zero = f64x2.splat(0);
+  const maxBits = reinterpret<u64>(maxv);
+  const scaled = (saStride | sbStride) != 0;
   for (let i = 0; i < m; i++) {
     const pa = a + <usize>i * <usize>k;
     const j0 = pairs ? i : 0;
@@ -68,67 +139,25 @@ export function dotBatch(
     for (let j = j0; j < j1; j++) {
       const pb = b + <usize>j * <usize>k;
       let total: f64 = 0;
-      let kb = 0;
-      for (let start = 0; start < k; start += blk) {
-        const end = min(k, start + blk);
-        let s0: f64 = 0, s1: f64 = 0, s2: f64 = 0, s3: f64 = 0;
-        let acc0 = zero, acc1 = zero, acc2 = zero, acc3 = zero;
-        let t = start;
-        // 16 products at a time: the u16 indices a·256 + b by one interleaving shuffle per 8, each table entry
-        // loaded into an f32 lane, widened to float64 pairs and added (sums are exact, so any order is the same).
-        for (; t + 16 <= end; t += 16) {
-          const x = v128.load(pa + <usize>t);
-          const y = v128.load(pb + <usize>t);
-          const lo = i8x16.shuffle(y, x, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-          const hi = i8x16.shuffle(y, x, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-          let g00 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(lo, 0) << 2), zero, 0);
-          g00 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(lo, 1) << 2), g00, 1);
-          g00 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(lo, 2) << 2), g00, 2);
-          g00 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(lo, 3) << 2), g00, 3);
-          acc0 = f64x2.add(acc0, f64x2.promote_low_f32x4(g00));
-          acc1 = f64x2.add(acc1, f64x2.promote_low_f32x4(i32x4.shuffle(g00, g00, 2, 3, 0, 1)));
-          let g01 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(lo, 4) << 2), zero, 0);
-          g01 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(lo, 5) << 2), g01, 1);
-          g01 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(lo, 6) << 2), g01, 2);
-          g01 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(lo, 7) << 2), g01, 3);
-          acc2 = f64x2.add(acc2, f64x2.promote_low_f32x4(g01));
-          acc3 = f64x2.add(acc3, f64x2.promote_low_f32x4(i32x4.shuffle(g01, g01, 2, 3, 0, 1)));
-          let g10 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(hi, 0) << 2), zero, 0);
-          g10 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(hi, 1) << 2), g10, 1);
-          g10 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(hi, 2) << 2), g10, 2);
-          g10 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(hi, 3) << 2), g10, 3);
-          acc0 = f64x2.add(acc0, f64x2.promote_low_f32x4(g10));
-          acc1 = f64x2.add(acc1, f64x2.promote_low_f32x4(i32x4.shuffle(g10, g10, 2, 3, 0, 1)));
-          let g11 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(hi, 4) << 2), zero, 0);
-          g11 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(hi, 5) << 2), g11, 1);
-          g11 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(hi, 6) << 2), g11, 2);
-          g11 = v128.load32_lane(table + (<usize>i16x8.extract_lane_u(hi, 7) << 2), g11, 3);
-          acc2 = f64x2.add(acc2, f64x2.promote_low_f32x4(g11));
-          acc3 = f64x2.add(acc3, f64x2.promote_low_f32x4(i32x4.shuffle(g11, g11, 2, 3, 0, 1)));
+      if (grid && !scaled) {
+        // The hot path: no scales, every sum on the partials grid.
+        for (let start = 0; start < k; start += blk) {
+          const s = blockSum(pa, pb, start, min(k, start + blk), table);
+          total = projectGrid(total + projectGrid(s, dropped, half, mask, maxBits, mode), dropped, half, mask, maxBits, mode);
         }
-        const acc = f64x2.add(f64x2.add(acc0, acc1), f64x2.add(acc2, acc3));
-        s0 += f64x2.extract_lane(acc, 0);
-        s1 += f64x2.extract_lane(acc, 1);
-        for (; t + 4 <= end; t += 4) {
-          const x = load<u32>(pa + <usize>t);
-          const y = load<u32>(pb + <usize>t);
-          s0 += <f64>load<f32>(table + ((((x & 0xff) << 8) | (y & 0xff)) << 2));
-          s1 += <f64>load<f32>(table + ((((x >> 8) & 0xff) << 8 | ((y >> 8) & 0xff)) << 2));
-          s2 += <f64>load<f32>(table + ((((x >> 16) & 0xff) << 8 | ((y >> 16) & 0xff)) << 2));
-          s3 += <f64>load<f32>(table + (((x >> 24) << 8 | (y >> 24)) << 2));
+      } else {
+        let kb = 0;
+        for (let start = 0; start < k; start += blk) {
+          let s = blockSum(pa, pb, start, min(k, start + blk), table);
+          if (scaled) {
+            const ea = saStride == 0 ? 0 : scaleExp(load<u8>(sa + <usize>(saStride == 1 ? i : i * blocks + kb)));
+            const eb = sbStride == 0 ? 0 : scaleExp(load<u8>(sb + <usize>(sbStride == 1 ? j : j * blocks + kb)));
+            if (ea == 1024 || eb == 1024) s = NaN;
+            else s = s * pow2(ea) * pow2(eb);
+          }
+          total = project(total + project(s, dropped, half, mask, minNormal, C, maxv, mode), dropped, half, mask, minNormal, C, maxv, mode);
+          kb++;
         }
-        for (; t < end; t++) {
-          s0 += <f64>load<f32>(table + ((<usize>load<u8>(pa + <usize>t) << 8 | <usize>load<u8>(pb + <usize>t)) << 2));
-        }
-        let s = (s0 + s1) + (s2 + s3);
-        if (saStride | sbStride) {
-          const ea = saStride == 0 ? 0 : scaleExp(load<u8>(sa + <usize>(saStride == 1 ? i : i * blocks + kb)));
-          const eb = sbStride == 0 ? 0 : scaleExp(load<u8>(sb + <usize>(sbStride == 1 ? j : j * blocks + kb)));
-          if (ea == 1024 || eb == 1024) s = NaN;
-          else s = s * pow2(ea) * pow2(eb);
-        }
-        total = project(total + project(s, dropped, half, mask, minNormal, C, maxv, mode), dropped, half, mask, minNormal, C, maxv, mode);
-        kb++;
       }
       store<f32>(out + ((pairs ? <usize>i : <usize>i * <usize>n + <usize>j) << 2), <f32>(total == 0 ? 0 : total));
     }

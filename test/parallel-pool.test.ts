@@ -124,6 +124,16 @@ describe("parallel errors are the typed errors of the single-thread calls", () =
     await expect(pool.dequantize(new Uint16Array(10), "float8_e4m3fn")).rejects.toBeInstanceOf(ArgumentTypeError);
   });
 
+  it("rejects an output overlapping the input in one SharedArrayBuffer (the parts would race)", async () => {
+    const buffer = new SharedArrayBuffer(5 * 100_000);
+    const src = new Float32Array(buffer, 0, 100_000);
+    await expect(pool.quantize(src, "float8_e4m3fn", { out: new Uint8Array(buffer, 200_000, 100_000) })).rejects.toThrow("options.out: overlaps an input; allowed: a separate array");
+    const codes = new Uint8Array(buffer, 0, 100_000);
+    await expect(pool.dequantize(codes, "float8_e4m3fn", { out: new Float32Array(buffer, 50_000, 100_000) })).rejects.toBeInstanceOf(ArgumentTypeError);
+    const out = new Uint8Array(buffer, 400_000, 100_000);
+    expect(await pool.quantize(src, "float8_e4m3fn", { out })).toBe(out);
+  });
+
   it("reports a bad code found by a worker at its absolute index and writes nothing", async () => {
     const codes = new Uint8Array(90_000).fill(3);
     codes[80_001] = 16;

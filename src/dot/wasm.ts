@@ -8,7 +8,7 @@ import { type DotContext, exactInFloat64 } from "./reference.js";
 
 interface DotKernels {
   readonly memory: WebAssembly.Memory;
-  dotBatch(a: number, b: number, k: number, m: number, n: number, table: number, blk: number, P: number, minQ: number, maxv: number, mode: number, sa: number, saStride: number, sb: number, sbStride: number, blocks: number, out: number, pairs: number): void;
+  dotBatch(a: number, b: number, k: number, m: number, n: number, table: number, blk: number, P: number, minQ: number, maxv: number, mode: number, sa: number, saStride: number, sb: number, sbStride: number, blocks: number, out: number, pairs: number, grid: number): void;
 }
 
 export function dotKernels(): DotKernels | undefined {
@@ -16,13 +16,16 @@ export function dotKernels(): DotKernels | undefined {
   return k && typeof k.dotBatch === "function" ? k : undefined;
 }
 
-/** Product tables held in Wasm memory at once (256 KiB each); the least recently used one is freed beyond it. */
+/**
+ * Product tables held in Wasm memory at once (512 KiB each: float64 entries, so the kernel adds them without a
+ * conversion; the entries a dot product touches stay in L2); the least recently used one is freed beyond it.
+ */
 const MAX_TABLES = 6;
-const TABLE_BYTES = 65536 * 4;
+const TABLE_BYTES = 65536 * 8;
 const tables = new Map<string, number>();
 
-/** The float32 table of the (rounded, or exact for mode "exact") products of every code pair, or undefined if a value is not a float32. */
-function productTable(ctx: DotContext): number | undefined {
+/** The float64 table of the (rounded, or exact for mode "exact") products of every code pair (all exact float64 values). */
+function productTable(ctx: DotContext): number {
   const key = `${JSON.stringify(ctx.fa)}|${JSON.stringify(ctx.fb)}|${ctx.partials.name}|${ctx.mode}`;
   const hit = tables.get(key);
   if (hit !== undefined) {
@@ -30,14 +33,12 @@ function productTable(ctx: DotContext): number | undefined {
     tables.set(key, hit);
     return hit;
   }
-  const values = new Float32Array(65536);
+  const values = new Float64Array(65536);
   const { va, vb } = ctx;
   for (let i = 0; i < va.length; i++) {
     for (let j = 0; j < vb.length; j++) {
       const p = va[i]! * vb[j]!;
-      const v = ctx.mode === "exact" ? p : projectPartial(p, ctx.partials, ctx.mode);
-      values[i * 256 + j] = v;
-      if (values[i * 256 + j] !== v && v === v) return undefined;
+      values[i * 256 + j] = ctx.mode === "exact" ? p : projectPartial(p, ctx.partials, ctx.mode);
     }
   }
   if (tables.size >= MAX_TABLES) {
@@ -46,7 +47,7 @@ function productTable(ctx: DotContext): number | undefined {
     freeBytesRaw(ptr, TABLE_BYTES);
   }
   const ptr = allocBytesRaw(TABLE_BYTES);
-  new Float32Array(memoryBuffer(), ptr, 65536).set(values);
+  new Float64Array(memoryBuffer(), ptr, 65536).set(values);
   tables.set(key, ptr);
   return ptr;
 }
@@ -63,8 +64,7 @@ function stride(s: Uint8Array | undefined, rows: number): number {
 
 /**
  * out[i·n + j] = dot of row i of a and row j of b (k codes each); with `pairs`, out[i] = dot of row i of a and of b. Returns undefined (nothing written) when the
- * kernel does not apply: no kernels, float64 block sums not proved exact, or mode "exact" with scales or with
- * products that are not float32 values.
+ * kernel does not apply: no kernels, float64 block sums not proved exact, or mode "exact" with scales.
  */
 export function dotKernel(a: Uint8Array, b: Uint8Array, k: number, m: number, n: number, ctx: DotContext, scales: KernelScales | undefined, out?: Float32Array, pairs = false): Float32Array | undefined {
   const K = dotKernels();
@@ -87,7 +87,6 @@ export function dotKernel(a: Uint8Array, b: Uint8Array, k: number, m: number, n:
   const getSa = scales?.a ? keep(scales.a) : undefined;
   const getSb = scales?.b ? keep(scales.b) : undefined;
   const table = productTable(ctx);
-  if (table === undefined) return undefined;
   const p = ctx.partials;
   const outBytes = results * 4;
   const pa = allocBytesRaw(bytesA + 8, "a");
@@ -101,7 +100,8 @@ export function dotKernel(a: Uint8Array, b: Uint8Array, k: number, m: number, n:
     if (getSa) new Uint8Array(buf, ps, la).set(getSa());
     if (getSb) new Uint8Array(buf, ps + la, lb).set(getSb());
     const mode = exact ? 1 : modeIndex(ctx.mode as OverflowMode);
-    K.dotBatch(pa, pb, k, m, n, table, blk, p.P, p.minQ, p.max, mode, ps, strideA, ps + la, strideB, scales?.blocks ?? 1, po, pairs ? 1 : 0);
+    // grid: the rounded products are partials values, so unscaled sums stay on the partials grid (assembly/dot.ts).
+    K.dotBatch(pa, pb, k, m, n, table, blk, p.P, p.minQ, p.max, mode, ps, strideA, ps + la, strideB, scales?.blocks ?? 1, po, pairs ? 1 : 0, exact ? 0 : 1);
     const result = getOut ? getOut() : new Float32Array(results);
     result.set(new Float32Array(memoryBuffer(), po, results));
     return result;

@@ -6,14 +6,14 @@ import { Worker } from "node:worker_threads";
 import { workerSource } from "../../build/parallel/worker.js";
 import { type CodeArray, type QuantizeOptions, codeArrayType, dequantize, quantize, requireCodes, requireInput, requireOutput, resolveQuantize } from "../api/bulk.js";
 import { type FormatLike, resolveFormat } from "../api/scalar.js";
-import { ArgumentTypeError, describe, requireInteger } from "../errors.js";
+import { ArgumentTypeError, CodeRangeError, describe, requireInteger } from "../errors.js";
 import type { ConversionFlags } from "../exact/project.js";
 import type { Format, FormatSpec } from "../format/model.js";
 import { keep } from "../wasm/memory.js";
 import { type Job, type Reply, type SharedView, reviveError, splitRanges } from "./protocol.js";
 
-/** Smallest call sent to the workers by default (bench/parallel.mjs measures where threads start to pay). */
-export const DEFAULT_MIN_ELEMENTS = 1 << 20;
+/** Smallest call sent to the workers by default: below about 4M elements the dispatch and copies cost about what the second core saves (bench/parallel.mjs). */
+export const DEFAULT_MIN_ELEMENTS = 1 << 22;
 /** Part boundaries are multiples of 64 elements (whole cache lines of codes, whole SIMD blocks). */
 const ALIGN = 64;
 const MAX_THREADS = 256;
@@ -31,9 +31,26 @@ function isShared(a: ArrayBufferView): boolean {
   return a.buffer instanceof SharedArrayBuffer;
 }
 
-/** A SharedArrayBuffer-backed array of n elements. */
+/** A SharedArrayBuffer-backed array of n elements; CodeRangeError when the host refuses the memory. */
 function sharedArray<T extends SharedView>(type: ArrayType<T>, n: number): T {
-  return new type(new SharedArrayBuffer(n * type.BYTES_PER_ELEMENT));
+  const bytes = n * type.BYTES_PER_ELEMENT;
+  let buffer: SharedArrayBuffer;
+  try {
+    buffer = new SharedArrayBuffer(bytes);
+  } catch (error) {
+    throw new CodeRangeError("n", `needs ${bytes} bytes of shared memory for ${n} elements, which the host refused (${String(error)}); allowed: what the host grants, so process the data in parts`);
+  }
+  return new type(buffer);
+}
+
+/** Rejects an output overlapping an input, as the single-thread calls do (parts would race on shared memory). */
+function requireSeparate(out: ArrayBufferView | undefined, inputs: ReadonlyArray<ArrayBufferView | undefined>): void {
+  for (const input of inputs) {
+    if (!out || !input || out.buffer !== input.buffer || out.byteLength === 0 || input.byteLength === 0) continue;
+    if (out.byteOffset < input.byteOffset + input.byteLength && input.byteOffset < out.byteOffset + out.byteLength) {
+      throw new ArgumentTypeError("options.out", "overlaps an input; allowed: a separate array");
+    }
+  }
 }
 
 /** `a` itself when it is shared, else a shared copy. */
@@ -125,6 +142,7 @@ export class Pool {
     const given = options?.out;
     if (given !== undefined) requireOutput<CodeArray>(given, type as { new (n: number): CodeArray; name: string }, n);
     if (n < this.minElements) return quantize(src, f, options);
+    requireSeparate(given, [src, randomArray]);
     const shared = share(src);
     const out = given && isShared(given) ? given : sharedArray(type as ArrayType<CodeArray>, n);
     const random = randomArray && share(randomArray);
@@ -155,6 +173,7 @@ export class Pool {
     const given = options?.out;
     if (given !== undefined) requireOutput(given, Float32Array, n);
     if (n < this.minElements || f.K > 16) return dequantize(codes, f, options);
+    requireSeparate(given, [codes]);
     const shared = share(codes);
     const out = given && isShared(given) ? given : sharedArray(Float32Array, n);
     const target = given && keep(given);
