@@ -98,3 +98,20 @@ describe("other argument checks", () => {
     expect([packedLength(3, 4), packedLength(5, 6)]).toEqual([2, 4]);
   });
 });
+
+describe("helpers reject bad arguments by name", () => {
+  it("the worker-free helpers: WasmArray, random bits, κ, the saturation experiment, dequantize options", async () => {
+    const { WasmArray, randomR, seedKeys, kappaOf, saturationExperiment } = await import("../src/index.js");
+    expectTyped(() => new WasmArray(null as never, 3), ArgumentTypeError, "type", /allowed: Uint8Array/);
+    expectTyped(() => new WasmArray(Array as never, 3), ArgumentTypeError, "type", /allowed: Uint8Array/);
+    expectTyped(() => randomR(1, 2, 3, 40), CodeRangeError, "N", /\[1, 32\]/);
+    expectTyped(() => randomR(1, 2, -1, 8), CodeRangeError, "index", /\[0, 4294967295\]/);
+    expectTyped(() => seedKeys(1.5), CodeRangeError, "seed", /\[0, 4294967295\]/);
+    expectTyped(() => kappaOf(1n as never), ArgumentTypeError, "approx", /ExpFast/);
+    expectTyped(() => saturationExperiment(null as never), ArgumentTypeError, "options", /allowed: \{ N\?/);
+    expectTyped(() => saturationExperiment({ N: -1 }), CodeRangeError, "options.N", /an integer in \[1,/);
+    expectTyped(() => saturationExperiment({ N: 1.5 }), CodeRangeError, "options.N", /an integer in \[1,/);
+    expectTyped(() => saturationExperiment({ batches: "x" as never }), CodeRangeError, "options.batches", /an integer/);
+    expectTyped(() => dequantize(new Uint8Array(1), "float8_e4m3fn", null as never), ArgumentTypeError, "options", /\{ out\?: Float32Array \}/);
+  });
+});

@@ -154,6 +154,9 @@ export function requireCodes(codes: unknown, f: Format, argument = "codes"): Cod
 /** Dequantizes codes into float32 (exact where the value fits binary32; see decodeTable32). */
 export function dequantize(codes: CodeArray, fmt: FormatLike, options?: { out?: Float32Array }): Float32Array {
   const f = resolveFormat(fmt);
+  if (options !== undefined && (options === null || typeof options !== "object")) {
+    throw new ArgumentTypeError("options", `got ${describe(options)}; allowed: { out?: Float32Array }`);
+  }
   requireCodes(codes, f);
   const out = requireOutput(options?.out, Float32Array, codes.length);
   const fast = dequantizeWasm(codes, f, out, decodeTable32);

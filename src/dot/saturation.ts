@@ -2,6 +2,7 @@
 // vectors shaped like transformer activations (randn clipped to ±4, squared with its sign), each row scaled so its
 // maximum magnitude is `scale`, cast to float8 (RNE), the first operand made non-negative (ReLU-like), then
 // dot products with binary16 partials under OvSAT and OvINF (and OvNAN) against the exact dot product.
+import { ArgumentTypeError, CodeRangeError, describe, requireInteger } from "../errors.js";
 import { randomBits32, seedKeys } from "../random.js";
 import { format } from "../format/registry.js";
 import { dotRows } from "./index.js";
@@ -83,11 +84,15 @@ function randomRow(codes: Uint8Array, offset: number, n: number, scale: number, 
 }
 
 export function saturationExperiment(options: SaturationOptions = {}): SaturationResult {
-  const N = options.N ?? 2048;
-  const batches = options.batches ?? 100;
-  const batchSize = options.batchSize ?? 1000;
-  const block = options.block ?? 16;
+  if (options === null || typeof options !== "object") throw new ArgumentTypeError("options", `got ${describe(options)}; allowed: { N?, batches?, batchSize?, block?, scale?, seed?, format?, partials? }`);
+  const N = requireInteger("options.N", options.N ?? 2048, 1, 2 ** 20);
+  const batches = requireInteger("options.batches", options.batches ?? 100, 1, 2 ** 20);
+  const batchSize = requireInteger("options.batchSize", options.batchSize ?? 1000, 1, 2 ** 20);
+  const block = requireInteger("options.block", options.block ?? 16, 1, 2 ** 20);
   const scale = options.scale ?? 192;
+  if (typeof scale !== "number" || !(scale > 0) || !Number.isFinite(scale)) throw new CodeRangeError("options.scale", `got ${describe(scale)}; allowed: a positive finite number`);
+  requireInteger("options.seed", options.seed ?? 1, 0, 0xffffffff);
+  if (batchSize * N > 2 ** 28) throw new CodeRangeError("options", `batchSize × N = ${batchSize * N}; allowed: at most 2^28 elements per batch`);
   const f = format(options.format ?? "float8_e4m3fn");
   const partials = options.partials ?? "binary16";
   const p = partialsFormat(partials);

@@ -1,7 +1,7 @@
 // κ-approximation (P3109 §4.4, Annex D): the number of representable values between the defined result â(x) and an
 // approximate result ã(x), maximised over all operands — measured exhaustively — and two published approximate
 // operations, ExpFast and SqrtFast, that are named differently from the exact ones as §4.4 requires.
-import { CodeRangeError, FormatError } from "../errors.js";
+import { ArgumentTypeError, CodeRangeError, FormatError, describe } from "../errors.js";
 import { project } from "../exact/project.js";
 import { type ResolvedProjection, isStochastic } from "../exact/projection.js";
 import { type Exact, fromNumber, toNumberExact } from "../exact/value.js";
@@ -208,6 +208,9 @@ export function approximate(name: string, spec: OperationSpec): ApproximateSpeci
 
 /** κ of an approximate specialization against its exact operation under the same formats and projection. */
 export function kappaOf(approx: ApproximateSpecialization, options: { pieces?: readonly KappaPiece[] } = {}): KappaResult {
+  if (typeof approx !== "function" || !APPROXIMATIONS[(approx as { name?: string }).name ?? ""]) {
+    throw new ArgumentTypeError("approx", `got ${describe(approx)}; allowed: an approximate specialization from approximate() (${approximationNames().join(", ")})`);
+  }
   const exact = specialize(APPROXIMATIONS[approx.name]!.approximates, {
     operands: approx.operands,
     result: approx.result,

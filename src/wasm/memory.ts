@@ -154,6 +154,8 @@ export class WasmArray<T extends WasmView> {
   readonly length: number;
 
   constructor(type: ViewType<T>, length: number, argument = "n") {
+    const types: unknown[] = [Uint8Array, Uint16Array, Uint32Array, Int32Array, Float32Array, Float64Array];
+    if (!types.includes(type)) throw new ArgumentTypeError("type", `got ${describe(type)}; allowed: Uint8Array, Uint16Array, Uint32Array, Int32Array, Float32Array or Float64Array`);
     if (!Number.isSafeInteger(length) || length < 0) throw new CodeRangeError(argument, `got ${describe(length)}; allowed: a non-negative integer`);
     if (length * type.BYTES_PER_ELEMENT > MAX_MEMORY_BYTES) {
       throw new CodeRangeError(argument, `is ${length} elements (${length * type.BYTES_PER_ELEMENT} bytes); allowed: at most 4 GiB of Wasm memory`);
