@@ -119,11 +119,13 @@ const IDX = memory.data(32, 16);
  * row and block (`blocks` per row). pairs = 1: only the pairs (i, i), written to out[i] (row-wise dot products;
  * n = m). grid = 1: every table entry is a partials value (a multiple of 2^minQ; the rounded-product modes), so
  * unscaled block sums and running totals take projectGrid; otherwise (mode "exact", or scales) the general project.
+ * carry = 1: each running total starts from the float32 already in its out slot (a dot streamed in parts of whole
+ * blocks: a total is a partials value, exact in float32, and never −0), else from 0.
  */
 export function dotBatch(
   a: usize, b: usize, k: i32, m: i32, n: i32, table: usize, blk: i32,
   P: i32, minQ: i32, maxv: f64, mode: i32,
-  sa: usize, saStride: i32, sb: usize, sbStride: i32, blocks: i32, out: usize, pairs: i32, grid: i32,
+  sa: usize, saStride: i32, sb: usize, sbStride: i32, blocks: i32, out: usize, pairs: i32, grid: i32, carry: i32,
 ): void {
   const dropped = <u64>(53 - P);
   const half = (<u64>1 << (dropped - 1)) - 1;
@@ -138,7 +140,8 @@ export function dotBatch(
     const j1 = pairs ? i + 1 : n;
     for (let j = j0; j < j1; j++) {
       const pb = b + <usize>j * <usize>k;
-      let total: f64 = 0;
+      const slot = out + ((pairs ? <usize>i : <usize>i * <usize>n + <usize>j) << 2);
+      let total: f64 = carry ? <f64>load<f32>(slot) : 0;
       if (grid && !scaled) {
         // The hot path: no scales, every sum on the partials grid.
         for (let start = 0; start < k; start += blk) {
@@ -159,7 +162,7 @@ export function dotBatch(
           kb++;
         }
       }
-      store<f32>(out + ((pairs ? <usize>i : <usize>i * <usize>n + <usize>j) << 2), <f32>(total == 0 ? 0 : total));
+      store<f32>(slot, <f32>(total == 0 ? 0 : total));
     }
   }
 }

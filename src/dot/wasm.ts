@@ -1,14 +1,15 @@
 // The Wasm path of dot/matvec/matmul (assembly/dot.ts): uploads the rounded-product table of a configuration
-// once, copies the operands into Wasm memory and runs dotBatch. Returns undefined when the kernels are missing or
-// the configuration is outside what the kernel proves exact; callers then run the reference.
+// once, brings the operands into Wasm memory (in place, streamed or copied; see dotKernel) and runs dotBatch.
+// Returns undefined when the kernels are missing or the configuration is outside what the kernel proves exact;
+// callers then run the reference.
 import { kernels } from "../wasm/instance.js";
-import { allocBytesRaw, freeBytesRaw, keep, memoryBuffer } from "../wasm/memory.js";
+import { allocBytesRaw, freeBytesRaw, inWasm, keep, memoryBuffer } from "../wasm/memory.js";
 import { modeIndex, projectPartial, type OverflowMode } from "./partials.js";
 import { type DotContext, exactInFloat64 } from "./reference.js";
 
 interface DotKernels {
   readonly memory: WebAssembly.Memory;
-  dotBatch(a: number, b: number, k: number, m: number, n: number, table: number, blk: number, P: number, minQ: number, maxv: number, mode: number, sa: number, saStride: number, sb: number, sbStride: number, blocks: number, out: number, pairs: number, grid: number): void;
+  dotBatch(a: number, b: number, k: number, m: number, n: number, table: number, blk: number, P: number, minQ: number, maxv: number, mode: number, sa: number, saStride: number, sb: number, sbStride: number, blocks: number, out: number, pairs: number, grid: number, carry: number): void;
 }
 
 export function dotKernels(): DotKernels | undefined {
@@ -62,9 +63,16 @@ function stride(s: Uint8Array | undefined, rows: number): number {
   return s === undefined ? 0 : s.length === rows ? 1 : 2;
 }
 
+/** Codes per streamed part: two operand parts of 64 KiB stay in L2 while the kernel reads them. */
+const PART = 65536;
+
 /**
- * out[i·n + j] = dot of row i of a and row j of b (k codes each); with `pairs`, out[i] = dot of row i of a and of b. Returns undefined (nothing written) when the
- * kernel does not apply: no kernels, float64 block sums not proved exact, or mode "exact" with scales.
+ * out[i·n + j] = dot of row i of a and row j of b (k codes each); with `pairs`, out[i] = dot of row i of a and of
+ * b. Returns undefined (nothing written) when the kernel does not apply: no kernels, float64 block sums not proved
+ * exact, or mode "exact" with scales. Operands that are views of Wasm memory are read in place. Others are copied:
+ * dot and dotRows (no scales) stream them through a scratch region in parts of whole rows, or of whole blocks of a
+ * long row (the kernel carries the running total from part to part), so the kernel reads them from cache and
+ * memory does not grow with the input; matmul and scaled products copy them whole.
  */
 export function dotKernel(a: Uint8Array, b: Uint8Array, k: number, m: number, n: number, ctx: DotContext, scales: KernelScales | undefined, out?: Float32Array, pairs = false): Float32Array | undefined {
   const K = dotKernels();
@@ -74,13 +82,20 @@ export function dotKernel(a: Uint8Array, b: Uint8Array, k: number, m: number, n:
   const blk = exact ? Math.max(1, k) : ctx.block;
   if (exact && scales && (scales.a || scales.b)) return undefined;
   if (!exactInFloat64(blk, ctx.productBound, ctx.lowExp)) return undefined;
-  // Operands may be views of Wasm memory: re-create them after the allocations below (a growth detaches views).
-  const bytesA = a.length;
-  const bytesB = b.length;
   const la = scales?.a?.length ?? 0;
   const lb = scales?.b?.length ?? 0;
   const strideA = stride(scales?.a, m);
   const strideB = stride(scales?.b, n);
+  // Row pairs (dotRows) or one dot without scales: rows of a and b go together, so both can be streamed.
+  const streamed = strideA === 0 && strideB === 0 && (pairs || (m === 1 && n === 1));
+  // Rows per part and codes per part (a long row is cut at block boundaries, except in mode "exact": one block).
+  const rowsPerPart = streamed ? Math.max(1, Math.min(m, Math.floor(PART / Math.max(k, 1)))) : m;
+  const codesPerPart = streamed && k > PART && !exact ? Math.max(blk, Math.floor(PART / blk) * blk) : Math.max(k, 1);
+  const inA = inWasm(a);
+  const inB = inWasm(b);
+  const scratchA = inA ? 0 : streamed ? rowsPerPart * codesPerPart : a.length;
+  const scratchB = inB ? 0 : streamed ? rowsPerPart * codesPerPart : b.length;
+  // Operands may be views of Wasm memory: re-create them after the allocations below (a growth detaches views).
   const getOut = out ? keep(out) : undefined;
   const getA = keep(a);
   const getB = keep(b);
@@ -89,26 +104,53 @@ export function dotKernel(a: Uint8Array, b: Uint8Array, k: number, m: number, n:
   const table = productTable(ctx);
   const p = ctx.partials;
   const outBytes = results * 4;
-  const pa = allocBytesRaw(bytesA + 8, "a");
-  const pb = allocBytesRaw(bytesB + 8, "b");
+  const pa = allocBytesRaw(scratchA, "a");
+  const pb = allocBytesRaw(scratchB, "b");
   const po = allocBytesRaw(outBytes, "out");
   const ps = allocBytesRaw(la + lb, "options.scales");
   try {
     const buf = memoryBuffer();
-    new Uint8Array(buf, pa, bytesA).set(getA());
-    new Uint8Array(buf, pb, bytesB).set(getB());
+    const va = getA();
+    const vb = getB();
     if (getSa) new Uint8Array(buf, ps, la).set(getSa());
     if (getSb) new Uint8Array(buf, ps + la, lb).set(getSb());
     const mode = exact ? 1 : modeIndex(ctx.mode as OverflowMode);
     // grid: the rounded products are partials values, so unscaled sums stay on the partials grid (assembly/dot.ts).
-    K.dotBatch(pa, pb, k, m, n, table, blk, p.P, p.minQ, p.max, mode, ps, strideA, ps + la, strideB, scales?.blocks ?? 1, po, pairs ? 1 : 0, exact ? 0 : 1);
+    const grid = exact ? 0 : 1;
+    if (!streamed) {
+      if (!inA) new Uint8Array(buf, pa, a.length).set(va);
+      if (!inB) new Uint8Array(buf, pb, b.length).set(vb);
+      K.dotBatch(inA ? va.byteOffset : pa, inB ? vb.byteOffset : pb, k, m, n, table, blk, p.P, p.minQ, p.max, mode, ps, strideA, ps + la, strideB, scales?.blocks ?? 1, po, pairs ? 1 : 0, grid, 0);
+    } else {
+      for (let r = 0; r < m; r += rowsPerPart) {
+        const rows = Math.min(rowsPerPart, m - r);
+        // At least one call per row group (k = 0 writes zeros).
+        for (let c = 0; c === 0 || c < k; c += codesPerPart) {
+          const len = Math.min(codesPerPart, k - c);
+          // One row: its part [c, c + len); several rows: whole rows (then len = k).
+          const from = r * k + c;
+          const bytes = rows === 1 ? len : rows * k;
+          let srcA = va.byteOffset + from;
+          let srcB = vb.byteOffset + from;
+          if (!inA) {
+            new Uint8Array(buf, pa, bytes).set(va.subarray(from, from + bytes));
+            srcA = pa;
+          }
+          if (!inB) {
+            new Uint8Array(buf, pb, bytes).set(vb.subarray(from, from + bytes));
+            srcB = pb;
+          }
+          K.dotBatch(srcA, srcB, len, rows, rows, table, blk, p.P, p.minQ, p.max, mode, ps, 0, ps, 0, 1, po + r * 4, 1, grid, c > 0 ? 1 : 0);
+        }
+      }
+    }
     const result = getOut ? getOut() : new Float32Array(results);
     result.set(new Float32Array(memoryBuffer(), po, results));
     return result;
   } finally {
     freeBytesRaw(ps, la + lb);
     freeBytesRaw(po, outBytes);
-    freeBytesRaw(pb, bytesB + 8);
-    freeBytesRaw(pa, bytesA + 8);
+    freeBytesRaw(pb, scratchB);
+    freeBytesRaw(pa, scratchA);
   }
 }
