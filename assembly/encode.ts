@@ -103,8 +103,18 @@ const RANDOM_U8 = 2;
 const RANDOM_U16 = 3;
 const RANDOM_U32 = 4;
 
-const PARAMS = memory.data(SLOTS * 16 + 64, 16);
-const SCALARS = PARAMS + SLOTS * 16;
+// A parameter block: the slots, 64 bytes of scalar words, then the tail scratch (the last < 16 elements run through
+// one zero-padded block: 64 bytes of float32, 64 of R, 32 of codes). The host passes the block's address to
+// encodeF32, so instances sharing one memory (worker threads) each use their own block; encodeParams() is the
+// static block of a single-thread host.
+const SCALARS_AT: usize = SLOTS * 16;
+const TAIL_AT: usize = SCALARS_AT + 64;
+const BLOCK_BYTES: usize = TAIL_AT + 160;
+const STATIC_BLOCK = memory.data(<i32>BLOCK_BYTES, 16);
+/** The block of the running encodeF32 call (a global per instance: threads never share it). */
+let PARAMS: usize = STATIC_BLOCK;
+let SCALARS: usize = STATIC_BLOCK + SCALARS_AT;
+let TAIL: usize = STATIC_BLOCK + TAIL_AT;
 
 // Format-independent constants (kept in memory, docs/wasm-kernels.md §2).
 const FIXED = memory.data<u32>([
@@ -128,14 +138,14 @@ const F_ONE = 96;
 const F_TWO23 = 112;
 const F_MAXFINITE = 128;
 
-// Tail scratch: the last < 16 elements run through one padded block.
-const TAIL = memory.data(16 * 4 * 2 + 32, 16);
-const TAIL_RANDOM = TAIL + 64;
-const TAIL_OUT = TAIL + 128;
-
-/** Address of the constant block the host fills before calling encodeF32. */
+/** Address of the static parameter block (for a host whose instance has a memory of its own). */
 export function encodeParams(): usize {
-  return PARAMS;
+  return STATIC_BLOCK;
+}
+
+/** Bytes of a parameter block (16-byte aligned), for hosts that allocate one per thread. */
+export function encodeParamsBytes(): usize {
+  return BLOCK_BYTES;
 }
 
 // @ts-ignore: decorator
@@ -262,9 +272,9 @@ function run(src: usize, dst: usize, n: usize, first: u32, rnd: usize, kind: i32
   const rBytes: usize = kind == RANDOM_U8 ? 1 : kind == RANDOM_U16 ? 2 : 4;
   memory.fill(TAIL, 0, 128);
   memory.copy(TAIL, src + (i << 2), rest << 2);
-  if (kind >= RANDOM_U8) memory.copy(TAIL_RANDOM, rnd + i * rBytes, rest * rBytes);
-  block16(TAIL, TAIL_OUT, TAIL_RANDOM, 0, first + <u32>i, kind, wide, stageC, shift, nuShift, cShift, rShift, key0, key1, rmask);
-  memory.copy(dst + (wide ? i << 1 : i), TAIL_OUT, wide ? rest << 1 : rest);
+  if (kind >= RANDOM_U8) memory.copy((TAIL + 64), rnd + i * rBytes, rest * rBytes);
+  block16(TAIL, (TAIL + 128), (TAIL + 64), 0, first + <u32>i, kind, wide, stageC, shift, nuShift, cShift, rShift, key0, key1, rmask);
+  memory.copy(dst + (wide ? i << 1 : i), (TAIL + 128), wide ? rest << 1 : rest);
 }
 
 // Fast path: the same algorithm specialised per rounding family for formats whose finite overflow has one code per
@@ -432,10 +442,10 @@ function runFast(src: usize, dst: usize, n: usize, first: u32, rnd: usize, wide:
       if (rest == 0) return;
       memory.fill(TAIL, 0, 128);
       memory.copy(TAIL, s, rest << 2);
-      if (stochastic && !seeded) memory.copy(TAIL_RANDOM, r, rest * rBytes);
+      if (stochastic && !seeded) memory.copy((TAIL + 64), r, rest * rBytes);
       s = TAIL;
-      d = TAIL_OUT;
-      r = TAIL_RANDOM;
+      d = (TAIL + 128);
+      r = (TAIL + 64);
     }
     const x0 = v128.load(s, 0);
     const x1 = v128.load(s, 16);
@@ -490,7 +500,7 @@ function runFast(src: usize, dst: usize, n: usize, first: u32, rnd: usize, wide:
       v128.store(d, codes);
     }
     if (blocks == 0) {
-      memory.copy(dst + (wide ? i << 1 : i), TAIL_OUT, wide ? rest << 1 : rest);
+      memory.copy(dst + (wide ? i << 1 : i), (TAIL + 128), wide ? rest << 1 : rest);
       return;
     }
     blocks--;
@@ -541,10 +551,13 @@ function genericRandom16(src: usize, dst: usize, n: usize, first: u32, rnd: usiz
 
 /**
  * Encodes n float32 values at src into codes at dst (bytes, or u16 when the block says wide) under the constant
- * block at encodeParams(). `first` is the absolute index of src[0] (seeded random bits); rnd points at the caller's
+ * block at `params` (encodeParams() or a host-allocated block of encodeParamsBytes()). `first` is the absolute index of src[0] (seeded random bits); rnd points at the caller's
  * R values (u8/u16/u32 per the block) for this chunk.
  */
-export function encodeF32(src: usize, dst: usize, n: usize, first: u32, rnd: usize): void {
+export function encodeF32(params: usize, src: usize, dst: usize, n: usize, first: u32, rnd: usize): void {
+  PARAMS = params;
+  SCALARS = params + SCALARS_AT;
+  TAIL = params + TAIL_AT;
   const kind = load<i32>(SCALARS + (S_RANDOM << 2));
   const wide = load<i32>(SCALARS + (S_WIDE << 2)) != 0;
   const stageC = load<i32>(SCALARS + (S_STAGE_C << 2)) != 0;

@@ -115,6 +115,114 @@ describe("parallel equals single-thread", () => {
   });
 });
 
+describe("the pool's shared memory (zero-copy kernels on every worker)", () => {
+  // Parts of 3 workers split at multiples of 64; these lengths put part and tail-block boundaries at odd places.
+  const lengths = [1, 15, 64, 191, 3 * 65_536 + 17];
+  const cases: Array<[string, object]> = [
+    ["float8_e4m3fn", {}],
+    ["float8_e5m2", { saturation: "SatFinite" }],
+    ["Binary8p3se", { rounding: "TowardNegative", saturation: "SatPropagate" }],
+    ["Binary8p3se", { rounding: "StochasticA", stochasticBits: 8, seed: 1 }],
+    ["Binary6p2ue", { rounding: "StochasticB", stochasticBits: 3, seed: 2 ** 32 - 1 }],
+    ["bfloat16", { rounding: "StochasticC", stochasticBits: 9, seed: 123 }],
+    ["binary16", {}],
+    ["float4_e2m1fn", {}],
+    ["Binary12p5se", { rounding: "NearestTiesToAway" }],
+  ];
+  it.each(cases)("quantize and dequantize %s %j in place, every length", async (name, options) => {
+    for (const n of lengths) {
+      const x = pool.allocFloat32(n);
+      x.array.set(values(n));
+      const codes = pool.allocCodes(name, n);
+      const decoded = pool.allocFloat32(n);
+      try {
+        const expected = quantize(x.array, name, options);
+        expect(await pool.quantize(x.array, name, { ...options, out: codes.array })).toBe(codes.array);
+        expect(same(codes.array, expected)).toBe(0);
+        expect(await pool.dequantize(codes.array, name, { out: decoded.array })).toBe(decoded.array);
+        expect(same(decoded.array, dequantize(expected, name))).toBe(0);
+      } finally {
+        for (const h of [x, codes, decoded]) h.free();
+      }
+    }
+  });
+
+  it("copies outputs and caller random bits that live elsewhere, and equals the single-thread result", async () => {
+    const n = 70_001;
+    const x = pool.allocFloat32(n);
+    x.array.set(values(n));
+    const random = new Uint16Array(n).map((_, i) => (i * 40503) & 0xfff);
+    const options = { rounding: "StochasticC", stochasticBits: 12, random } as const;
+    const expected = quantize(x.array, "Binary8p4se", options);
+    const fresh = await pool.quantize(x.array, "Binary8p4se", options);
+    expect(fresh.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(same(fresh, expected)).toBe(0);
+    const plain = new Uint8Array(n);
+    expect(await pool.quantize(x.array, "Binary8p4se", { ...options, out: plain })).toBe(plain);
+    expect(same(plain, expected)).toBe(0);
+    const inPool = pool.allocCodes("Binary8p4se", n);
+    const r = pool.allocCodes("binary16", n);
+    r.array.set(random);
+    expect(same(await pool.quantize(x.array, "Binary8p4se", { ...options, random: r.array as Uint16Array, out: inPool.array }), expected)).toBe(0);
+    const wasmOut = allocBytes(4 * n);
+    const values32 = new Float32Array(wasmOut.array.buffer, wasmOut.ptr, n);
+    expect(same(await pool.dequantize(inPool.array, "Binary8p4se", { out: values32 }), dequantize(expected, "Binary8p4se"))).toBe(0);
+    expect(same(await pool.dequantize(inPool.array, "Binary8p4se"), dequantize(expected, "Binary8p4se"))).toBe(0);
+    for (const h of [x, inPool, r, wasmOut]) h.free();
+  });
+
+  it("runs overlapping calls with different formats (a parameter block per call and part)", async () => {
+    const n = 100_000;
+    const x = pool.allocFloat32(n);
+    x.array.set(values(n));
+    const specs: Array<[string, object]> = [
+      ["float8_e4m3fn", {}],
+      ["Binary8p3se", { rounding: "StochasticA", stochasticBits: 8, seed: 9 }],
+      ["binary16", { rounding: "TowardZero" }],
+      ["Binary8p3se", { rounding: "StochasticB", stochasticBits: 5, seed: 4 }],
+    ];
+    const outs = specs.map(([name]) => pool.allocCodes(name, n));
+    await Promise.all(specs.map(([name, o], i) => pool.quantize(x.array, name, { ...o, out: outs[i]!.array })));
+    specs.forEach(([name, o], i) => expect(same(outs[i]!.array, quantize(x.array, name, o))).toBe(0));
+    for (const h of [x, ...outs]) h.free();
+  });
+
+  it("reports a bad code at its absolute index before any worker writes", async () => {
+    const codes = pool.allocCodes("float4_e2m1fn", 90_000);
+    codes.array.fill(3);
+    codes.array[80_001] = 16;
+    const out = pool.allocFloat32(90_000);
+    const error = await pool.dequantize(codes.array, "float4_e2m1fn", { out: out.array }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CodeRangeError);
+    expect((error as Error).message).toBe("codes[80001]: is 16; allowed: a float4_e2m1fn code in [0, 15]");
+    expect(out.array.every((v) => v === 0)).toBe(true);
+    codes.free();
+    out.free();
+  });
+
+  it("hands out zeroed handles, reuses freed memory and rejects misuse with typed errors", async () => {
+    const a = pool.allocFloat32(1000);
+    expect(a.array.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(a.array.every((v) => v === 0)).toBe(true);
+    a.array.fill(1);
+    const ptr = a.ptr;
+    a.free();
+    a.free();
+    expect(a.freed).toBe(true);
+    expect(() => a.array).toThrow(ArgumentTypeError);
+    const b = pool.allocFloat32(1000);
+    expect(b.ptr).toBe(ptr);
+    expect(b.array.every((v) => v === 0)).toBe(true);
+    b.free();
+    expect(pool.allocCodes("binary16", 3).array).toBeInstanceOf(Uint16Array);
+    expect(() => pool.allocCodes("binary32", 3)).toThrow(ArgumentTypeError);
+    expect(() => pool.allocCodes("nope", 3)).toThrow(FormatError);
+    expect(() => pool.allocFloat32(-1)).toThrow(CodeRangeError);
+    expect(() => pool.allocFloat32(2 ** 29)).toThrow(/pool's shared memory/);
+    expect(() => pool.allocFloat32(2 ** 29)).toThrow(CodeRangeError);
+  });
+});
+
 describe("parallel errors are the typed errors of the single-thread calls", () => {
   it("validates on the calling thread before dispatch", async () => {
     await expect(pool.quantize(new Float32Array(10), "nope")).rejects.toBeInstanceOf(FormatError);
@@ -164,6 +272,15 @@ describe("pool lifecycle", () => {
     expect((error as Error).message).toBe("pool: was closed while the call ran; allowed: close() after the calls settle");
     await expect(p.quantize(new Float32Array(4), "float8_e4m3fn")).rejects.toThrow("pool: was closed; allowed: a pool before close()");
     await expect(p.dequantize(new Uint8Array(4), "float8_e4m3fn")).rejects.toBeInstanceOf(ArgumentTypeError);
+    expect(() => p.allocFloat32(4)).toThrow("pool: was closed; allowed: a pool before close()");
+  });
+
+  it("rejects a call on the shared memory running during close()", async () => {
+    const p = await createPool({ threads: 2, minElements: 0 });
+    const x = p.allocFloat32(1 << 24);
+    const running = p.quantize(x.array, "Binary8p3se", { rounding: "StochasticC", stochasticBits: 8, seed: 1 }).catch((e: unknown) => e);
+    await p.close();
+    expect(await running).toBeInstanceOf(ArgumentTypeError);
   });
 
   it("never keeps the process alive: an unclosed pool lets Node exit", () => {

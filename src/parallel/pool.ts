@@ -1,19 +1,25 @@
-// A pool of worker threads for bulk quantize/dequantize (Node only). Each worker owns a Wasm instance and memory;
-// inputs and outputs travel as SharedArrayBuffer views, so workers read and write them in place. Calls below
-// `minElements` run on the calling thread, where a dispatch (≈0.1 ms) would cost more than it saves.
+// A pool of worker threads for bulk quantize/dequantize (Node only). The pool owns one shared Wasm memory (heap.ts);
+// every worker instantiates the threads build of the kernels on it, so arrays allocated there (pool.allocFloat32,
+// pool.allocCodes) are converted in place: each worker runs the kernel on a disjoint range, with its own encode
+// parameter block. Other cases (other arrays, float64 input, flags, formats or modes without a kernel) run the
+// library in each worker on its part of SharedArrayBuffer views (copied through the worker's own Wasm memory).
+// Calls below `minElements` run on the calling thread, where a dispatch (≈0.1 ms) would cost more than it saves.
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { workerSource } from "../../build/parallel/worker.js";
-import { type CodeArray, type QuantizeOptions, codeArrayType, dequantize, quantize, requireCodes, requireInput, requireOutput, resolveQuantize } from "../api/bulk.js";
+import { type CodeArray, type QuantizeOptions, codeArrayType, decodeTable32, dequantize, quantize, requireCodes, requireInput, requireOutput, resolveQuantize } from "../api/bulk.js";
 import { type FormatLike, resolveFormat } from "../api/scalar.js";
 import { ArgumentTypeError, CodeRangeError, describe, requireInteger } from "../errors.js";
 import type { ConversionFlags } from "../exact/project.js";
 import type { Format, FormatSpec } from "../format/model.js";
+import { type WasmTable, decodeCall, uploadTable } from "../wasm/decode.js";
+import { BLOCK_WORDS, type WasmRandom, encodeBlock } from "../wasm/encode.js";
 import { keep } from "../wasm/memory.js";
-import { type Job, type Reply, type SharedView, reviveError, splitRanges } from "./protocol.js";
+import { type HeapView, PoolArray, SharedHeap } from "./heap.js";
+import { type Job, type Reply, type SharedView, type WorkerInit, reviveError, splitRanges } from "./protocol.js";
 
-/** Smallest call sent to the workers by default: below about 4M elements the dispatch and copies cost about what the second core saves (bench/parallel.mjs). */
-export const DEFAULT_MIN_ELEMENTS = 1 << 22;
+/** Smallest call sent to the workers by default (bench/parallel.mjs): see the README, "Multi-core". */
+export const DEFAULT_MIN_ELEMENTS = 1 << 20;
 /** Part boundaries are multiples of 64 elements (whole cache lines of codes, whole SIMD blocks). */
 const ALIGN = 64;
 const MAX_THREADS = 256;
@@ -101,14 +107,113 @@ class Thread {
 /** Worker threads running bulk conversions in parallel; results are bit-identical to quantize/dequantize. */
 export class Pool {
   readonly #threads: Thread[];
+  readonly #heap: SharedHeap;
+  /** Decode tables in the shared memory, by format parameters (uploaded once, kept until the pool is dropped). */
+  readonly #tables = new Map<string, WasmTable>();
   readonly minElements: number;
   #nextId = 0;
   #closed = false;
 
   /** Use createPool(), which waits until every worker is running. */
-  constructor(workers: Worker[], minElements: number) {
+  constructor(workers: Worker[], minElements: number, heap: SharedHeap) {
     this.#threads = workers.map((w) => new Thread(w));
     this.minElements = minElements;
+    this.#heap = heap;
+  }
+
+  /** A zeroed Float32Array of n elements in the pool's shared memory: quantize reads it without copies. */
+  allocFloat32(n: number): PoolArray<Float32Array> {
+    this.#open();
+    return new PoolArray(this.#heap, Float32Array, n);
+  }
+
+  /** A zeroed code array of n elements for fmt (Uint8Array for K ≤ 8, else Uint16Array) in the pool's shared memory. */
+  allocCodes(fmt: FormatLike, n: number): PoolArray<Uint8Array | Uint16Array> {
+    this.#open();
+    const f = resolveFormat(fmt);
+    if (f.K > 16) throw new ArgumentTypeError("fmt", `${f.name} has ${f.K}-bit codes; allowed: formats of up to 16 bits in the pool's memory`);
+    return new PoolArray<Uint8Array | Uint16Array>(this.#heap, f.K <= 8 ? Uint8Array : Uint16Array, n);
+  }
+
+  /** Runs `fn` of the threads build on every range (args from the range), returns the values the calls returned. */
+  async #runKernel(n: number, fn: string, args: (start: number, end: number, thread: number) => number[]): Promise<number[]> {
+    const replies = await this.#run(n, (a, b, id, thread) => ({ op: "wasm", id, first: a, fn, args: args(a, b, thread) }));
+    return replies.map((r) => ("value" in r && r.value !== undefined ? r.value : 0));
+  }
+
+  /**
+   * The zero-copy path: src in the pool's memory, a Float32Array, no flags, and a case the encode kernel covers. The
+   * output is written in place when it lives in the pool's memory, else through a temporary block and one copy
+   * (caller random bits too). `block` is the kernel's constants (encodeBlock) for the call.
+   */
+  async #quantizeShared(src: Float32Array, block: Int32Array, random: WasmRandom, given: CodeArray | undefined, target: (() => CodeArray) | undefined, type: ArrayType<CodeArray>): Promise<CodeArray> {
+    const heap = this.#heap;
+    const n = src.length;
+    const temporary: HeapView[] = [];
+    const scratch = <T extends HeapView>(t: T): T => (temporary.push(t), t);
+    try {
+      const dst = given && heap.owns(given) ? given : scratch(heap.view(type as never, n) as Uint8Array | Uint16Array);
+      let rnd: HeapView | undefined;
+      if (random && "array" in random) {
+        rnd = heap.owns(random.array) ? random.array : scratch(heap.view(random.array.constructor as never, n));
+        if (rnd !== random.array) rnd.set(random.array);
+      }
+      // One parameter block per part and call (the kernel writes its tail scratch there; calls may overlap).
+      const params = this.#threads.map(() => scratch(heap.view(Uint8Array, heap.kernels.encodeParamsBytes())).byteOffset);
+      for (const p of params) new Int32Array(heap.buffer, p, BLOCK_WORDS).set(block);
+      const codeBytes = dst.BYTES_PER_ELEMENT;
+      const randomBytes = rnd?.BYTES_PER_ELEMENT ?? 0;
+      await this.#runKernel(n, "encodeF32", (a, b, t) => [params[t]!, src.byteOffset + 4 * a, dst.byteOffset + codeBytes * a, b - a, a, rnd ? rnd.byteOffset + randomBytes * a : 0]);
+      if (target) return copyBack(target, dst as CodeArray);
+      const result = sharedArray(type, n);
+      result.set(dst as never);
+      return result;
+    } finally {
+      for (const t of temporary) heap.free(t.byteOffset, t.byteLength);
+    }
+  }
+
+  /** The decode table of f in the pool's memory (uploaded on first use). */
+  #table(f: Format): WasmTable {
+    const key = JSON.stringify(spec(f));
+    let t = this.#tables.get(key);
+    if (!t) {
+      const heap = this.#heap;
+      t = uploadTable(heap.kernels, f, decodeTable32(f), (bytes) => heap.alloc(bytes), () => heap.buffer);
+      this.#tables.set(key, t);
+    }
+    return t;
+  }
+
+  /**
+   * The zero-copy dequantize: codes in the pool's memory (≤ 16-bit formats). Codes are checked first (a max-scan per
+   * worker); out is written in place when it lives in the pool's memory, else through a temporary block and one copy.
+   */
+  async #dequantizeShared(codes: Uint8Array | Uint16Array, f: Format, given: Float32Array | undefined): Promise<Float32Array> {
+    const heap = this.#heap;
+    // Taken before the first await: a Wasm view given as out is re-created if the memory grows meanwhile.
+    const target = given && keep(given);
+    const n = codes.length;
+    const bytes = codes.BYTES_PER_ELEMENT;
+    if (f.codeCount < 2 ** (8 * bytes)) {
+      const maxima = await this.#runKernel(n, bytes === 1 ? "maxU8" : "maxU16", (a, b) => [codes.byteOffset + bytes * a, b - a]);
+      if (Math.max(0, ...maxima) >= f.codeCount) {
+        const i = codes.findIndex((c) => c >= f.codeCount);
+        throw new CodeRangeError(`codes[${i}]`, `is ${codes[i]}; allowed: a ${f.name} code in [0, ${f.codeCount - 1}]`);
+      }
+    }
+    const { name, args } = decodeCall(this.#table(f), bytes);
+    const direct = given !== undefined && heap.owns(given);
+    const dst = direct ? given : heap.view(Float32Array, n);
+    try {
+      await this.#runKernel(n, name, (a, b) => [codes.byteOffset + bytes * a, dst.byteOffset + 4 * a, b - a, ...args]);
+      if (target) return copyBack(target, dst);
+      const result = sharedArray(Float32Array, n);
+      result.set(dst);
+      return result;
+    } finally {
+      if (!direct) heap.free(dst.byteOffset, dst.byteLength);
+    }
   }
 
   get threads(): number {
@@ -120,8 +225,8 @@ export class Pool {
   }
 
   /** Runs one job per range on the workers; waits for all of them, then throws the first part's error, if any. */
-  async #run(n: number, job: (start: number, end: number, id: number) => Job): Promise<Reply[]> {
-    const jobs = splitRanges(n, this.#threads.length, ALIGN).map(([a, b]) => job(a, b, this.#nextId++));
+  async #run(n: number, job: (start: number, end: number, id: number, thread: number) => Job): Promise<Reply[]> {
+    const jobs = splitRanges(n, this.#threads.length, ALIGN).map(([a, b], i) => job(a, b, this.#nextId++, i));
     const settled = await Promise.allSettled(jobs.map((j, i) => this.#threads[i]!.post(j)));
     const replies: Reply[] = [];
     settled.forEach((s, i) => {
@@ -138,15 +243,21 @@ export class Pool {
     const f = resolveFormat(fmt);
     const n = requireInput(src).length;
     const type = codeArrayType(f);
-    const { seed, randomArray } = resolveQuantize(f, n, options);
+    const { rho, seed, randomArray } = resolveQuantize(f, n, options);
     const given = options?.out;
     if (given !== undefined) requireOutput<CodeArray>(given, type as { new (n: number): CodeArray; name: string }, n);
     if (n < this.minElements) return quantize(src, f, options);
     requireSeparate(given, [src, randomArray]);
+    // Taken before the first await: a Wasm view given as out is re-created if the memory grows meanwhile.
+    const target = given && keep(given);
+    if (src instanceof Float32Array && options?.flags === undefined && this.#heap.owns(src) && !(given instanceof Uint32Array)) {
+      const random: WasmRandom = seed !== undefined ? { seed } : randomArray ? { array: randomArray } : undefined;
+      const block = encodeBlock(f, rho, random);
+      if (block) return this.#quantizeShared(src, block, random, given, target, type as ArrayType<CodeArray>);
+    }
     const shared = share(src);
     const out = given && isShared(given) ? given : sharedArray(type as ArrayType<CodeArray>, n);
     const random = randomArray && share(randomArray);
-    const target = given && keep(given);
     const projection = { rounding: options?.rounding, saturation: options?.saturation, stochasticBits: options?.stochasticBits };
     const flags = options?.flags;
     const replies = await this.#run(n, (a, b, id) => ({
@@ -174,6 +285,7 @@ export class Pool {
     if (given !== undefined) requireOutput(given, Float32Array, n);
     if (n < this.minElements || f.K > 16) return dequantize(codes, f, options);
     requireSeparate(given, [codes]);
+    if (this.#heap.owns(codes) && !(codes instanceof Uint32Array)) return this.#dequantizeShared(codes, f, given);
     const shared = share(codes);
     const out = given && isShared(given) ? given : sharedArray(Float32Array, n);
     const target = given && keep(given);
@@ -233,13 +345,16 @@ export async function createPool(options?: PoolOptions): Promise<Pool> {
   }
   const threads = requireInteger("options.threads", options?.threads ?? availableParallelism(), 1, MAX_THREADS);
   const minElements = requireInteger("options.minElements", options?.minElements ?? DEFAULT_MIN_ELEMENTS, 0, Number.MAX_SAFE_INTEGER);
+  const heap = new SharedHeap();
   const url = new URL(`data:text/javascript,${encodeURIComponent(workerSource)}`);
-  const workers = Array.from({ length: threads }, () => new Worker(url));
+  const workerData: WorkerInit = { module: heap.module, memory: heap.memory };
+  const workers = Array.from({ length: threads }, () => new Worker(url, { workerData }));
   try {
-    await Promise.all(workers.map((w) => new Promise((resolve, reject) => w.once("online", resolve).once("error", reject))));
+    // A worker reports once it has instantiated the kernels on the shared memory.
+    await Promise.all(workers.map((w) => new Promise((resolve, reject) => w.once("message", resolve).once("error", reject))));
   } catch (error) {
     await Promise.all(workers.map((w) => w.terminate()));
     throw error;
   }
-  return new Pool(workers, minElements);
+  return new Pool(workers, minElements, heap);
 }

@@ -32,7 +32,23 @@ export interface DequantizeJob extends JobBase {
   readonly out?: Float32Array;
 }
 
-export type Job = QuantizeJob | DequantizeJob;
+/** One kernel call on the pool's shared Wasm memory (raw pointer ABI of assembly/index.ts): the reply's value is its result. */
+export interface WasmJob {
+  readonly op: "wasm";
+  readonly id: number;
+  /** Absolute index of the part's first element (error indices). */
+  readonly first: number;
+  readonly fn: string;
+  readonly args: readonly number[];
+}
+
+export type Job = QuantizeJob | DequantizeJob | WasmJob;
+
+/** What a worker receives at start (worker.ts): the threads build and the shared memory it instantiates it on. */
+export interface WorkerInit {
+  readonly module: WebAssembly.Module;
+  readonly memory: WebAssembly.Memory;
+}
 
 /** A typed error as plain data: its class name, the argument it names and the message after "argument: ". */
 export interface ErrorData {
@@ -41,7 +57,7 @@ export interface ErrorData {
   readonly message: string;
 }
 
-export type Reply = { readonly id: number; readonly flags?: ConversionFlags } | { readonly id: number; readonly error: ErrorData | string };
+export type Reply = { readonly id: number; readonly flags?: ConversionFlags; readonly value?: number } | { readonly id: number; readonly error: ErrorData | string };
 
 const TYPED = { FormatError, ProjectionError, CodeRangeError, ArgumentTypeError } as const;
 

@@ -1,18 +1,28 @@
-// A pool worker: runs quantize/dequantize on its part of shared arrays with its own Wasm instance and memory.
-import { parentPort } from "node:worker_threads";
+// A pool worker: runs kernel calls on the pool's shared Wasm memory (its own instance of the threads build), and
+// quantize/dequantize on its part of other shared arrays with the library's own Wasm instance and memory.
+import { parentPort, workerData } from "node:worker_threads";
 import { dequantize, quantize, quantizeReference, requireCodes, resolveQuantize } from "../api/bulk.js";
 import { CodeRangeError } from "../errors.js";
 import { newFlags } from "../exact/project.js";
-import { type Format, makeFormat } from "../format/model.js";
+import { type Format, type FormatSpec, makeFormat } from "../format/model.js";
 import { randomR, seedKeys } from "../random.js";
 import { requireBelow } from "../wasm/decode.js";
 import { quantizeWasm } from "../wasm/encode.js";
 import { kernels } from "../wasm/instance.js";
-import { type DequantizeJob, type Job, type QuantizeJob, type Reply, errorData } from "./protocol.js";
+import { type DequantizeJob, type Job, type QuantizeJob, type Reply, type WasmJob, type WorkerInit, errorData } from "./protocol.js";
+
+const init = workerData as WorkerInit;
+/** The threads build on the shared memory: its globals (the encode kernel's block address) are this thread's own. */
+const shared = new WebAssembly.Instance(init.module, { env: { memory: init.memory } }).exports as Record<string, (...args: number[]) => number | undefined>;
+
+function runWasm(job: WasmJob): Reply {
+  const value = shared[job.fn]!(...job.args);
+  return typeof value === "number" ? { id: job.id, value } : { id: job.id };
+}
 
 const formats = new Map<string, Format>();
 /** One Format per spec, so the per-Format caches (decode tables, kernel constants) are built once per worker. */
-function formatOf(spec: Job["format"]): Format {
+function formatOf(spec: FormatSpec): Format {
   const key = JSON.stringify(spec);
   let f = formats.get(key);
   if (!f) formats.set(key, (f = makeFormat(spec)));
@@ -56,8 +66,9 @@ function runDequantize(job: DequantizeJob): Reply {
 
 parentPort!.on("message", (job: Job) => {
   try {
-    parentPort!.postMessage(job.op === "quantize" ? runQuantize(job) : runDequantize(job));
+    parentPort!.postMessage(job.op === "wasm" ? runWasm(job) : job.op === "quantize" ? runQuantize(job) : runDequantize(job));
   } catch (error) {
     parentPort!.postMessage({ id: job.id, error: errorData(error) } satisfies Reply);
   }
 });
+parentPort!.postMessage({ id: -1 } satisfies Reply);

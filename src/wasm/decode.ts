@@ -92,6 +92,36 @@ export function linearForm(values: Uint32Array): { shift: number; offset: number
   return { shift, offset };
 }
 
+/**
+ * Writes the table of f (its float32 bits `values`) and its kernel-specific forms into memory at an address from
+ * `alloc`; `buffer` returns the memory's current buffer. Also used by minifloat/parallel for its shared memory.
+ */
+export function uploadTable(k: Pick<Kernels, "nibblePlanes">, f: Format, values: Uint32Array, alloc: (bytes: number) => number, buffer: () => ArrayBufferLike): WasmTable {
+  const entries = Math.max(16, values.length);
+  const split = f.K > 4 && f.K <= 8 ? splitTable(values) : undefined;
+  const linear = f.K > 8 ? linearForm(values) : undefined;
+  const bytes = entries * 4 + (f.K <= 4 ? 64 : 0) + (split ? SPLIT_BYTES : 0);
+  const table = alloc(bytes);
+  const words = new Uint32Array(buffer(), table, entries);
+  words.fill(0);
+  words.set(values);
+  const planes = f.K <= 4 ? table + entries * 4 : -1;
+  if (planes >= 0) k.nibblePlanes(table, planes);
+  const splitPtr = split ? table + entries * 4 : -1;
+  if (split) new Uint8Array(buffer(), splitPtr, SPLIT_BYTES).set(split.bytes);
+  return { table, bytes, planes, split: splitPtr, splitRows: split?.rows ?? 0, ...(linear && { linear }) };
+}
+
+/** The decode kernel for codes of `bytesPerCode` bytes under table t, and its arguments after (src, dst, n). */
+export function decodeCall(t: WasmTable, bytesPerCode: number): { name: DecodeKernel; args: number[] } {
+  if (bytesPerCode === 2) return t.linear ? { name: "decodeLinear16", args: [t.linear.shift, t.linear.offset] } : { name: "decodeLut16", args: [t.table] };
+  if (t.planes >= 0) return { name: "decodeNibbles", args: [t.planes, t.table] };
+  if (t.split >= 0) return { name: t.splitRows <= 2 ? "decodeSplit2" : "decodeSplit3", args: [t.split, t.table] };
+  return { name: "decodeLut8", args: [t.table] };
+}
+
+export type DecodeKernel = "decodeLinear16" | "decodeLut16" | "decodeNibbles" | "decodeSplit2" | "decodeSplit3" | "decodeLut8";
+
 /** Uploads (once) the float32 bits of every code of f, a format of up to 16 bits; decodeTable32 supplies them. */
 export function wasmTable(k: Kernels, f: Format, decodeTable32: (f: Format) => Uint32Array): WasmTable {
   const key = tableKey(f);
@@ -101,20 +131,7 @@ export function wasmTable(k: Kernels, f: Format, decodeTable32: (f: Format) => U
     tables.set(key, t);
     return t;
   }
-  const values = decodeTable32(f);
-  const entries = Math.max(16, values.length);
-  const split = f.K > 4 && f.K <= 8 ? splitTable(values) : undefined;
-  const linear = f.K > 8 ? linearForm(values) : undefined;
-  const bytes = entries * 4 + (f.K <= 4 ? 64 : 0) + (split ? SPLIT_BYTES : 0);
-  const table = allocBytesRaw(bytes);
-  const words = new Uint32Array(memoryBuffer(k), table, entries);
-  words.fill(0);
-  words.set(values);
-  const planes = f.K <= 4 ? table + entries * 4 : -1;
-  if (planes >= 0) k.nibblePlanes(table, planes);
-  const splitPtr = split ? table + entries * 4 : -1;
-  if (split) new Uint8Array(memoryBuffer(k), splitPtr, SPLIT_BYTES).set(split.bytes);
-  t = { table, bytes, planes, split: splitPtr, splitRows: split?.rows ?? 0, ...(linear && { linear }) };
+  t = uploadTable(k, f, decodeTable32(f), allocBytesRaw, () => memoryBuffer(k));
   tables.set(key, t);
   if (tables.size > MAX_TABLES) {
     const [oldKey, old] = tables.entries().next().value!;
@@ -150,17 +167,9 @@ export function dequantizeWasm(codes: Uint8Array | Uint16Array | Uint32Array, f:
   const outNow = keep(out);
   requireBelow(k, codesNow() as Uint8Array | Uint16Array, f.codeCount, "codes", `a ${f.name} code in [0, ${f.codeCount - 1}]`);
   const t = wasmTable(k, f, decodeTable32);
-  const linear = t.linear;
-  const run =
-    codes.BYTES_PER_ELEMENT === 2
-      ? linear
-        ? (s: number, d: number, n: number) => k.decodeLinear16(s, d, n, linear.shift, linear.offset)
-        : (s: number, d: number, n: number) => k.decodeLut16(s, d, n, t.table)
-      : t.planes >= 0
-        ? (s: number, d: number, n: number) => k.decodeNibbles(s, d, n, t.planes, t.table)
-        : t.split >= 0
-          ? (s: number, d: number, n: number) => (t.splitRows <= 2 ? k.decodeSplit2 : k.decodeSplit3)(s, d, n, t.split, t.table)
-          : (s: number, d: number, n: number) => k.decodeLut8(s, d, n, t.table);
+  const { name, args } = decodeCall(t, codes.BYTES_PER_ELEMENT);
+  const kernel = k[name] as (src: number, dst: number, n: number, a: number, b?: number) => void;
+  const run = (s: number, d: number, n: number) => kernel(s, d, n, args[0]!, args[1]);
   stream(codesNow(), outNow(), run);
   return outNow();
 }

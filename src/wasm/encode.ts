@@ -11,7 +11,8 @@ import { keep, memoryBuffer, stream, type WasmView } from "./memory.js";
 /** The encode kernel's exports (assembly/encode.ts). */
 interface EncodeKernels extends Kernels {
   encodeParams(): number;
-  encodeF32(src: number, dst: number, n: number, first: number, random: number): void;
+  encodeParamsBytes(): number;
+  encodeF32(params: number, src: number, dst: number, n: number, first: number, random: number): void;
 }
 
 // Layout of the constant block: 16-byte slots (splatted i32 or f32), then scalar i32 words (assembly/encode.ts).
@@ -99,7 +100,8 @@ const SCALAR = {
   directed: 12,
 } as const;
 const FAST = { none: 0, bytes: 1, wide: 2, wideKeep: 3 } as const;
-const BLOCK_WORDS = SLOTS * 4 + 16;
+/** i32 words of the constants the host writes at the start of a parameter block (slots, then scalar words). */
+export const BLOCK_WORDS = SLOTS * 4 + 16;
 
 /** How the kernel gets R: none (deterministic), the seeded generator, or a caller array of u8/u16/u32. */
 const RANDOM_KIND = { none: 0, seed: 1, u8: 2, u16: 3, u32: 4 } as const;
@@ -373,6 +375,16 @@ function randomKind(random: WasmRandom): number {
 }
 
 /**
+ * The constant words of a parameter block for (f, ρ) and the random source, or undefined when the kernel does not
+ * implement the case exactly (the caller runs the reference). For hosts placing blocks themselves (minifloat/parallel).
+ */
+export function encodeBlock(f: Format, rho: ResolvedProjection, random: WasmRandom): Int32Array | undefined {
+  if (!encodeSupported(f, rho) || isStochastic(rho.rounding) !== (random !== undefined)) return undefined;
+  const [key0, key1] = random !== undefined && "seed" in random ? seedKeys(random.seed) : [0, 0];
+  return cachedBlock(f, rho, randomKind(random), key0, key1);
+}
+
+/**
  * Projects src into out (validated by the caller: Uint8Array codes for K ≤ 8, Uint16Array up to 16 bits, R < 2^N)
  * with the Wasm kernel and returns the current view of out (a new view when out lives in Wasm memory that grew).
  * Returns undefined, having written nothing, when the kernels are unavailable or (f, ρ) is not supported: the
@@ -380,16 +392,15 @@ function randomKind(random: WasmRandom): number {
  */
 export function quantizeWasm<T extends Uint8Array | Uint16Array>(src: Float32Array, f: Format, rho: ResolvedProjection, out: T, random: WasmRandom, first = 0): T | undefined {
   const k = kernels() as EncodeKernels | undefined;
-  if (!k || !encodeSupported(f, rho) || isStochastic(rho.rounding) !== (random !== undefined)) return undefined;
-  const kind = randomKind(random);
-  const [key0, key1] = random !== undefined && "seed" in random ? seedKeys(random.seed) : [0, 0];
-  const block = cachedBlock(f, rho, kind, key0, key1);
+  const block = k && encodeBlock(f, rho, random);
+  if (!k || !block) return undefined;
   const srcNow = keep<WasmView>(src);
   const outNow = keep<T>(out);
   const extra = random !== undefined && "array" in random ? [keep<WasmView>(random.array)] : [];
   // The block sits in the kernel's static data, so writing it cannot grow memory.
-  new Int32Array(memoryBuffer(k), k.encodeParams(), BLOCK_WORDS).set(block);
-  stream(srcNow(), outNow(), (s, d, count, start, extraPtrs) => k.encodeF32(s, d, count, first + start, extraPtrs[0] ?? 0), {
+  const params = k.encodeParams();
+  new Int32Array(memoryBuffer(k), params, BLOCK_WORDS).set(block);
+  stream(srcNow(), outNow(), (s, d, count, start, extraPtrs) => k.encodeF32(params, s, d, count, first + start, extraPtrs[0] ?? 0), {
     extra: extra.map((a) => a()),
   });
   return outNow();
