@@ -111,10 +111,6 @@ const SCALARS_AT: usize = SLOTS * 16;
 const TAIL_AT: usize = SCALARS_AT + 64;
 const BLOCK_BYTES: usize = TAIL_AT + 160;
 const STATIC_BLOCK = memory.data(<i32>BLOCK_BYTES, 16);
-/** The block of the running encodeF32 call (a global per instance: threads never share it). */
-let PARAMS: usize = STATIC_BLOCK;
-let SCALARS: usize = STATIC_BLOCK + SCALARS_AT;
-let TAIL: usize = STATIC_BLOCK + TAIL_AT;
 
 // Format-independent constants (kept in memory, docs/wasm-kernels.md §2).
 const FIXED = memory.data<u32>([
@@ -150,8 +146,8 @@ export function encodeParamsBytes(): usize {
 
 // @ts-ignore: decorator
 @inline
-function c(slot: i32): v128 {
-  return v128.load(PARAMS + (<usize>slot << 4));
+function c(p: usize, slot: i32): v128 {
+  return v128.load(p + (<usize>slot << 4));
 }
 
 // @ts-ignore: decorator
@@ -163,7 +159,7 @@ function k(offset: i32): v128 {
 /** Codes of four float32 lanes. `rsh` is R << (32 − N) for the stochastic modes (zero otherwise). */
 // @ts-ignore: decorator
 @inline
-function encode4(x: v128, rsh: v128, shift: i32, nuShift: i32, cShift: i32, stochastic: bool, stageC: bool): v128 {
+function encode4(p: usize, x: v128, rsh: v128, shift: i32, nuShift: i32, cShift: i32, stochastic: bool, stageC: bool): v128 {
   const a = v128.and(x, k(F_ABS));
   const neg = i32x4.shr_s(x, 31);
   const one = k(F_ONE);
@@ -171,52 +167,52 @@ function encode4(x: v128, rsh: v128, shift: i32, nuShift: i32, cShift: i32, stoc
   // reads 149 too high), so ⌊log2|x|⌋ and the significand come from the bits for every input.
   const subnormal32 = i32x4.lt_s(a, k(F_MINNORMAL));
   const bits = v128.bitselect(i32x4.sub(f32x4.convert_i32x4_s(a), k(F_REBIAS)), a, subnormal32);
-  const magN = i32x4.add(i32x4.shr_s(bits, shift), c(MAGOFF));
-  const nuN = i32x4.shl(v128.and(bits, c(REMMASK)), nuShift);
+  const magN = i32x4.add(i32x4.shr_s(bits, shift), c(p, MAGOFF));
+  const nuN = i32x4.shl(v128.and(bits, c(p, REMMASK)), nuShift);
   // Subnormal path: y = |x|·2^−minQ is exact (power-of-two scaling of a float32 with minQ ≤ 0); ⌊y⌋ and the
   // fraction are exact too, and the fraction becomes 31 bits + a sticky bit.
-  const y = f32x4.mul(f32x4.mul(a, c(SCALE1)), c(SCALE2));
+  const y = f32x4.mul(f32x4.mul(a, c(p, SCALE1)), c(p, SCALE2));
   const fl = i32x4.trunc_sat_f32x4_s(y);
   const frac = f32x4.mul(f32x4.sub(y, f32x4.convert_i32x4_s(fl)), k(F_TWO31));
   const frac31 = i32x4.trunc_sat_f32x4_s(frac);
   const nuS = i32x4.sub(i32x4.shl(frac31, 1), f32x4.ne(frac, f32x4.convert_i32x4_s(frac31)));
-  const normal = i32x4.ge_s(bits, c(NORMMIN));
+  const normal = i32x4.ge_s(bits, c(p, NORMMIN));
   const truncated = v128.bitselect(magN, fl, normal);
   let nu = v128.bitselect(nuN, nuS, normal);
   // RoundAway (§4.7.4) as the carry out of ν + T.
   let carryC: v128 = i32x4.splat(0);
   if (stageC) {
     // StochasticC: RNITE(ν·2^N) first (the kept bit decides ties), its own carry is a round-away too.
-    const rounded = i32x4.add(nu, i32x4.add(c(C_HALF), v128.and(i32x4.shr_u(nu, cShift), c(C_BIT))));
+    const rounded = i32x4.add(nu, i32x4.add(c(p, C_HALF), v128.and(i32x4.shr_u(nu, cShift), c(p, C_BIT))));
     carryC = i32x4.lt_u(rounded, nu);
     nu = rounded;
   }
   const odd = i32x4.neg(v128.and(truncated, one));
-  let t = i32x4.add(c(T_BASE), v128.bitselect(c(T_ODD), c(T_EVEN), odd));
-  t = i32x4.add(t, v128.bitselect(c(T_NEG), c(T_POS), neg));
+  let t = i32x4.add(c(p, T_BASE), v128.bitselect(c(p, T_ODD), c(p, T_EVEN), odd));
+  t = i32x4.add(t, v128.bitselect(c(p, T_NEG), c(p, T_POS), neg));
   if (stochastic) t = i32x4.add(t, rsh);
-  const kept = v128.and(nu, c(NUMASK));
+  const kept = v128.and(nu, c(p, NUMASK));
   let away = i32x4.lt_u(i32x4.add(kept, t), kept);
   if (stageC) away = v128.or(away, carryC);
   // Magnitude code with the carry (unbounded exponent), flushed subnormals, and the zero result.
-  let mag = i32x4.sub(v128.bitselect(magN, i32x4.add(fl, c(ZEROMAG)), normal), away);
-  mag = v128.andnot(mag, i32x4.lt_s(mag, c(FLUSH)));
+  let mag = i32x4.sub(v128.bitselect(magN, i32x4.add(fl, c(p, ZEROMAG)), normal), away);
+  mag = v128.andnot(mag, i32x4.lt_s(mag, c(p, FLUSH)));
   const zeroIn = i32x4.eq(a, i32x4.splat(0));
-  const zero = v128.or(zeroIn, i32x4.eq(mag, c(ZEROMAG)));
+  const zero = v128.or(zeroIn, i32x4.eq(mag, c(p, ZEROMAG)));
   // ωSaturate (§4.7.5): outcome codes were derived by the host from the reference for this format and ρ.
-  const over = i32x4.gt_s(mag, c(MAXMAG));
+  const over = i32x4.gt_s(mag, c(p, MAXMAG));
   const above = v128.andnot(over, v128.or(neg, zero));
-  const below = v128.or(v128.and(neg, v128.or(over, v128.andnot(c(UNSIGNED), zero))), v128.and(c(NOZERO), zero));
-  let code = v128.bitselect(v128.and(neg, c(ZSIGN)), i32x4.add(mag, v128.and(neg, c(SIGNBIT))), zero);
-  code = v128.bitselect(c(ABOVE), code, above);
-  code = v128.bitselect(v128.bitselect(c(BELOW_NEG), c(BELOW_POS), neg), code, below);
-  code = v128.bitselect(v128.bitselect(c(INF_NEG), c(INF_POS), neg), code, i32x4.eq(a, k(F_INF)));
+  const below = v128.or(v128.and(neg, v128.or(over, v128.andnot(c(p, UNSIGNED), zero))), v128.and(c(p, NOZERO), zero));
+  let code = v128.bitselect(v128.and(neg, c(p, ZSIGN)), i32x4.add(mag, v128.and(neg, c(p, SIGNBIT))), zero);
+  code = v128.bitselect(c(p, ABOVE), code, above);
+  code = v128.bitselect(v128.bitselect(c(p, BELOW_NEG), c(p, BELOW_POS), neg), code, below);
+  code = v128.bitselect(v128.bitselect(c(p, INF_NEG), c(p, INF_POS), neg), code, i32x4.eq(a, k(F_INF)));
   const payload = i32x4.max_u(i32x4.shr_u(v128.and(a, k(F_PAYLOAD)), shift), one);
-  const nan = i32x4.add(v128.bitselect(c(NAN_NEG), c(NAN_POS), neg), v128.and(c(KEEP), i32x4.add(payload, c(KEEPOFF))));
+  const nan = i32x4.add(v128.bitselect(c(p, NAN_NEG), c(p, NAN_POS), neg), v128.and(c(p, KEEP), i32x4.add(payload, c(p, KEEPOFF))));
   code = v128.bitselect(nan, code, i32x4.gt_s(a, k(F_INF)));
   // ml_dtypes float8_e8m0fnu: positive float32 subnormals give MinPositive up to its value, the next code above.
-  const quirk = v128.andnot(v128.and(c(QUIRK), subnormal32), v128.or(neg, zeroIn));
-  return v128.bitselect(i32x4.sub(c(MINPOS), i32x4.gt_s(a, c(QUIRK_T))), code, quirk);
+  const quirk = v128.andnot(v128.and(c(p, QUIRK), subnormal32), v128.or(neg, zeroIn));
+  return v128.bitselect(i32x4.sub(c(p, MINPOS), i32x4.gt_s(a, c(p, QUIRK_T))), code, quirk);
 }
 
 /** R << (32 − N) for the four elements starting at element i (absolute index first + i). */
@@ -236,13 +232,13 @@ function random4(kind: i32, rnd: usize, i: usize, first: u32, rShift: i32, key0:
 /** Encodes 16 elements starting at element i. */
 // @ts-ignore: decorator
 @inline
-function block16(src: usize, dst: usize, rnd: usize, i: usize, first: u32, kind: i32, wide: bool, stageC: bool, shift: i32, nuShift: i32, cShift: i32, rShift: i32, key0: v128, key1: v128, rmask: v128): void {
+function block16(p: usize, src: usize, dst: usize, rnd: usize, i: usize, first: u32, kind: i32, wide: bool, stageC: bool, shift: i32, nuShift: i32, cShift: i32, rShift: i32, key0: v128, key1: v128, rmask: v128): void {
   const s = src + (i << 2);
   const stochastic = kind != RANDOM_NONE;
-  const c0 = encode4(v128.load(s, 0), random4(kind, rnd, i, first, rShift, key0, key1, rmask), shift, nuShift, cShift, stochastic, stageC);
-  const c1 = encode4(v128.load(s, 16), random4(kind, rnd, i + 4, first, rShift, key0, key1, rmask), shift, nuShift, cShift, stochastic, stageC);
-  const c2 = encode4(v128.load(s, 32), random4(kind, rnd, i + 8, first, rShift, key0, key1, rmask), shift, nuShift, cShift, stochastic, stageC);
-  const c3 = encode4(v128.load(s, 48), random4(kind, rnd, i + 12, first, rShift, key0, key1, rmask), shift, nuShift, cShift, stochastic, stageC);
+  const c0 = encode4(p, v128.load(s, 0), random4(kind, rnd, i, first, rShift, key0, key1, rmask), shift, nuShift, cShift, stochastic, stageC);
+  const c1 = encode4(p, v128.load(s, 16), random4(kind, rnd, i + 4, first, rShift, key0, key1, rmask), shift, nuShift, cShift, stochastic, stageC);
+  const c2 = encode4(p, v128.load(s, 32), random4(kind, rnd, i + 8, first, rShift, key0, key1, rmask), shift, nuShift, cShift, stochastic, stageC);
+  const c3 = encode4(p, v128.load(s, 48), random4(kind, rnd, i + 12, first, rShift, key0, key1, rmask), shift, nuShift, cShift, stochastic, stageC);
   // Codes are < 2^16 (< 2^8 for bytes), so the saturating narrows are exact.
   const lo = i16x8.narrow_i32x4_u(c0, c1);
   const hi = i16x8.narrow_i32x4_u(c2, c3);
@@ -256,25 +252,25 @@ function block16(src: usize, dst: usize, rnd: usize, i: usize, first: u32, kind:
 
 // @ts-ignore: decorator
 @inline
-function run(src: usize, dst: usize, n: usize, first: u32, rnd: usize, kind: i32, wide: bool, stageC: bool): void {
-  const shift = load<i32>(SCALARS + (S_SHIFT << 2));
-  const nuShift = load<i32>(SCALARS + (S_NUSHIFT << 2));
-  const cShift = load<i32>(SCALARS + (S_CSHIFT << 2));
-  const rShift = load<i32>(SCALARS + (S_RSHIFT << 2));
-  const key0 = c(KEY0);
-  const key1 = c(KEY1);
-  const rmask = c(RMASK);
+function run(p: usize, src: usize, dst: usize, n: usize, first: u32, rnd: usize, kind: i32, wide: bool, stageC: bool): void {
+  const shift = load<i32>(p + SCALARS_AT + (S_SHIFT << 2));
+  const nuShift = load<i32>(p + SCALARS_AT + (S_NUSHIFT << 2));
+  const cShift = load<i32>(p + SCALARS_AT + (S_CSHIFT << 2));
+  const rShift = load<i32>(p + SCALARS_AT + (S_RSHIFT << 2));
+  const key0 = c(p, KEY0);
+  const key1 = c(p, KEY1);
+  const rmask = c(p, RMASK);
   let i: usize = 0;
-  for (; i + 16 <= n; i += 16) block16(src, dst, rnd, i, first, kind, wide, stageC, shift, nuShift, cShift, rShift, key0, key1, rmask);
+  for (; i + 16 <= n; i += 16) block16(p, src, dst, rnd, i, first, kind, wide, stageC, shift, nuShift, cShift, rShift, key0, key1, rmask);
   if (i == n) return;
   // Tail: copy the rest (and its R) into a zero-padded block, encode it whole, copy the codes back.
   const rest = n - i;
   const rBytes: usize = kind == RANDOM_U8 ? 1 : kind == RANDOM_U16 ? 2 : 4;
-  memory.fill(TAIL, 0, 128);
-  memory.copy(TAIL, src + (i << 2), rest << 2);
-  if (kind >= RANDOM_U8) memory.copy((TAIL + 64), rnd + i * rBytes, rest * rBytes);
-  block16(TAIL, (TAIL + 128), (TAIL + 64), 0, first + <u32>i, kind, wide, stageC, shift, nuShift, cShift, rShift, key0, key1, rmask);
-  memory.copy(dst + (wide ? i << 1 : i), (TAIL + 128), wide ? rest << 1 : rest);
+  memory.fill((p + TAIL_AT), 0, 128);
+  memory.copy((p + TAIL_AT), src + (i << 2), rest << 2);
+  if (kind >= RANDOM_U8) memory.copy((p + TAIL_AT + 64), rnd + i * rBytes, rest * rBytes);
+  block16(p, (p + TAIL_AT), (p + TAIL_AT + 128), (p + TAIL_AT + 64), 0, first + <u32>i, kind, wide, stageC, shift, nuShift, cShift, rShift, key0, key1, rmask);
+  memory.copy(dst + (wide ? i << 1 : i), (p + TAIL_AT + 128), wide ? rest << 1 : rest);
 }
 
 // Fast path: the same algorithm specialised per rounding family for formats whose finite overflow has one code per
@@ -302,19 +298,19 @@ function fastMagnitude(x: v128, shift: i32, rebias: v128, half: v128, magic: v12
  */
 // @ts-ignore: decorator
 @inline
-function directedMagnitude(x: v128, shift: i32, rebias: v128, scale1: v128, scale2: v128, normalBits: v128, limit: v128, limitNeg: v128): v128 {
+function directedMagnitude(p: usize, x: v128, shift: i32, rebias: v128, scale1: v128, scale2: v128, normalBits: v128, limit: v128, limitNeg: v128): v128 {
   const a = v128.and(x, k(F_ABS));
   const neg = i32x4.shr_s(x, 31);
   const one = k(F_ONE);
   const b = i32x4.add(a, rebias);
   const oddN = i32x4.neg(v128.and(i32x4.shr_u(b, shift), one));
-  const t = i32x4.add(i32x4.add(c(D_T_BASE), v128.and(oddN, c(D_T_ODD))), i32x4.add(v128.and(neg, c(D_T_NEG)), v128.andnot(c(D_T_POS), neg)));
+  const t = i32x4.add(i32x4.add(c(p, D_T_BASE), v128.and(oddN, c(p, D_T_ODD))), i32x4.add(v128.and(neg, c(p, D_T_NEG)), v128.andnot(c(p, D_T_POS), neg)));
   const n = i32x4.shr_s(i32x4.add(b, t), shift);
   const y = f32x4.mul(f32x4.mul(a, scale1), scale2);
   const floor = f32x4.floor(y);
   const whole = i32x4.sub(f32x4.add(floor, k(F_TWO23)), k(F_TWO23));
   const oddS = i32x4.neg(v128.and(whole, one));
-  const g = i32x4.add(i32x4.add(c(D_G_BASE), v128.and(oddS, c(D_G_ODD))), i32x4.add(v128.and(neg, c(D_G_NEG)), v128.andnot(c(D_G_POS), neg)));
+  const g = i32x4.add(i32x4.add(c(p, D_G_BASE), v128.and(oddS, c(p, D_G_ODD))), i32x4.add(v128.and(neg, c(p, D_G_NEG)), v128.andnot(c(p, D_G_POS), neg)));
   const s = i32x4.sub(whole, i32x4.gt_s(f32x4.sub(y, floor), g));
   return i32x4.min_u(v128.bitselect(s, n, i32x4.lt_s(a, normalBits)), v128.bitselect(limitNeg, limit, neg));
 }
@@ -329,22 +325,22 @@ function specialMask(x: v128): v128 {
 /** Codes of 8 (wide) or 16 finite lanes from their clamped magnitudes and sign masks, in narrow lanes. */
 // @ts-ignore: decorator
 @inline
-function fastCodes(m: v128, neg: v128, wide: bool): v128 {
+function fastCodes(p: usize, m: v128, neg: v128, wide: bool): v128 {
   const zero = i32x4.splat(0);
   const atZero = wide ? i16x8.eq(m, zero) : i8x16.eq(m, zero);
   // Sign: cleared at zero where the format has no −0. Unsigned formats: a negative input gives 0 when it rounds to
   // zero, otherwise the below-MinFinite code (§4.7.5 rules 5, 11, 20, 22).
-  const code = v128.or(m, v128.andnot(v128.and(neg, c(N_SIGNBIT)), v128.and(atZero, c(N_ZCLEAR))));
-  return v128.bitselect(v128.andnot(c(N_BELOW_NEG), atZero), code, v128.and(neg, c(N_UNSIGNED)));
+  const code = v128.or(m, v128.andnot(v128.and(neg, c(p, N_SIGNBIT)), v128.and(atZero, c(p, N_ZCLEAR))));
+  return v128.bitselect(v128.andnot(c(p, N_BELOW_NEG), atZero), code, v128.and(neg, c(p, N_UNSIGNED)));
 }
 
 /** ±∞ and NaN lanes of `code` replaced by their codes (by sign; NaN with the kept payload of numpy float16). */
 // @ts-ignore: decorator
 @inline
-function fastSpecials(code: v128, neg: v128, inf: v128, nan: v128, payload: v128, keepPayload: bool): v128 {
-  let nanCode = v128.bitselect(c(N_NAN_NEG), c(N_NAN_POS), neg);
-  if (keepPayload) nanCode = i16x8.add(nanCode, i16x8.add(i16x8.max_u(payload, c(N_ONE)), c(N_KEEPOFF)));
-  return v128.bitselect(nanCode, v128.bitselect(v128.bitselect(c(N_INF_NEG), c(N_INF_POS), neg), code, inf), nan);
+function fastSpecials(p: usize, code: v128, neg: v128, inf: v128, nan: v128, payload: v128, keepPayload: bool): v128 {
+  let nanCode = v128.bitselect(c(p, N_NAN_NEG), c(p, N_NAN_POS), neg);
+  if (keepPayload) nanCode = i16x8.add(nanCode, i16x8.add(i16x8.max_u(payload, c(p, N_ONE)), c(p, N_KEEPOFF)));
+  return v128.bitselect(nanCode, v128.bitselect(v128.bitselect(c(p, N_INF_NEG), c(p, N_INF_POS), neg), code, inf), nan);
 }
 
 /** NaN (`nan`) or ±∞ masks of eight lanes, narrowed to i16x8. */
@@ -403,32 +399,32 @@ function randomLanes(j: i32, seeded: bool, kind: i32, rnd: usize, index: u32, ke
 
 // @ts-ignore: decorator
 @inline
-function runFast(src: usize, dst: usize, n: usize, first: u32, rnd: usize, wide: bool, keepPayload: bool, stochastic: bool, seeded: bool, directed: bool): void {
-  const shift = load<i32>(SCALARS + (S_SHIFT << 2));
-  const rebias = c(FAST_REBIAS);
-  const half = c(FAST_HALF);
-  const magic = c(FAST_MAGIC);
-  const normalBits = c(FAST_NORMAL_BITS);
-  const limit = c(FAST_LIMIT);
-  const scale1 = c(SCALE1);
-  const scale2 = c(SCALE2);
-  const limitNeg = c(D_LIMIT_NEG);
+function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, rnd: usize, wide: bool, keepPayload: bool, stochastic: bool, seeded: bool, directed: bool): void {
+  const shift = load<i32>(p + SCALARS_AT + (S_SHIFT << 2));
+  const rebias = c(p, FAST_REBIAS);
+  const half = c(p, FAST_HALF);
+  const magic = c(p, FAST_MAGIC);
+  const normalBits = c(p, FAST_NORMAL_BITS);
+  const limit = c(p, FAST_LIMIT);
+  const scale1 = c(p, SCALE1);
+  const scale2 = c(p, SCALE2);
+  const limitNeg = c(p, D_LIMIT_NEG);
   // Constants of the other variants too: each instantiation uses its own, the rest are dead loads before the loop.
-  const kind = load<i32>(SCALARS + (S_RANDOM << 2));
-  const stageC = load<i32>(SCALARS + (S_STAGE_C << 2)) != 0;
-  const cShift = load<i32>(SCALARS + (S_SR_CSHIFT << 2));
-  const toTop = load<i32>(SCALARS + (S_RSHIFT << 2));
-  const addShift = load<i32>(SCALARS + (S_SR_ADD << 2));
-  const rShift = load<i32>(SCALARS + (S_SR_R << 2));
-  const ns = load<i32>(SCALARS + (S_SR_NS << 2));
-  const key0 = c(KEY0);
-  const key1 = c(KEY1);
-  const fractionMask = c(SR_MASK);
-  const cHalf = c(SR_C_HALF);
-  const cBit = c(SR_C_BIT);
-  const scale = c(SR_SCALE);
-  const srScale2 = c(SR_SCALE2);
-  const oneAt = c(SR_ONE_AT);
+  const kind = load<i32>(p + SCALARS_AT + (S_RANDOM << 2));
+  const stageC = load<i32>(p + SCALARS_AT + (S_STAGE_C << 2)) != 0;
+  const cShift = load<i32>(p + SCALARS_AT + (S_SR_CSHIFT << 2));
+  const toTop = load<i32>(p + SCALARS_AT + (S_RSHIFT << 2));
+  const addShift = load<i32>(p + SCALARS_AT + (S_SR_ADD << 2));
+  const rShift = load<i32>(p + SCALARS_AT + (S_SR_R << 2));
+  const ns = load<i32>(p + SCALARS_AT + (S_SR_NS << 2));
+  const key0 = c(p, KEY0);
+  const key1 = c(p, KEY1);
+  const fractionMask = c(p, SR_MASK);
+  const cHalf = c(p, SR_C_HALF);
+  const cBit = c(p, SR_C_BIT);
+  const scale = c(p, SR_SCALE);
+  const srScale2 = c(p, SR_SCALE2);
+  const oneAt = c(p, SR_ONE_AT);
   const rBytes: usize = kind == RANDOM_U8 ? 1 : kind == RANDOM_U16 ? 2 : 4;
   let i: usize = 0;
   let s = src;
@@ -440,12 +436,12 @@ function runFast(src: usize, dst: usize, n: usize, first: u32, rnd: usize, wide:
   while (true) {
     if (blocks == 0) {
       if (rest == 0) return;
-      memory.fill(TAIL, 0, 128);
-      memory.copy(TAIL, s, rest << 2);
-      if (stochastic && !seeded) memory.copy((TAIL + 64), r, rest * rBytes);
-      s = TAIL;
-      d = (TAIL + 128);
-      r = (TAIL + 64);
+      memory.fill((p + TAIL_AT), 0, 128);
+      memory.copy((p + TAIL_AT), s, rest << 2);
+      if (stochastic && !seeded) memory.copy((p + TAIL_AT + 64), r, rest * rBytes);
+      s = (p + TAIL_AT);
+      d = (p + TAIL_AT + 128);
+      r = (p + TAIL_AT + 64);
     }
     const x0 = v128.load(s, 0);
     const x1 = v128.load(s, 16);
@@ -459,10 +455,10 @@ function runFast(src: usize, dst: usize, n: usize, first: u32, rnd: usize, wide:
       m2 = stochasticMagnitude(x2, randomLanes(2, seeded, kind, r, index, key0, key1, toTop, oneAt), shift, addShift, rShift, ns, cShift, stageC, rebias, fractionMask, cHalf, cBit, scale, srScale2, normalBits, limit);
       m3 = stochasticMagnitude(x3, randomLanes(3, seeded, kind, r, index, key0, key1, toTop, oneAt), shift, addShift, rShift, ns, cShift, stageC, rebias, fractionMask, cHalf, cBit, scale, srScale2, normalBits, limit);
     } else if (directed) {
-      m0 = directedMagnitude(x0, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
-      m1 = directedMagnitude(x1, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
-      m2 = directedMagnitude(x2, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
-      m3 = directedMagnitude(x3, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
+      m0 = directedMagnitude(p, x0, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
+      m1 = directedMagnitude(p, x1, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
+      m2 = directedMagnitude(p, x2, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
+      m3 = directedMagnitude(p, x3, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
     } else {
       m0 = fastMagnitude(x0, shift, rebias, half, magic, normalBits, limit);
       m1 = fastMagnitude(x1, shift, rebias, half, magic, normalBits, limit);
@@ -481,26 +477,26 @@ function runFast(src: usize, dst: usize, n: usize, first: u32, rnd: usize, wide:
       const zero = i32x4.splat(0);
       const neg01 = i16x8.lt_s(s01, zero);
       const neg23 = i16x8.lt_s(s23, zero);
-      let c01 = fastCodes(m01, neg01, true);
-      let c23 = fastCodes(m23, neg23, true);
+      let c01 = fastCodes(p, m01, neg01, true);
+      let c23 = fastCodes(p, m23, neg23, true);
       if (anySpecial) {
-        c01 = fastSpecials(c01, neg01, specials8(x0, x1, false), specials8(x0, x1, true), keepPayload ? fastPayload(x0, x1, shift) : zero, keepPayload);
-        c23 = fastSpecials(c23, neg23, specials8(x2, x3, false), specials8(x2, x3, true), keepPayload ? fastPayload(x2, x3, shift) : zero, keepPayload);
+        c01 = fastSpecials(p, c01, neg01, specials8(x0, x1, false), specials8(x0, x1, true), keepPayload ? fastPayload(x0, x1, shift) : zero, keepPayload);
+        c23 = fastSpecials(p, c23, neg23, specials8(x2, x3, false), specials8(x2, x3, true), keepPayload ? fastPayload(x2, x3, shift) : zero, keepPayload);
       }
       v128.store(d, c01, 0);
       v128.store(d, c23, 16);
     } else {
       const neg = i8x16.lt_s(i8x16.narrow_i16x8_s(s01, s23), i32x4.splat(0));
-      let codes = fastCodes(i8x16.narrow_i16x8_u(m01, m23), neg, false);
+      let codes = fastCodes(p, i8x16.narrow_i16x8_u(m01, m23), neg, false);
       if (anySpecial) {
         const inf = i8x16.narrow_i16x8_s(specials8(x0, x1, false), specials8(x2, x3, false));
         const nan = i8x16.narrow_i16x8_s(specials8(x0, x1, true), specials8(x2, x3, true));
-        codes = fastSpecials(codes, neg, inf, nan, neg, false);
+        codes = fastSpecials(p, codes, neg, inf, nan, neg, false);
       }
       v128.store(d, codes);
     }
     if (blocks == 0) {
-      memory.copy(dst + (wide ? i << 1 : i), (TAIL + 128), wide ? rest << 1 : rest);
+      memory.copy(dst + (wide ? i << 1 : i), (p + TAIL_AT + 128), wide ? rest << 1 : rest);
       return;
     }
     blocks--;
@@ -512,67 +508,65 @@ function runFast(src: usize, dst: usize, n: usize, first: u32, rnd: usize, wide:
 }
 
 // One Wasm function per variant: V8 compiled one function with every variant inlined ~4× slower (measured).
-function fast8(src: usize, dst: usize, n: usize, directed: bool): void {
-  if (directed) runFast(src, dst, n, 0, 0, false, false, false, false, true);
-  else runFast(src, dst, n, 0, 0, false, false, false, false, false);
+function fast8(p: usize, src: usize, dst: usize, n: usize, directed: bool): void {
+  if (directed) runFast(p, src, dst, n, 0, 0, false, false, false, false, true);
+  else runFast(p, src, dst, n, 0, 0, false, false, false, false, false);
 }
-function fast16(src: usize, dst: usize, n: usize, keepPayload: bool, directed: bool): void {
+function fast16(p: usize, src: usize, dst: usize, n: usize, keepPayload: bool, directed: bool): void {
   if (keepPayload) {
-    if (directed) runFast(src, dst, n, 0, 0, true, true, false, false, true);
-    else runFast(src, dst, n, 0, 0, true, true, false, false, false);
-  } else if (directed) runFast(src, dst, n, 0, 0, true, false, false, false, true);
-  else runFast(src, dst, n, 0, 0, true, false, false, false, false);
+    if (directed) runFast(p, src, dst, n, 0, 0, true, true, false, false, true);
+    else runFast(p, src, dst, n, 0, 0, true, true, false, false, false);
+  } else if (directed) runFast(p, src, dst, n, 0, 0, true, false, false, false, true);
+  else runFast(p, src, dst, n, 0, 0, true, false, false, false, false);
 }
-function stochastic8(src: usize, dst: usize, n: usize, first: u32, rnd: usize, seeded: bool): void {
-  if (seeded) runFast(src, dst, n, first, rnd, false, false, true, true, false);
-  else runFast(src, dst, n, first, rnd, false, false, true, false, false);
+function stochastic8(p: usize, src: usize, dst: usize, n: usize, first: u32, rnd: usize, seeded: bool): void {
+  if (seeded) runFast(p, src, dst, n, first, rnd, false, false, true, true, false);
+  else runFast(p, src, dst, n, first, rnd, false, false, true, false, false);
 }
-function stochastic16(src: usize, dst: usize, n: usize, first: u32, rnd: usize, seeded: bool, keepPayload: bool): void {
+function stochastic16(p: usize, src: usize, dst: usize, n: usize, first: u32, rnd: usize, seeded: bool, keepPayload: bool): void {
   if (seeded) {
-    if (keepPayload) runFast(src, dst, n, first, rnd, true, true, true, true, false);
-    else runFast(src, dst, n, first, rnd, true, false, true, true, false);
-  } else if (keepPayload) runFast(src, dst, n, first, rnd, true, true, true, false, false);
-  else runFast(src, dst, n, first, rnd, true, false, true, false, false);
+    if (keepPayload) runFast(p, src, dst, n, first, rnd, true, true, true, true, false);
+    else runFast(p, src, dst, n, first, rnd, true, false, true, true, false);
+  } else if (keepPayload) runFast(p, src, dst, n, first, rnd, true, true, true, false, false);
+  else runFast(p, src, dst, n, first, rnd, true, false, true, false, false);
 }
-function generic8(src: usize, dst: usize, n: usize): void {
-  run(src, dst, n, 0, 0, RANDOM_NONE, false, false);
+function generic8(p: usize, src: usize, dst: usize, n: usize): void {
+  run(p, src, dst, n, 0, 0, RANDOM_NONE, false, false);
 }
-function generic16(src: usize, dst: usize, n: usize): void {
-  run(src, dst, n, 0, 0, RANDOM_NONE, true, false);
+function generic16(p: usize, src: usize, dst: usize, n: usize): void {
+  run(p, src, dst, n, 0, 0, RANDOM_NONE, true, false);
 }
 // The generic stochastic fallback branches on the random source and StochasticC per vector (predictable), which
 // keeps the module small: one instantiation per code width instead of eight.
-function genericRandom8(src: usize, dst: usize, n: usize, first: u32, rnd: usize, kind: i32, stageC: bool): void {
-  run(src, dst, n, first, rnd, kind, false, stageC);
+function genericRandom8(p: usize, src: usize, dst: usize, n: usize, first: u32, rnd: usize, kind: i32, stageC: bool): void {
+  run(p, src, dst, n, first, rnd, kind, false, stageC);
 }
-function genericRandom16(src: usize, dst: usize, n: usize, first: u32, rnd: usize, kind: i32, stageC: bool): void {
-  run(src, dst, n, first, rnd, kind, true, stageC);
+function genericRandom16(p: usize, src: usize, dst: usize, n: usize, first: u32, rnd: usize, kind: i32, stageC: bool): void {
+  run(p, src, dst, n, first, rnd, kind, true, stageC);
 }
 
 /**
- * Encodes n float32 values at src into codes at dst (bytes, or u16 when the block says wide) under the constant
- * block at `params` (encodeParams() or a host-allocated block of encodeParamsBytes()). `first` is the absolute index of src[0] (seeded random bits); rnd points at the caller's
- * R values (u8/u16/u32 per the block) for this chunk.
+ * Encodes n float32 values at src into codes at dst (bytes, or u16 when the block says wide) under the parameter
+ * block at `p` (encodeParams(), or a block of encodeParamsBytes() the host allocated: one per thread). `first` is
+ * the absolute index of src[0] (seeded random bits); rnd points at the caller's R values (u8/u16/u32 per the block)
+ * for this chunk.
  */
-export function encodeF32(params: usize, src: usize, dst: usize, n: usize, first: u32, rnd: usize): void {
-  PARAMS = params;
-  SCALARS = params + SCALARS_AT;
-  TAIL = params + TAIL_AT;
-  const kind = load<i32>(SCALARS + (S_RANDOM << 2));
-  const wide = load<i32>(SCALARS + (S_WIDE << 2)) != 0;
-  const stageC = load<i32>(SCALARS + (S_STAGE_C << 2)) != 0;
-  const fast = load<i32>(SCALARS + (S_FAST << 2));
+export function encodeF32(p: usize, src: usize, dst: usize, n: usize, first: u32, rnd: usize): void {
+  const kind = load<i32>(p + SCALARS_AT + (S_RANDOM << 2));
+  const wide = load<i32>(p + SCALARS_AT + (S_WIDE << 2)) != 0;
+  const stageC = load<i32>(p + SCALARS_AT + (S_STAGE_C << 2)) != 0;
+  const fast = load<i32>(p + SCALARS_AT + (S_FAST << 2));
   if (fast != FAST_NONE) {
     const keepPayload = fast == FAST_WIDE_KEEP;
-    const directed = load<i32>(SCALARS + (S_DIRECTED << 2)) != 0;
+    const directed = load<i32>(p + SCALARS_AT + (S_DIRECTED << 2)) != 0;
     if (kind == RANDOM_NONE) {
-      if (wide) fast16(src, dst, n, keepPayload, directed);
-      else fast8(src, dst, n, directed);
-    } else if (wide) stochastic16(src, dst, n, first, rnd, kind == RANDOM_SEED, keepPayload);
-    else stochastic8(src, dst, n, first, rnd, kind == RANDOM_SEED);
+      if (wide) fast16(p, src, dst, n, keepPayload, directed);
+      else fast8(p, src, dst, n, directed);
+    } else if (wide) stochastic16(p, src, dst, n, first, rnd, kind == RANDOM_SEED, keepPayload);
+    else stochastic8(p, src, dst, n, first, rnd, kind == RANDOM_SEED);
   } else if (kind == RANDOM_NONE) {
-    if (wide) generic16(src, dst, n);
-    else generic8(src, dst, n);
-  } else if (wide) genericRandom16(src, dst, n, first, rnd, kind, stageC);
-  else genericRandom8(src, dst, n, first, rnd, kind, stageC);
+    if (wide) generic16(p, src, dst, n);
+    else generic8(p, src, dst, n);
+  } else if (wide) genericRandom16(p, src, dst, n, first, rnd, kind, stageC);
+  else genericRandom8(p, src, dst, n, first, rnd, kind, stageC);
 }

@@ -1,8 +1,10 @@
 // npm run bench:dot — throughput of the narrow-partials dot product (multiply-accumulates/s per overflow mode) and
-// of MX block quantization (elements/s), each next to a plain TypeScript loop measured in the same run.
-// Not part of npm test. Median and best of interleaved rounds.   node bench/dot.mjs [--rounds 7]
+// of MX block quantization (elements/s), each next to a plain TypeScript loop measured in the same run; the
+// targets are single-thread rates on 16M-element vectors (the "16M" rows).
+// Not part of npm test. Median and best of interleaved rounds (after warm-up calls, so that V8 has tiered the
+// Wasm up: a long first call runs in its baseline compiler).   node bench/dot.mjs [--rounds 7]
 import { loadavg } from "node:os";
-import { allocFloat32, dotRows, dot, decode, quantize, quantizeBlocks } from "minifloat";
+import { allocBytes, allocFloat32, dotRows, dot, decode, quantize, quantizeBlocks } from "minifloat";
 
 const args = new Map(process.argv.slice(2).flatMap((a, i, all) => (a.startsWith("--") ? [[a.slice(2), all[i + 1]]] : [])));
 const ROUNDS = Number(args.get("rounds") ?? 7);
@@ -51,6 +53,7 @@ function sample(fn, units) {
 }
 
 function measure(cases) {
+  for (const c of cases) for (let w = 0; w < 3; w++) c.run();
   const wall = cases.map(() => []);
   const cpu = cases.map(() => []);
   for (let r = 0; r < ROUNDS; r++) {
@@ -101,9 +104,21 @@ for (const overflow of ["OvSAT", "OvINF", "OvNAN", "exact"]) {
   dotCases.push({ label: `dotRows ${rows}×${cols} E4M3, binary16 partials, ${overflow} (Wasm)`, units: rows * cols, run: () => dotRows(A, B, rows, cols, { formats: "E4M3", overflow }) });
 }
 dotCases.push({ label: "dot 65536 E4M3, binary16, OvINF (Wasm, one call)", units: 65536, run: () => dot(a1, b1, { formats: "E4M3", overflow: "OvINF" }) });
+// 16M-element vectors: JS arrays (streamed through Wasm memory in 64K parts) and Wasm views (read in place).
+const BIG = 1 << 24;
+const bigA = activationCodes(BIG / cols, cols, 3);
+const bigB = activationCodes(BIG / cols, cols, 4);
+const wasmA = allocBytes(BIG);
+const wasmB = allocBytes(BIG);
+for (const overflow of ["OvSAT", "OvINF", "OvNAN"]) {
+  dotCases.push({ label: `dot 16M E4M3, binary16 partials, ${overflow} (Wasm, JS arrays)`, units: BIG, run: () => dot(bigA, bigB, { formats: "E4M3", overflow }) });
+}
+dotCases.push({ label: "dot 16M E4M3, binary16, OvINF (Wasm, operands in Wasm memory)", units: BIG, run: () => dot(wasmA.array, wasmB.array, { formats: "E4M3", overflow: "OvINF" }) });
 dotCases.push({ label: "dotRows bfloat16 partials, OvINF (Wasm)", units: rows * cols, run: () => dotRows(A, B, rows, cols, { formats: "E4M3", partials: "bfloat16", overflow: "OvINF" }) });
 dotCases.push({ label: "plain TypeScript loop (same semantics, OvSAT)", units: 65536, run: () => plainDot(a1, b1) });
 dotCases.push({ label: "TypeScript reference (dot, wasm: false, OvSAT)", units: 65536, run: () => dot(a1, b1, { formats: "E4M3", overflow: "OvSAT", wasm: false }) });
+wasmA.array.set(bigA);
+wasmB.array.set(bigB);
 console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}; ${ROUNDS} rounds`);
 print("Dot products (multiply-accumulates per second)", measure(dotCases), "MAC/s");
 
@@ -139,7 +154,14 @@ function plainMxfp4(out, scales) {
 const plainOut = new Uint8Array(N / 2), plainScales = new Uint8Array(N / 32);
 const inWasm = allocFloat32(N);
 inWasm.array.set(src);
+const BIGN = 1 << 24;
+const bigSrc = new Float32Array(BIGN);
+for (let i = 0; i < BIGN; i++) bigSrc[i] = src[i & (N - 1)] * (1 + (i >>> 22));
+const bigInWasm = allocFloat32(BIGN);
+bigInWasm.array.set(bigSrc);
 const mxCases = [
+  { label: `quantizeBlocks 16M f32 → mxfp4 (Wasm, input in Wasm memory)`, units: BIGN, run: () => quantizeBlocks(bigInWasm.array, "mxfp4") },
+  { label: `quantizeBlocks 16M f32 → mxfp4 (Wasm, JS arrays in/out)`, units: BIGN, run: () => quantizeBlocks(bigSrc, "mxfp4") },
   { label: `quantizeBlocks ${N} f32 → mxfp4 (Wasm, input in Wasm memory)`, units: N, run: () => quantizeBlocks(inWasm.array, "mxfp4") },
   { label: `quantizeBlocks ${N} f32 → mxfp4 (Wasm, JS arrays in/out)`, units: N, run: () => quantizeBlocks(src, "mxfp4") },
   { label: `quantizeBlocks ${N} f32 → mxfp8_e4m3 (Wasm)`, units: N, run: () => quantizeBlocks(src, "mxfp8_e4m3") },
@@ -149,3 +171,4 @@ const mxCases = [
   { label: "TypeScript reference (wasm: false) f32 → mxfp4", units: 1 << 14, run: () => quantizeBlocks(small, "mxfp4", { wasm: false }) },
 ];
 print("MX block quantization (elements per second)", measure(mxCases), "elem/s");
+console.log(`\nload average at the end ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);

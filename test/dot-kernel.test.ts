@@ -224,3 +224,28 @@ describe("mode 'exact' against P3109 BlockDotProduct (an independent exact path)
     }
   });
 });
+
+describe("dot kernel over long and streamed operands", () => {
+  // Operands longer than one 64 KiB part stream through Wasm memory; the running total carries across parts.
+  it("long vectors (beyond one part) and many rows per part equal the reference in every mode", () => {
+    const rand = rng(4242);
+    for (const mode of ["OvSAT", "OvINF", "OvNAN"] as const) {
+      for (const [n, block] of [[65536 + 17, 16], [200_003, 7], [131072, 8192]] as const) {
+        const a = codes(n, 8, rand);
+        const b = codes(n, 8, rand);
+        const options = { formats: ["float8_e4m3fn", "float8_e4m3fn"] as [string, string], partials: "binary16" as const, overflow: mode, block };
+        const fast = dot(a, b, options);
+        const slow = dot(a, b, { ...options, wasm: false });
+        expect(same(fast, slow), `${mode} n=${n} BLK=${block}: ${fast} vs ${slow}`).toBe(true);
+      }
+      const rows = 300;
+      const cols = 1000;
+      const A = codes(rows * cols, 8, rand);
+      const B = codes(rows * cols, 8, rand);
+      const options = { formats: ["float8_e4m3fn", "float8_e4m3fn"] as [string, string], partials: "binary16" as const, overflow: mode, block: 16 };
+      const fast = dotRows(A, B, rows, cols, options);
+      const slow = dotRows(A, B, rows, cols, { ...options, wasm: false });
+      for (let r = 0; r < rows; r++) expect(same(fast[r]!, slow[r]!), `${mode} row ${r}`).toBe(true);
+    }
+  });
+});

@@ -17,29 +17,42 @@ export function dotKernels(): DotKernels | undefined {
   return k && typeof k.dotBatch === "function" ? k : undefined;
 }
 
-/**
- * Product tables held in Wasm memory at once (512 KiB each: float64 entries, so the kernel adds them without a
- * conversion; the entries a dot product touches stay in L2); the least recently used one is freed beyond it.
- */
+/** Product tables held in Wasm memory at once (256 KiB each: float32 entries); the least recently used one is freed beyond it. */
 const MAX_TABLES = 6;
-const TABLE_BYTES = 65536 * 8;
+const TABLE_BYTES = 65536 * 4;
 const tables = new Map<string, number>();
 
-/** The float64 table of the (rounded, or exact for mode "exact") products of every code pair (all exact float64 values). */
-function productTable(ctx: DotContext): number {
-  const key = `${JSON.stringify(ctx.fa)}|${JSON.stringify(ctx.fb)}|${ctx.partials.name}|${ctx.mode}`;
+/** Table keys of format objects (formats are frozen; equal formats built separately share the key's text). */
+const formatKeys = new WeakMap<object, string>();
+function formatKey(f: object): string {
+  let key = formatKeys.get(f);
+  if (key === undefined) {
+    key = JSON.stringify(f);
+    formatKeys.set(f, key);
+  }
+  return key;
+}
+
+/**
+ * The float32 table of the (rounded, or exact for mode "exact") products of every code pair, or undefined if a value
+ * is not a float32 (rounded products are partials values, so only an exact product of a very wide format could be).
+ */
+function productTable(ctx: DotContext): number | undefined {
+  const key = `${formatKey(ctx.fa)}|${formatKey(ctx.fb)}|${ctx.partials.name}|${ctx.mode}`;
   const hit = tables.get(key);
   if (hit !== undefined) {
     tables.delete(key);
     tables.set(key, hit);
     return hit;
   }
-  const values = new Float64Array(65536);
+  const values = new Float32Array(65536);
   const { va, vb } = ctx;
   for (let i = 0; i < va.length; i++) {
     for (let j = 0; j < vb.length; j++) {
       const p = va[i]! * vb[j]!;
-      values[i * 256 + j] = ctx.mode === "exact" ? p : projectPartial(p, ctx.partials, ctx.mode);
+      const v = ctx.mode === "exact" ? p : projectPartial(p, ctx.partials, ctx.mode);
+      values[i * 256 + j] = v;
+      if (values[i * 256 + j] !== v && v === v) return undefined;
     }
   }
   if (tables.size >= MAX_TABLES) {
@@ -48,7 +61,7 @@ function productTable(ctx: DotContext): number {
     freeBytesRaw(ptr, TABLE_BYTES);
   }
   const ptr = allocBytesRaw(TABLE_BYTES);
-  new Float64Array(memoryBuffer(), ptr, 65536).set(values);
+  new Float32Array(memoryBuffer(), ptr, 65536).set(values);
   tables.set(key, ptr);
   return ptr;
 }
@@ -69,7 +82,7 @@ const PART = 65536;
 /**
  * out[i·n + j] = dot of row i of a and row j of b (k codes each); with `pairs`, out[i] = dot of row i of a and of
  * b. Returns undefined (nothing written) when the kernel does not apply: no kernels, float64 block sums not proved
- * exact, or mode "exact" with scales. Operands that are views of Wasm memory are read in place. Others are copied:
+ * exact, or mode "exact" with scales or with products that are not float32 values. Operands that are views of Wasm memory are read in place. Others are copied:
  * dot and dotRows (no scales) stream them through a scratch region in parts of whole rows, or of whole blocks of a
  * long row (the kernel carries the running total from part to part), so the kernel reads them from cache and
  * memory does not grow with the input; matmul and scaled products copy them whole.
@@ -102,6 +115,7 @@ export function dotKernel(a: Uint8Array, b: Uint8Array, k: number, m: number, n:
   const getSa = scales?.a ? keep(scales.a) : undefined;
   const getSb = scales?.b ? keep(scales.b) : undefined;
   const table = productTable(ctx);
+  if (table === undefined) return undefined;
   const p = ctx.partials;
   const outBytes = results * 4;
   const pa = allocBytesRaw(scratchA, "a");

@@ -18,8 +18,8 @@ import { keep } from "../wasm/memory.js";
 import { type HeapView, PoolArray, SharedHeap } from "./heap.js";
 import { type Job, type Reply, type SharedView, type WorkerInit, reviveError, splitRanges } from "./protocol.js";
 
-/** Smallest call sent to the workers by default (bench/parallel.mjs): see the README, "Multi-core". */
-export const DEFAULT_MIN_ELEMENTS = 1 << 20;
+/** Smallest call sent to the workers by default: below about 4M elements one thread is as fast or faster (bench/parallel.mjs, README "Multi-core"). */
+export const DEFAULT_MIN_ELEMENTS = 1 << 22;
 /** Part boundaries are multiples of 64 elements (whole cache lines of codes, whole SIMD blocks). */
 const ALIGN = 64;
 const MAX_THREADS = 256;
