@@ -118,37 +118,62 @@ for (const [family, name] of dequantizeFormats) {
 }
 
 // Quantize rows through the public API (kernel when wired, else the reference); the BigInt reference is ~10^6/s,
-// so its baseline row runs at 64K only.
-for (const [family, name] of [["OCP FP8", "float8_e4m3fn"], ["P3109 8-bit", "Binary8p3se"], ["bfloat16", "bfloat16"], ["P3109 12-bit", "Binary12p5se"]]) {
+// so its baseline row runs at 64K only. Stochastic rows use a seed (counter-based generator, N = 8).
+const SR = { rounding: "StochasticA", stochasticBits: 8, seed: 7 };
+const quantizeCases = [
+  ["OCP FP8", "float8_e4m3fn", {}],
+  ["OCP FP8", "float8_e5m2", {}],
+  ["FNUZ", "float8_e4m3fnuz", {}],
+  ["MX FP6", "float6_e2m3fn", { saturation: "SatFinite" }],
+  ["MX FP4", "float4_e2m1fn", { saturation: "SatFinite" }],
+  ["P3109 8-bit", "Binary8p3se", {}],
+  ["bfloat16", "bfloat16", {}],
+  ["float16", "float16", {}],
+  ["P3109 12-bit", "Binary12p5se", {}],
+  ["stochastic", "Binary8p3se", SR, "Binary8p3se SR-A8"],
+  ["stochastic", "float8_e4m3fn", { ...SR, rounding: "StochasticC" }, "e4m3fn SR-C8"],
+];
+for (const [family, name, options, label = name] of quantizeCases) {
   const f = mf.format(name);
   const op = "quantize";
+  const row = { op, family, format: label };
   CASES.push({
-    op, family, format: name, path: "zero-copy",
+    ...row, path: "zero-copy",
     make(n) {
       const x = mf.allocFloat32(n);
       const out = mf.allocCodes(f, n);
       x.array.set(valuesFor(f, n));
-      return { run: () => mf.quantize(x.array, f, { out: out.array }), free: () => (x.free(), out.free()) };
+      return { run: () => mf.quantize(x.array, f, { ...options, out: out.array }), free: () => (x.free(), out.free()) };
     },
   });
   CASES.push({
-    op, family, format: name, path: "JS arrays",
+    ...row, path: "JS arrays",
     make(n) {
       const x = valuesFor(f, n);
       const out = f.K <= 8 ? new Uint8Array(n) : new Uint16Array(n);
-      return { run: () => mf.quantize(x, f, { out }) };
+      return { run: () => mf.quantize(x, f, { ...options, out }) };
     },
   });
+  if (f.K === 4 || f.K === 6) {
+    CASES.push({
+      ...row, path: "packed JS arrays",
+      make(n) {
+        const x = valuesFor(f, n);
+        const out = new Uint8Array(mf.packedLength(n, f.K));
+        return { run: () => mf.quantizePacked(x, f, { ...options, out }) };
+      },
+    });
+  }
   CASES.push({
-    op, family, format: name, path: "TS reference (BigInt)", baseline: "js", sizes: [65536],
+    ...row, path: "TS reference (BigInt)", baseline: "js", sizes: [65536],
     make(n) {
       const x = valuesFor(f, n);
       const out = f.K <= 8 ? new Uint8Array(n) : new Uint16Array(n);
-      return { run: () => (mf.useKernels(false), mf.quantize(x, f, { out }), mf.useKernels(true)) };
+      return { run: () => (mf.useKernels(false), mf.quantize(x, f, { ...options, out }), mf.useKernels(true)) };
     },
   });
   CASES.push({
-    op, family, format: name, path: "copy (same bytes)", baseline: "copy",
+    ...row, path: "copy (same bytes)", baseline: "copy",
     make(n) {
       const src = [new Uint8Array(4 * n), new Uint8Array(n * (f.K <= 8 ? 1 : 2))];
       const dst = src.map((a) => new Uint8Array(a.length));
@@ -183,7 +208,7 @@ for (const n of SIZES) {
 
 const M = (r) => (r / 1e6).toFixed(0).padStart(7);
 console.log(`minifloat bench — Node ${process.version}, ${cpus()[0]?.model} ×${cpus().length} (${arch()}), load ${loadavg().map((l) => l.toFixed(1)).join(" ")}, ${ROUNDS} rounds, M elements/s median (best)`);
-console.log("op          format          path                     N        median    best   ×JS/ref   ×copy");
+console.log("op          format            path                     N        median    best   ×JS/ref   ×copy");
 for (const r of results) {
   // Same N when the baseline ran at that N, else its only N (the BigInt quantize reference runs at 64K only).
   const peers = (b) => results.filter((q) => q.op === r.op && q.format === r.format && q.baseline === b);
@@ -191,7 +216,7 @@ for (const r of results) {
   const js = peer("js");
   const copy = peer("copy");
   const ratio = (b) => (b && !r.baseline ? (r.median / b.median).toFixed(1).padStart(7) + "×" : "        ");
-  console.log(`${r.op.padEnd(11)} ${r.format.padEnd(15)} ${r.path.padEnd(22)} ${String(r.n).padStart(9)} ${M(r.median)} ${M(r.best)}  ${ratio(js)} ${ratio(copy)}`);
+  console.log(`${r.op.padEnd(11)} ${r.format.padEnd(17)} ${r.path.padEnd(22)} ${String(r.n).padStart(9)} ${M(r.median)} ${M(r.best)}  ${ratio(js)} ${ratio(copy)}`);
 }
 console.log("×JS/ref: against the plain-JS LUT loop (dequantize) or the BigInt reference at N = 65536 (quantize).");
 
