@@ -3,6 +3,7 @@
 // partials formats, NaN/Inf codes, batched matrix products with per-row and per-block E8M0 scales.
 import { describe, expect, it } from "vitest";
 import { format } from "../src/format/registry.js";
+import { dequantize } from "../src/api/bulk.js";
 import { type DotOverflow, dot, dotRows, matmul, matvec, resolveDot } from "../src/dot/index.js";
 import { dotReference } from "../src/dot/reference.js";
 import { dotKernel, dotKernels } from "../src/dot/wasm.js";
@@ -247,5 +248,28 @@ describe("dot kernel over long and streamed operands", () => {
       const slow = dotRows(A, B, rows, cols, { ...options, wasm: false });
       for (let r = 0; r < rows; r++) expect(same(fast[r]!, slow[r]!), `${mode} row ${r}`).toBe(true);
     }
+  });
+});
+
+describe("batched products as float16", () => {
+  it("matmul and matvec into a Uint16Array give the binary16 bit patterns of the float32 results", () => {
+    const rand = rng(77);
+    const [m, n, k] = [7, 5, 300];
+    const A = codes(m * k, 8, rand);
+    const B = codes(n * k, 8, rand);
+    for (const overflow of ["OvSAT", "OvINF", "OvNAN"] as const) {
+      const options = { formats: ["float8_e4m3fn", "float8_e4m3fn"] as [string, string], partials: "binary16" as const, overflow };
+      const c32 = matmul(A, B, m, n, k, options);
+      const c16 = matmul(A, B, m, n, k, { ...options, out: new Uint16Array(m * n) });
+      expect(c16).toBeInstanceOf(Uint16Array);
+      for (let i = 0; i < m * n; i++) {
+        const back = dequantize(c16.subarray(i, i + 1), "binary16")[0]!;
+        expect(same(back, c32[i]!), `${overflow} element ${i}: ${back} vs ${c32[i]}`).toBe(true);
+      }
+      const y16 = matvec(A, B.subarray(0, k), m, k, { ...options, out: new Uint16Array(m) });
+      const y32 = matvec(A, B.subarray(0, k), m, k, options);
+      for (let i = 0; i < m; i++) expect(same(dequantize(y16.subarray(i, i + 1), "binary16")[0]!, y32[i]!)).toBe(true);
+    }
+    expect(() => matmul(A, B, m, n, k, { formats: "float8_e4m3fn", out: new Uint16Array(3) })).toThrow(/options\.out: has length 3; allowed: m × n = 35/);
   });
 });

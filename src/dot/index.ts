@@ -7,6 +7,8 @@ import { type FormatLike, resolveFormat } from "../api/scalar.js";
 import { OVERFLOW_MODES, type OverflowMode, type PartialsName, overflowMode, partialsFormat } from "./partials.js";
 import { type DotContext, dotContext, dotReference } from "./reference.js";
 import { dotKernel } from "./wasm.js";
+import { quantize } from "../api/bulk.js";
+import { format } from "../format/registry.js";
 
 export type DotOverflow = OverflowMode | "exact";
 
@@ -149,17 +151,31 @@ function scaleFunction(scales: MatScales | undefined, rows: number, rowsB: numbe
 
 /**
  * y = A·x for row-major codes A (rows × cols) and x (cols): one narrow-partials dot product per row (the same
- * semantics as dot()). Returns Float32Array (every partials value is a float32).
+ * semantics as dot()). Results as float32 (every partials value is a float32), or as binary16 bit patterns when
+ * `options.out` is a Uint16Array (exact for binary16 partials; bfloat16/binary32 partials are rounded to nearest even).
  */
-export function matvec(a: Uint8Array, x: Uint8Array, rows: number, cols: number, options: MatOptions & { out?: Float32Array }): Float32Array {
+export function matvec<T extends Float32Array | Uint16Array = Float32Array>(a: Uint8Array, x: Uint8Array, rows: number, cols: number, options: MatOptions & { out?: T }): T {
   return matmul(a, x, rows, 1, cols, options);
 }
 
 /**
  * C = A·Bᵀ for row-major codes A (m × k) and B (n × k) — B holds the columns of the right operand as rows (the
- * weight layout of a linear layer). C (m × n, row-major) holds one dot() per pair of rows.
+ * weight layout of a linear layer). C (m × n, row-major) holds one dot() per pair of rows, as float32 or (out: a
+ * Uint16Array) as binary16 bit patterns.
  */
-export function matmul(a: Uint8Array, b: Uint8Array, m: number, n: number, k: number, options: MatOptions & { out?: Float32Array }): Float32Array {
+export function matmul<T extends Float32Array | Uint16Array = Float32Array>(a: Uint8Array, b: Uint8Array, m: number, n: number, k: number, options: MatOptions & { out?: T }): T {
+  if (options?.out instanceof Uint16Array) {
+    const out16 = options.out;
+    if (out16.length !== m * n) throw new CodeRangeError("options.out", `has length ${out16.length}; allowed: m × n = ${m * n}`);
+    const c = matmul32(a, b, m, n, k, { ...options, out: undefined });
+    return quantize(c, BINARY16, { out: out16 }) as T;
+  }
+  return matmul32(a, b, m, n, k, options as MatOptions & { out?: Float32Array }) as T;
+}
+
+const BINARY16 = format("binary16");
+
+function matmul32(a: Uint8Array, b: Uint8Array, m: number, n: number, k: number, options: MatOptions & { out?: Float32Array }): Float32Array {
   const r = resolveDot(options as DotOptions);
   requireBytes(a, "a");
   requireBytes(b, "b");
