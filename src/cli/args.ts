@@ -36,6 +36,13 @@ export function stringOption(parsed: Parsed, name: string): string | undefined {
   return parsed.values[name] as string | undefined;
 }
 
+/** The required -o/--output path of a command that writes a file. */
+export function outputOption(parsed: Parsed): string {
+  const output = stringOption(parsed, "output");
+  if (output === undefined) throw new UsageError("--output", "is required; allowed: the path of the new .safetensors file");
+  return output;
+}
+
 /** An integer option in [lo, hi]. */
 export function integerOption(parsed: Parsed, name: string, lo: number, hi: number): number | undefined {
   const v = stringOption(parsed, name);

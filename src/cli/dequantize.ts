@@ -3,7 +3,7 @@
 import { BLOCK_KEY_PREFIX, type BlockLayout, blockLayouts, readBlockRows } from "../io/blocks.js";
 import type { TensorInfo } from "../io/header.js";
 import type { SafetensorsReader } from "../io/reader.js";
-import { UsageError, globMatcher, parseCommand, stringOption } from "./args.js";
+import { UsageError, globMatcher, outputOption, parseCommand, stringOption } from "./args.js";
 import { CHUNK_ELEMENTS, type TensorPlan, convertFile } from "./convert-file.js";
 import type { Command } from "./io.js";
 import { bytes } from "./text.js";
@@ -38,8 +38,7 @@ export const dequantizeCommand: Command = {
       force: { type: "boolean" },
     }, ["in.safetensors"]);
     const input = p.positionals[0]!;
-    const output = stringOption(p, "output");
-    if (output === undefined) throw new UsageError("--output", "is required; allowed: the path of the new .safetensors file");
+    const output = outputOption(p);
     const to = stringOption(p, "to");
     const dtype = to === undefined ? undefined : TARGETS[to.toLowerCase()];
     if (!dtype) throw new UsageError("--to", `got ${to === undefined ? "nothing" : JSON.stringify(to)}; allowed: f32, f16 or bf16`);

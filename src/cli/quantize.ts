@@ -14,7 +14,7 @@ import type { TensorInfo, TensorSpec } from "../io/header.js";
 import { dequantize, quantize } from "../io/kernels.js";
 import type { SafetensorsReader } from "../io/reader.js";
 import { randomR, seedKeys } from "../random.js";
-import { type Parsed, UsageError, globMatcher, integerOption, parseCommand, stringOption } from "./args.js";
+import { type Parsed, UsageError, globMatcher, integerOption, outputOption, parseCommand, stringOption } from "./args.js";
 import { CHUNK_ELEMENTS, type TensorPlan, convertFile } from "./convert-file.js";
 import type { Command } from "./io.js";
 import { ErrorStats } from "./stats.js";
@@ -81,8 +81,7 @@ export const quantizeCommand: Command = {
       force: { type: "boolean" },
     }, ["in.safetensors"]);
     const input = p.positionals[0]!;
-    const output = stringOption(p, "output");
-    if (output === undefined) throw new UsageError("--output", "is required; allowed: the path of the new .safetensors file");
+    const output = outputOption(p);
     const target = stringOption(p, "block") !== undefined ? blockTarget(p) : formatTarget(p);
     const selected = globMatcher((p.values["only"] as string[] | undefined) ?? []);
     const stats = new Map<string, ErrorStats>();
