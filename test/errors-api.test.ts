@@ -115,3 +115,26 @@ describe("helpers reject bad arguments by name", () => {
     expectTyped(() => dequantize(new Uint8Array(1), "float8_e4m3fn", null as never), ArgumentTypeError, "options", /\{ out\?: Float32Array \}/);
   });
 });
+
+describe("seedIndex: converting a tensor in parts equals one call", () => {
+  it("parts with seedIndex give the same codes as the whole array, on the kernel and on the reference", async () => {
+    const { quantize, useKernels, ProjectionError } = await import("../src/index.js");
+    const x = new Float32Array(1000);
+    for (let i = 0; i < x.length; i++) x[i] = Math.sin(i * 0.37) * 300;
+    for (const kernels of [true, false]) {
+      useKernels(kernels);
+      for (const rounding of ["StochasticA", "StochasticB", "StochasticC"] as const) {
+        const options = { rounding, stochasticBits: 5, seed: 99 };
+        const whole = quantize(x, "Binary8p3se", options);
+        for (const cut of [1, 17, 500, 999]) {
+          const head = quantize(x.subarray(0, cut), "Binary8p3se", { ...options, seedIndex: 0 });
+          const tail = quantize(x.subarray(cut), "Binary8p3se", { ...options, seedIndex: cut });
+          expect([...head, ...tail], `${rounding} cut ${cut} kernels ${kernels}`).toEqual([...whole]);
+        }
+      }
+    }
+    useKernels(true);
+    expectTyped(() => quantize(x, "Binary8p3se", { seedIndex: 3 }), ProjectionError as never, "options.seedIndex", /only allowed together with options.seed/);
+    expectTyped(() => quantize(x, "Binary8p3se", { rounding: "StochasticA", stochasticBits: 4, seed: 1, seedIndex: 2 ** 32 - 10 }), ProjectionError as never, "options.seedIndex", /seedIndex \+ length \(1000\) ≤ 2\^32/);
+  });
+});

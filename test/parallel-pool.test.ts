@@ -294,3 +294,17 @@ console.log(codes[999]);`;
     expect(Date.now() - started).toBeLessThan(20_000);
   });
 });
+
+describe("seedIndex on the pool", () => {
+  it("offsets the seeded stream like the single-thread call, on shared arrays and in the pool's memory", async () => {
+    const n = 70_001;
+    const src = values(n);
+    const options = { rounding: "StochasticC", stochasticBits: 6, seed: 5, seedIndex: 123_456 } as const;
+    const single = quantize(src, "Binary8p4se", options);
+    expect(same(await pool.quantize(src, "Binary8p4se", options), single)).toBe(0);
+    const x = pool.allocFloat32(n);
+    x.array.set(src);
+    expect(same(await pool.quantize(x.array, "Binary8p4se", options), single)).toBe(0);
+    x.free();
+  });
+});

@@ -18,6 +18,11 @@ export type RandomArray = Uint8Array | Uint16Array | Uint32Array;
 export interface QuantizeOptions extends Omit<Projection, "random"> {
   /** Seed of the counter-based generator: R_i = top N bits of hash(seed, i). Integer in [0, 2^32). */
   seed?: number;
+  /**
+   * With `seed`: the stream index of src[0] (default 0), so a tensor converted in parts gives the same result as
+   * in one call (part k passes the index of its first element). seedIndex + src.length ≤ 2^32.
+   */
+  seedIndex?: number;
   /** Caller-supplied R_i, one per element, each < 2^N. */
   random?: RandomArray;
   /** Output codes (length = input length; Uint8Array for ≤ 8-bit formats, Uint16Array for 9…16 bits). */
@@ -38,16 +43,17 @@ export function codeArrayType(f: Format): typeof Uint8Array | typeof Uint16Array
 export type RandomSource = (i: number) => number;
 
 /** Validates quantize options and returns the projection and the random source (undefined when deterministic). */
-export function resolveQuantize(f: Format, n: number, options: QuantizeOptions | undefined): { rho: ResolvedProjection; random?: RandomSource; randomArray?: RandomArray; seed?: number } {
+export function resolveQuantize(f: Format, n: number, options: QuantizeOptions | undefined): { rho: ResolvedProjection; random?: RandomSource; randomArray?: RandomArray; seed?: number; seedIndex?: number } {
   if (options !== undefined && (typeof options !== "object" || options === null)) {
     throw new ArgumentTypeError("options", `got ${describe(options)}; allowed: an object { rounding?, saturation?, stochasticBits?, seed?, random?, out?, flags? }`);
   }
-  const { seed, random, out: _out, flags, ...projection } = options ?? {};
+  const { seed, seedIndex, random, out: _out, flags, ...projection } = options ?? {};
   if (flags !== undefined && (typeof flags !== "object" || flags === null)) {
     throw new ArgumentTypeError("options.flags", `got ${describe(flags)}; allowed: a ConversionFlags object, e.g. newFlags()`);
   }
   const rho = resolveProjection(f, projection as Projection);
   const stochastic = isStochastic(rho.rounding);
+  if (seedIndex !== undefined && seed === undefined) throw new ProjectionError("options.seedIndex", "only allowed together with options.seed");
   if (!stochastic) {
     if (seed !== undefined || random !== undefined) {
       throw new ProjectionError(seed !== undefined ? "options.seed" : "options.random", `only allowed with a stochastic rounding (rounding is ${rho.rounding})`);
@@ -61,9 +67,13 @@ export function resolveQuantize(f: Format, n: number, options: QuantizeOptions |
     if (typeof seed !== "number" || !Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) {
       throw new ProjectionError("options.seed", `got ${describe(seed)}; allowed: an integer in [0, 2^32)`);
     }
+    const first = seedIndex ?? 0;
+    if (typeof first !== "number" || !Number.isInteger(first) || first < 0 || first + n > 2 ** 32) {
+      throw new ProjectionError("options.seedIndex", `got ${describe(seedIndex)}; allowed: an integer ≥ 0 with seedIndex + length (${n}) ≤ 2^32`);
+    }
     const [k0, k1] = seedKeys(seed);
     const N = rho.stochasticBits;
-    return { rho, seed, random: (i) => randomR(k0, k1, i, N) };
+    return { rho, seed, seedIndex: first, random: (i) => randomR(k0, k1, first + i, N) };
   }
   if (!(random instanceof Uint8Array || random instanceof Uint16Array || random instanceof Uint32Array)) {
     throw new ArgumentTypeError("options.random", `got ${describe(random)}; allowed: a Uint8Array, Uint16Array or Uint32Array with one R per element`);
@@ -116,10 +126,10 @@ export function quantize(src: Float32Array | Float64Array, fmt: FormatLike, opti
   const f = resolveFormat(fmt);
   requireInput(src);
   const type = codeArrayType(f);
-  const { rho, random, randomArray, seed } = resolveQuantize(f, src.length, options);
+  const { rho, random, randomArray, seed, seedIndex } = resolveQuantize(f, src.length, options);
   const out = requireOutput<CodeArray>(options?.out, type as { new (n: number): CodeArray; name: string }, src.length);
   if (src instanceof Float32Array && options?.flags === undefined && !(out instanceof Uint32Array)) {
-    const fast = quantizeWasm(src, f, rho, out, seed !== undefined ? { seed } : randomArray ? { array: randomArray } : undefined);
+    const fast = quantizeWasm(src, f, rho, out, seed !== undefined ? { seed } : randomArray ? { array: randomArray } : undefined, seedIndex);
     if (fast) return fast;
   }
   quantizeReference(src, f, rho, out, random, options?.flags);

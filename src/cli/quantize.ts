@@ -4,7 +4,7 @@ import { unpackCodes } from "../api/packed.js";
 import { type BlockScheme, MX_SCHEMES, type SchemeName, blockScheme, dequantizeBlocks, quantizeBlocks } from "../block/index.js";
 import { maxValue, scaleValues } from "../block/mx.js";
 import { ArgumentTypeError, FormatError, ProjectionError } from "../errors.js";
-import { newFlags } from "../exact/project.js";
+import { decode } from "../api/scalar.js";
 import { ROUNDINGS, type Rounding, SATURATIONS, type Saturation, isStochastic, resolveProjection } from "../exact/projection.js";
 import type { Format } from "../format/model.js";
 import { format } from "../format/registry.js";
@@ -13,7 +13,6 @@ import { storageOf } from "../io/dtypes.js";
 import type { TensorInfo, TensorSpec } from "../io/header.js";
 import { dequantize, quantize } from "../io/kernels.js";
 import type { SafetensorsReader } from "../io/reader.js";
-import { randomR, seedKeys } from "../random.js";
 import { type Parsed, UsageError, globMatcher, integerOption, outputOption, parseCommand, stringOption } from "./args.js";
 import { CHUNK_ELEMENTS, type TensorPlan, convertFile } from "./convert-file.js";
 import type { Command } from "./io.js";
@@ -139,7 +138,7 @@ function formatTarget(p: Parsed): Target {
     throw new UsageError(e.argument === "options.stochasticBits" ? "--stochastic-bits" : e.argument.replace("options.", "--"), e.message.slice(e.argument.length + 2));
   }
   const storage = storageOf(fmt);
-  const keys = seed === undefined ? undefined : seedKeys(seed);
+  const maxFinite = Math.abs(decode(fmt.maxFiniteCode, fmt));
   return {
     description: `${fmt.name} ${rounding} ${saturation}${seed !== undefined ? ` seed=${seed} N=${stochasticBits}` : ""}`,
     summary: `${fmt.name} (${rounding}, ${saturation}${seed !== undefined ? `, seed ${seed}, N = ${stochasticBits}` : ""})`,
@@ -150,12 +149,12 @@ function formatTarget(p: Parsed): Target {
         convert: {
           async chunk(start, count, writer) {
             const x = await reader.readValues(t, start, count);
-            const flags = newFlags();
-            const options = { rounding, saturation, flags, ...(keys && { stochasticBits: stochasticBits!, random: randomBits(keys, stochasticBits!, start, count) }) };
+            // Seeded R_i is indexed by the element's place in its tensor (seedIndex), so chunking does not matter.
+            const options = { rounding, saturation, ...(seed !== undefined && { stochasticBits: stochasticBits!, seed, seedIndex: start }) };
             const codes = quantize(x, fmt, options);
             await writer.writeCodes(codes);
             s.add(x, dequantize(codes, fmt));
-            s.overflowed += flags.overflow;
+            s.countBeyond(x, maxFinite);
           },
         },
       };
@@ -163,12 +162,6 @@ function formatTarget(p: Parsed): Target {
   };
 }
 
-/** R_i for elements [start, start + n): indexed by the element's place in its tensor, not in the chunk. */
-function randomBits([k0, k1]: [number, number], N: number, start: number, n: number): Uint32Array {
-  const random = new Uint32Array(n);
-  for (let i = 0; i < n; i++) random[i] = randomR(k0, k1, start + i, N);
-  return random;
-}
 
 /** --block: a block scheme along the last dimension; scale codes go to "<name>.scales" after the elements. */
 function blockTarget(p: Parsed): Target {

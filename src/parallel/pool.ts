@@ -146,7 +146,7 @@ export class Pool {
    * output is written in place when it lives in the pool's memory, else through a temporary block and one copy
    * (caller random bits too). `block` is the kernel's constants (encodeBlock) for the call.
    */
-  async #quantizeShared(src: Float32Array, block: Int32Array, random: WasmRandom, given: CodeArray | undefined, target: (() => CodeArray) | undefined, type: ArrayType<CodeArray>): Promise<CodeArray> {
+  async #quantizeShared(src: Float32Array, block: Int32Array, random: WasmRandom, given: CodeArray | undefined, target: (() => CodeArray) | undefined, type: ArrayType<CodeArray>, seedIndex: number): Promise<CodeArray> {
     const heap = this.#heap;
     const n = src.length;
     const temporary: HeapView[] = [];
@@ -163,7 +163,7 @@ export class Pool {
       for (const p of params) new Int32Array(heap.buffer, p, BLOCK_WORDS).set(block);
       const codeBytes = dst.BYTES_PER_ELEMENT;
       const randomBytes = rnd?.BYTES_PER_ELEMENT ?? 0;
-      await this.#runKernel(n, "encodeF32", (a, b, t) => [params[t]!, src.byteOffset + 4 * a, dst.byteOffset + codeBytes * a, b - a, a, rnd ? rnd.byteOffset + randomBytes * a : 0]);
+      await this.#runKernel(n, "encodeF32", (a, b, t) => [params[t]!, src.byteOffset + 4 * a, dst.byteOffset + codeBytes * a, b - a, seedIndex + a, rnd ? rnd.byteOffset + randomBytes * a : 0]);
       if (target) return copyBack(target, dst as CodeArray);
       const result = sharedArray(type, n);
       result.set(dst as never);
@@ -243,7 +243,7 @@ export class Pool {
     const f = resolveFormat(fmt);
     const n = requireInput(src).length;
     const type = codeArrayType(f);
-    const { rho, seed, randomArray } = resolveQuantize(f, n, options);
+    const { rho, seed, randomArray, seedIndex = 0 } = resolveQuantize(f, n, options);
     const given = options?.out;
     if (given !== undefined) requireOutput<CodeArray>(given, type as { new (n: number): CodeArray; name: string }, n);
     if (n < this.minElements) return quantize(src, f, options);
@@ -253,7 +253,7 @@ export class Pool {
     if (src instanceof Float32Array && options?.flags === undefined && this.#heap.owns(src) && !(given instanceof Uint32Array)) {
       const random: WasmRandom = seed !== undefined ? { seed } : randomArray ? { array: randomArray } : undefined;
       const block = encodeBlock(f, rho, random);
-      if (block) return this.#quantizeShared(src, block, random, given, target, type as ArrayType<CodeArray>);
+      if (block) return this.#quantizeShared(src, block, random, given, target, type as ArrayType<CodeArray>, seedIndex);
     }
     const shared = share(src);
     const out = given && isShared(given) ? given : sharedArray(type as ArrayType<CodeArray>, n);
@@ -263,7 +263,7 @@ export class Pool {
     const replies = await this.#run(n, (a, b, id) => ({
       op: "quantize",
       id,
-      first: a,
+      first: seedIndex + a,
       format: spec(f),
       src: shared.subarray(a, b),
       out: out.subarray(a, b),
