@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Browser, launchChromium } from "./browser/chromium.js";
-import { type StaticServer, serveStatic } from "./browser/server.js";
+import { type StaticServer, serveStatic } from "../scripts/static-server.mjs";
 import { GOLDEN_DTYPES, runSuite } from "./browser/suite.mjs";
 import { sharedPath } from "./golden/reader.js";
 

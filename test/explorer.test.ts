@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type Browser, launchChromium } from "./browser/chromium.js";
-import { type StaticServer, serveStatic } from "./browser/server.js";
+import { type StaticServer, serveStatic } from "../scripts/static-server.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const requests: string[] = [];

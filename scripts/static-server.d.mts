@@ -1,0 +1,5 @@
+export interface StaticServer {
+  readonly origin: string;
+  close(): Promise<void>;
+}
+export function serveStatic(mounts: Record<string, string>, requests?: string[]): Promise<StaticServer>;
