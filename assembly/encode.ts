@@ -8,7 +8,7 @@
 // ν is carried as a 32-bit fixed-point fraction whose last bit is sticky (round-to-odd intermediate, digest §2.4),
 // so "round away" is the carry out of ν + T for a per-mode addend T (§4.7.4 RoundAway table). A fast path below
 // covers the hot projections; the host picks it from the constants, never from a format name.
-import { laneOffsets, randomBits32x4, rngMul1, rngMul2 } from "./rng";
+import { laneOffsets, randomBits32x4, rngMul1, rngMul2, seededLanes } from "./rng";
 
 // Slots of the constant block (16 bytes each, a splatted i32 or f32); src/wasm/encode.ts writes the same layout.
 const MAGOFF = 0; // (B − 127)·2^(P−1): truncated magnitude code = (bits >> (24 − P)) + MAGOFF
@@ -58,10 +58,11 @@ const N_NAN_POS = 43;
 const N_NAN_NEG = 44;
 const N_ONE = 45;
 const N_KEEPOFF = 46;
-const SR_MASK = 47; // fast stochastic: float32 bits kept under R' (the low d = 24 − P − NS bits cleared when d > 0)
+const SR_MASK = 47; // fast stochastic: float32 bits kept above R' (the low d = 24 − P − NS bits cleared when d > 0)
 const SR_SCALE = 48; // f32 2^e1, 2^e2 with e1 + e2 = NS − minQ: the subnormal-path scale in two exact steps
 const SR_ONE_AT = 49; // 2^(31 − N) for B: the + 1 of R' = 2R + 1, just below R
-const SR_C_HALF = 50; // StochasticC's RNITE at bit d of the float32 bits: 2^(d−1) − 1 and 1 (both 0 when d ≤ 0)
+const SR_C_REBIAS = 50; // StochasticC's RNITE at bit d of the float32 bits: FAST_REBIAS + 2^(d−1) − 1 and the kept bit 2^d
+// (only FAST_REBIAS and 0 when d ≤ 0)
 const SR_C_BIT = 51;
 const D_T_BASE = 52; // fast directed/ToOdd/TiesToAway: addends in units of the float32 bits (normal results), added
 const D_T_ODD = 53; // when the truncated code is odd, x < 0, x > 0; thresholds G on the bits of the fraction
@@ -76,7 +77,11 @@ const N_BELOW_NEG = 61;
 const N_INF_POS = 62;
 const N_INF_NEG = 63;
 const D_LIMIT_NEG = 64; // fast directed: the clamp of negative values (rules 19–21 treat the two signs differently)
-const SLOTS = 65;
+const SR_CLAMP = 65; // fast stochastic: LIMIT << (24 − P), the float32 bits (rebiased) of the overflow code
+const SR_UP = 66; // 2^(c0 − 24 + P) and 2^(c0 − NS): normal and subnormal results moved to code bit c0 (stochasticMagnitude)
+const SR_SUB_UP = 67;
+const SR_Y_CAP = 68; // f32 2^(P − 1 + NS): ⌊|x|·2^(NS − minQ)⌋ of MinNormal, the cap of the subnormal path
+const SLOTS = 69;
 // Scalar words after the slots.
 const S_SHIFT = 0; // 24 − P
 const S_NUSHIFT = 1; // 32 − (24 − P): aligns a normal result's fraction bits to the top of ν
@@ -86,11 +91,8 @@ const S_RANDOM = 4; // RANDOM_NONE, _SEED, _U8, _U16, _U32
 const S_WIDE = 5; // 1 for 16-bit codes, 0 for bytes
 const S_STAGE_C = 6; // 1 for StochasticC
 const S_FAST = 7; // FAST_NONE, _BYTES, _WIDE, _WIDE_KEEP: the fast path (nearest-even or stochastic) applies
-const S_SR_ADD = 8; // fast stochastic: 8 + P (w >> (8 + P) = R'·2^d, aligned to a normal result's fraction bits)
-const S_SR_R = 9; // 32 − NS (w >> (32 − NS) = R')
-const S_SR_NS = 10; // NS
-const S_SR_CSHIFT = 11; // max(d, 0): StochasticC's kept bit in the float32 bits
-const S_DIRECTED = 12; // 1: the fast path rounds with the D_* addends (any deterministic mode but nearest-even)
+const S_FIELDS = 8; // seeded R: log2 of the fields per stream word (2: bytes, 1: halves, 0: words; src/random.ts)
+const S_DIRECTED = 9; // 1: the fast path rounds with the D_* addends (any deterministic mode but nearest-even)
 
 const FAST_NONE = 0;
 const FAST_BYTES = 1;
@@ -123,6 +125,7 @@ const FIXED = memory.data<u32>([
   1, 1, 1, 1,
   0x4b000000, 0x4b000000, 0x4b000000, 0x4b000000, // f32 2^23: x + 2^23 − 2^23 reads an integer x < 2^23 exactly
   0x7f7fffff, 0x7f7fffff, 0x7f7fffff, 0x7f7fffff, // largest finite float32
+  4, 4, 4, 4,
 ], 16);
 const F_ABS = 0;
 const F_INF = 16;
@@ -133,6 +136,7 @@ const F_PAYLOAD = 80;
 const F_ONE = 96;
 const F_TWO23 = 112;
 const F_MAXFINITE = 128;
+const F_FOUR = 144;
 
 /** Address of the static parameter block (for a host whose instance has a memory of its own). */
 export function encodeParams(): usize {
@@ -218,11 +222,8 @@ function encode4(p: usize, x: v128, rsh: v128, shift: i32, nuShift: i32, cShift:
 /** R << (32 − N) for the four elements starting at element i (absolute index first + i). */
 // @ts-ignore: decorator
 @inline
-function random4(kind: i32, rnd: usize, i: usize, first: u32, rShift: i32, key0: v128, key1: v128, rmask: v128): v128 {
-  if (kind == RANDOM_SEED) {
-    const index = i32x4.add(i32x4.splat(first + <u32>i), laneOffsets());
-    return v128.and(randomBits32x4(index, key0, key1, rngMul1(), rngMul2()), rmask);
-  }
+function random4(kind: i32, rnd: usize, i: usize, first: u32, rShift: i32, fields: i32, key0: v128, key1: v128, rmask: v128): v128 {
+  if (kind == RANDOM_SEED) return v128.and(seededLanes(i32x4.add(i32x4.splat(first + <u32>i), laneOffsets()), fields, key0, key1), rmask);
   if (kind == RANDOM_U8) return i32x4.shl(i32x4.extend_low_i16x8_u(i16x8.extend_low_i8x16_u(v128.load32_zero(rnd + i))), rShift);
   if (kind == RANDOM_U16) return i32x4.shl(i32x4.extend_low_i16x8_u(v128.load64_zero(rnd + (i << 1))), rShift);
   if (kind == RANDOM_U32) return i32x4.shl(v128.load(rnd + (i << 2)), rShift);
@@ -232,13 +233,13 @@ function random4(kind: i32, rnd: usize, i: usize, first: u32, rShift: i32, key0:
 /** Encodes 16 elements starting at element i. */
 // @ts-ignore: decorator
 @inline
-function block16(p: usize, src: usize, dst: usize, rnd: usize, i: usize, first: u32, kind: i32, wide: bool, stageC: bool, shift: i32, nuShift: i32, cShift: i32, rShift: i32, key0: v128, key1: v128, rmask: v128): void {
+function block16(p: usize, src: usize, dst: usize, rnd: usize, i: usize, first: u32, kind: i32, wide: bool, stageC: bool, shift: i32, nuShift: i32, cShift: i32, rShift: i32, fields: i32, key0: v128, key1: v128, rmask: v128): void {
   const s = src + (i << 2);
   const stochastic = kind != RANDOM_NONE;
-  const c0 = encode4(p, v128.load(s, 0), random4(kind, rnd, i, first, rShift, key0, key1, rmask), shift, nuShift, cShift, stochastic, stageC);
-  const c1 = encode4(p, v128.load(s, 16), random4(kind, rnd, i + 4, first, rShift, key0, key1, rmask), shift, nuShift, cShift, stochastic, stageC);
-  const c2 = encode4(p, v128.load(s, 32), random4(kind, rnd, i + 8, first, rShift, key0, key1, rmask), shift, nuShift, cShift, stochastic, stageC);
-  const c3 = encode4(p, v128.load(s, 48), random4(kind, rnd, i + 12, first, rShift, key0, key1, rmask), shift, nuShift, cShift, stochastic, stageC);
+  const c0 = encode4(p, v128.load(s, 0), random4(kind, rnd, i, first, rShift, fields, key0, key1, rmask), shift, nuShift, cShift, stochastic, stageC);
+  const c1 = encode4(p, v128.load(s, 16), random4(kind, rnd, i + 4, first, rShift, fields, key0, key1, rmask), shift, nuShift, cShift, stochastic, stageC);
+  const c2 = encode4(p, v128.load(s, 32), random4(kind, rnd, i + 8, first, rShift, fields, key0, key1, rmask), shift, nuShift, cShift, stochastic, stageC);
+  const c3 = encode4(p, v128.load(s, 48), random4(kind, rnd, i + 12, first, rShift, fields, key0, key1, rmask), shift, nuShift, cShift, stochastic, stageC);
   // Codes are < 2^16 (< 2^8 for bytes), so the saturating narrows are exact.
   const lo = i16x8.narrow_i32x4_u(c0, c1);
   const hi = i16x8.narrow_i32x4_u(c2, c3);
@@ -257,11 +258,12 @@ function run(p: usize, src: usize, dst: usize, n: usize, first: u32, rnd: usize,
   const nuShift = load<i32>(p + SCALARS_AT + (S_NUSHIFT << 2));
   const cShift = load<i32>(p + SCALARS_AT + (S_CSHIFT << 2));
   const rShift = load<i32>(p + SCALARS_AT + (S_RSHIFT << 2));
+  const fields = load<i32>(p + SCALARS_AT + (S_FIELDS << 2));
   const key0 = c(p, KEY0);
   const key1 = c(p, KEY1);
   const rmask = c(p, RMASK);
   let i: usize = 0;
-  for (; i + 16 <= n; i += 16) block16(p, src, dst, rnd, i, first, kind, wide, stageC, shift, nuShift, cShift, rShift, key0, key1, rmask);
+  for (; i + 16 <= n; i += 16) block16(p, src, dst, rnd, i, first, kind, wide, stageC, shift, nuShift, cShift, rShift, fields, key0, key1, rmask);
   if (i == n) return;
   // Tail: copy the rest (and its R) into a zero-padded block, encode it whole, copy the codes back.
   const rest = n - i;
@@ -269,7 +271,7 @@ function run(p: usize, src: usize, dst: usize, n: usize, first: u32, rnd: usize,
   memory.fill((p + TAIL_AT), 0, 128);
   memory.copy((p + TAIL_AT), src + (i << 2), rest << 2);
   if (kind >= RANDOM_U8) memory.copy((p + TAIL_AT + 64), rnd + i * rBytes, rest * rBytes);
-  block16(p, (p + TAIL_AT), (p + TAIL_AT + 128), (p + TAIL_AT + 64), 0, first + <u32>i, kind, wide, stageC, shift, nuShift, cShift, rShift, key0, key1, rmask);
+  block16(p, (p + TAIL_AT), (p + TAIL_AT + 128), (p + TAIL_AT + 64), 0, first + <u32>i, kind, wide, stageC, shift, nuShift, cShift, rShift, fields, key0, key1, rmask);
   memory.copy(dst + (wide ? i << 1 : i), (p + TAIL_AT + 128), wide ? rest << 1 : rest);
 }
 
@@ -360,37 +362,68 @@ function fastPayload(x0: v128, x1: v128, shift: i32): v128 {
 }
 
 /**
- * Rounded, clamped magnitude code of four lanes under StochasticA/B/C with R' = R (A, C) or 2R + 1 (B) and
- * NS = N (A, C) or N + 1 (B) fraction bits: round away iff ⌊ν·2^NS⌋ + R' ≥ 2^NS (§4.7.4), C after RNITE(ν·2^N).
- * `w` holds R' in its top NS bits (bits below are ignored). Normal results add R'·2^(24−P−NS) = w >> (8 + P) to the
- * float32 bits with the fraction bits below R' cleared, and the carry flows into the code; subnormal results scale
- * |x| by 2^(NS − minQ) (exact), so ⌊y⌋ + R' carries the NS fraction bits.
+ * Magnitude code of four lanes under StochasticA/B/C with R' = R (A, C) or 2R + 1 (B) and NS = N (A, C) or N + 1 (B)
+ * fraction bits: round away iff ⌊ν·2^NS⌋ + R' ≥ 2^NS (§4.7.4), C after RNITE(ν·2^N). Each lane is moved
+ * so that its code starts at bit c0 (23 for bytes, 16 for wide codes) with ν's top NS bits below it, where R' (the
+ * top NS bits of w) lands after the constant shift 32 − c0 and the carry flows into the code.
+ * Normal results: the float32 bits rebiased, the bits below ν's NS cleared, clamped at the overflow code (no
+ * fraction there, so no carry), times 2^(c0 − 24 + P). Subnormal results (`subnormal`: some lane of the group is
+ * below MinNormal ≥ 2^−126): ⌊|x|·2^(NS − minQ)⌋, exact and capped at MinNormal's, times 2^(c0 − NS); the larger
+ * of the two is the right one, as read as a normal number a subnormal is at most half its value (or negative).
+ * Shifts by constants only: V8 moves every variable shift count through a general register (measured 2× slower).
  */
 // @ts-ignore: decorator
 @inline
-function stochasticMagnitude(x: v128, w: v128, shift: i32, addShift: i32, rShift: i32, ns: i32, cShift: i32, stageC: bool, rebias: v128, fractionMask: v128, cHalf: v128, cBit: v128, scale: v128, scale2: v128, normalBits: v128, limit: v128): v128 {
+function stochasticMagnitude(x: v128, w: v128, subnormal: bool, wide: bool, stageC: bool, rebias: v128, fractionMask: v128, cBit: v128, clamp: v128, up: v128, scale: v128, scale2: v128, yCap: v128, subUp: v128): v128 {
   const a = v128.and(x, k(F_ABS));
+  // StochasticC: `rebias` includes 2^(d−1) − 1, and the kept bit d of |x| (rebias is a multiple of 2^23) adds 1
+  // (cBit is 2^31, never set in |x|, when there is nothing to round).
   let b = i32x4.add(a, rebias);
-  let y = f32x4.mul(f32x4.mul(a, scale), scale2);
-  if (stageC) {
-    b = i32x4.add(b, i32x4.add(cHalf, v128.and(i32x4.shr_u(b, cShift), cBit)));
-    y = f32x4.nearest(y);
+  if (stageC) b = i32x4.sub(b, i32x4.eq(v128.and(a, cBit), cBit));
+  b = v128.and(b, fractionMask);
+  let t: v128;
+  if (subnormal) {
+    t = i32x4.mul(i32x4.min_u(i32x4.max_s(b, i32x4.splat(0)), clamp), up);
+    // One scaling step for byte formats (host-checked), two for wide ones (2^(NS − minQ) may pass 2^127).
+    let y = f32x4.pmin(yCap, wide ? f32x4.mul(f32x4.mul(a, scale), scale2) : f32x4.mul(a, scale));
+    y = stageC ? f32x4.nearest(y) : f32x4.floor(y);
+    // y ≤ yCap ≤ 2^23 (host-checked), so adding 2^23 reads it as an integer.
+    t = i32x4.max_u(t, i32x4.mul(i32x4.sub(f32x4.add(y, k(F_TWO23)), k(F_TWO23)), subUp));
+  } else {
+    t = i32x4.mul(i32x4.min_u(b, clamp), up);
   }
-  const n = i32x4.shr_s(i32x4.add(v128.and(b, fractionMask), i32x4.shr_u(w, addShift)), shift);
-  const s = i32x4.shr_s(i32x4.add(i32x4.trunc_sat_f32x4_s(y), i32x4.shr_u(w, rShift)), ns);
-  return i32x4.min_u(v128.bitselect(s, n, i32x4.lt_s(a, normalBits)), limit);
+  const c0 = wide ? 16 : 23;
+  return i32x4.shr_u(i32x4.add(t, i32x4.shr_u(w, 32 - c0)), c0);
 }
 
-/** R' in the top NS bits of four lanes from the seeded generator or a caller array (u8/u16/u32 per `kind`). */
+/** Whether any of the 16·blocks float32 at s lies below `normalBits` in magnitude. */
 // @ts-ignore: decorator
 @inline
-function randomLanes(j: i32, seeded: bool, kind: i32, rnd: usize, index: u32, key0: v128, key1: v128, toTop: i32, oneAt: v128): v128 {
-  if (seeded) {
-    // R = the top N random bits, already in place; B's + 1 is the bit just below them.
-    const lanes = i32x4.add(i32x4.splat(index + <u32>(j << 2)), laneOffsets());
-    return v128.or(randomBits32x4(lanes, key0, key1, rngMul1(), rngMul2()), oneAt);
+function anyBelow(s: usize, blocks: usize, normalBits: v128): bool {
+  const abs = k(F_ABS);
+  let below = i32x4.splat(0);
+  for (const end = s + (blocks << 6); s < end; s += 64) {
+    const b01 = v128.or(i32x4.lt_s(v128.and(v128.load(s, 0), abs), normalBits), i32x4.lt_s(v128.and(v128.load(s, 16), abs), normalBits));
+    const b23 = v128.or(i32x4.lt_s(v128.and(v128.load(s, 32), abs), normalBits), i32x4.lt_s(v128.and(v128.load(s, 48), abs), normalBits));
+    below = v128.or(below, v128.or(b01, b23));
   }
+  return v128.any_true(below);
+}
+
+/**
+ * R' in the top NS bits of vector j of a block (bits below are ignored; B's + 1 is the bit under R): the top of
+ * field j of the words h0 (bytes; halves: fields j mod 2 of h0, then h1) for a seed, else a caller array's values
+ * (u8/u16/u32 per `kind`) shifted up.
+ */
+// @ts-ignore: decorator
+@inline
+function blockRandom(j: i32, seeded: bool, fields: i32, h0: v128, h1: v128, kind: i32, rnd: usize, toTop: i32, oneAt: v128): v128 {
   let r: v128;
+  if (seeded) {
+    const h = fields == 2 || j < 2 ? h0 : h1;
+    const up = fields == 2 ? 24 - 8 * j : 16 - 16 * (j & 1);
+    return v128.or(up == 0 ? h : i32x4.shl(h, up), oneAt);
+  }
   if (kind == RANDOM_U8) r = i32x4.extend_low_i16x8_u(i16x8.extend_low_i8x16_u(v128.load32_zero(rnd + (<usize>j << 2))));
   else if (kind == RANDOM_U16) r = i32x4.extend_low_i16x8_u(v128.load64_zero(rnd + (<usize>j << 3)));
   else r = v128.load(rnd + (<usize>j << 4));
@@ -399,7 +432,7 @@ function randomLanes(j: i32, seeded: bool, kind: i32, rnd: usize, index: u32, ke
 
 // @ts-ignore: decorator
 @inline
-function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, rnd: usize, wide: bool, keepPayload: bool, stochastic: bool, seeded: bool, directed: bool): void {
+function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, rnd: usize, wide: bool, keepPayload: bool, stochastic: bool, seeded: bool, directed: bool, stageC: bool, fields: i32): void {
   const shift = load<i32>(p + SCALARS_AT + (S_SHIFT << 2));
   const rebias = c(p, FAST_REBIAS);
   const half = c(p, FAST_HALF);
@@ -411,34 +444,47 @@ function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, rnd: us
   const limitNeg = c(p, D_LIMIT_NEG);
   // Constants of the other variants too: each instantiation uses its own, the rest are dead loads before the loop.
   const kind = load<i32>(p + SCALARS_AT + (S_RANDOM << 2));
-  const stageC = load<i32>(p + SCALARS_AT + (S_STAGE_C << 2)) != 0;
-  const cShift = load<i32>(p + SCALARS_AT + (S_SR_CSHIFT << 2));
   const toTop = load<i32>(p + SCALARS_AT + (S_RSHIFT << 2));
-  const addShift = load<i32>(p + SCALARS_AT + (S_SR_ADD << 2));
-  const rShift = load<i32>(p + SCALARS_AT + (S_SR_R << 2));
-  const ns = load<i32>(p + SCALARS_AT + (S_SR_NS << 2));
   const key0 = c(p, KEY0);
   const key1 = c(p, KEY1);
   const fractionMask = c(p, SR_MASK);
-  const cHalf = c(p, SR_C_HALF);
+  const srRebias = stageC ? c(p, SR_C_REBIAS) : rebias;
   const cBit = c(p, SR_C_BIT);
+  const clamp = c(p, SR_CLAMP);
+  const up = c(p, SR_UP);
+  const subUp = c(p, SR_SUB_UP);
+  const yCap = c(p, SR_Y_CAP);
   const scale = c(p, SR_SCALE);
   const srScale2 = c(p, SR_SCALE2);
   const oneAt = c(p, SR_ONE_AT);
   const rBytes: usize = kind == RANDOM_U8 ? 1 : kind == RANDOM_U16 ? 2 : 4;
+  // Blocks of 16 elements; a part block (the last < 16 elements, and with a seed a start inside a block of the
+  // stream) runs through the zero-padded scratch with its elements (and R) at their lanes. A seeded block starts at
+  // a multiple of 16 of the stream, so its R fields come from whole hashed words (src/random.ts randomR).
+  // Stochastic modes take the subnormal path in groups of up to 8 blocks that hold a lane below MinNormal: one
+  // predictable branch per group instead of one per block (measured faster on data with and without such lanes).
+  let lead: usize = seeded ? <usize>(first & 15) : 0;
+  let index = first - <u32>lead;
   let i: usize = 0;
-  let s = src;
-  let d = dst;
-  let r = rnd;
-  let blocks = n >> 4;
-  const rest = n & 15;
-  // The last < 16 elements (and their R) go through the zero-padded tail block once the full blocks are done.
-  while (true) {
-    if (blocks == 0) {
-      if (rest == 0) return;
+  let group: usize = 0;
+  let subnormals = true;
+  while (i < n) {
+    const take = min<usize>(16 - lead, n - i);
+    let s = src + (i << 2);
+    let d = dst + (wide ? i << 1 : i);
+    let r = rnd + i * rBytes;
+    if (stochastic && take == 16) {
+      if (group == 0) {
+        group = min<usize>((n - i) >> 4, 8);
+        subnormals = anyBelow(s, group, normalBits);
+      }
+      group--;
+    }
+    if (take < 16) {
+      subnormals = true;
       memory.fill((p + TAIL_AT), 0, 128);
-      memory.copy((p + TAIL_AT), s, rest << 2);
-      if (stochastic && !seeded) memory.copy((p + TAIL_AT + 64), r, rest * rBytes);
+      memory.copy((p + TAIL_AT) + (lead << 2), s, take << 2);
+      if (stochastic && !seeded) memory.copy((p + TAIL_AT + 64), r, take * rBytes);
       s = (p + TAIL_AT);
       d = (p + TAIL_AT + 128);
       r = (p + TAIL_AT + 64);
@@ -449,11 +495,25 @@ function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, rnd: us
     const x3 = v128.load(s, 48);
     let m0: v128, m1: v128, m2: v128, m3: v128;
     if (stochastic) {
-      const index = first + <u32>i;
-      m0 = stochasticMagnitude(x0, randomLanes(0, seeded, kind, r, index, key0, key1, toTop, oneAt), shift, addShift, rShift, ns, cShift, stageC, rebias, fractionMask, cHalf, cBit, scale, srScale2, normalBits, limit);
-      m1 = stochasticMagnitude(x1, randomLanes(1, seeded, kind, r, index, key0, key1, toTop, oneAt), shift, addShift, rShift, ns, cShift, stageC, rebias, fractionMask, cHalf, cBit, scale, srScale2, normalBits, limit);
-      m2 = stochasticMagnitude(x2, randomLanes(2, seeded, kind, r, index, key0, key1, toTop, oneAt), shift, addShift, rShift, ns, cShift, stageC, rebias, fractionMask, cHalf, cBit, scale, srScale2, normalBits, limit);
-      m3 = stochasticMagnitude(x3, randomLanes(3, seeded, kind, r, index, key0, key1, toTop, oneAt), shift, addShift, rShift, ns, cShift, stageC, rebias, fractionMask, cHalf, cBit, scale, srScale2, normalBits, limit);
+      // Seeded: the block's stream words (src/random.ts randomR), one vector of them for bytes, two for halves.
+      let h0 = i32x4.splat(0);
+      let h1 = h0;
+      if (seeded) {
+        const words = i32x4.add(i32x4.splat(index >> <u32>fields), laneOffsets());
+        h0 = randomBits32x4(words, key0, key1, rngMul1(), rngMul2());
+        if (fields == 1) h1 = randomBits32x4(i32x4.add(words, k(F_FOUR)), key0, key1, rngMul1(), rngMul2());
+      }
+      if (subnormals) {
+        m0 = stochasticMagnitude(x0, blockRandom(0, seeded, fields, h0, h1, kind, r, toTop, oneAt), true, wide, stageC, srRebias, fractionMask, cBit, clamp, up, scale, srScale2, yCap, subUp);
+        m1 = stochasticMagnitude(x1, blockRandom(1, seeded, fields, h0, h1, kind, r, toTop, oneAt), true, wide, stageC, srRebias, fractionMask, cBit, clamp, up, scale, srScale2, yCap, subUp);
+        m2 = stochasticMagnitude(x2, blockRandom(2, seeded, fields, h0, h1, kind, r, toTop, oneAt), true, wide, stageC, srRebias, fractionMask, cBit, clamp, up, scale, srScale2, yCap, subUp);
+        m3 = stochasticMagnitude(x3, blockRandom(3, seeded, fields, h0, h1, kind, r, toTop, oneAt), true, wide, stageC, srRebias, fractionMask, cBit, clamp, up, scale, srScale2, yCap, subUp);
+      } else {
+        m0 = stochasticMagnitude(x0, blockRandom(0, seeded, fields, h0, h1, kind, r, toTop, oneAt), false, wide, stageC, srRebias, fractionMask, cBit, clamp, up, scale, srScale2, yCap, subUp);
+        m1 = stochasticMagnitude(x1, blockRandom(1, seeded, fields, h0, h1, kind, r, toTop, oneAt), false, wide, stageC, srRebias, fractionMask, cBit, clamp, up, scale, srScale2, yCap, subUp);
+        m2 = stochasticMagnitude(x2, blockRandom(2, seeded, fields, h0, h1, kind, r, toTop, oneAt), false, wide, stageC, srRebias, fractionMask, cBit, clamp, up, scale, srScale2, yCap, subUp);
+        m3 = stochasticMagnitude(x3, blockRandom(3, seeded, fields, h0, h1, kind, r, toTop, oneAt), false, wide, stageC, srRebias, fractionMask, cBit, clamp, up, scale, srScale2, yCap, subUp);
+      }
     } else if (directed) {
       m0 = directedMagnitude(p, x0, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
       m1 = directedMagnitude(p, x1, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
@@ -495,40 +555,59 @@ function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, rnd: us
       }
       v128.store(d, codes);
     }
-    if (blocks == 0) {
-      memory.copy(dst + (wide ? i << 1 : i), (p + TAIL_AT + 128), wide ? rest << 1 : rest);
-      return;
-    }
-    blocks--;
-    i += 16;
-    s += 64;
-    d += wide ? 32 : 16;
-    r += rBytes << 4;
+    if (take < 16) memory.copy(dst + (wide ? i << 1 : i), (p + TAIL_AT + 128) + (wide ? lead << 1 : lead), wide ? take << 1 : take);
+    i += take;
+    index += 16;
+    lead = 0;
   }
 }
 
-// One Wasm function per variant: V8 compiled one function with every variant inlined ~4× slower (measured).
+// One Wasm function per variant: V8 compiled one function with every variant inlined ~4× slower (measured), and
+// a runtime StochasticC flag per vector cost spills and branches.
 function fast8(p: usize, src: usize, dst: usize, n: usize, directed: bool): void {
-  if (directed) runFast(p, src, dst, n, 0, 0, false, false, false, false, true);
-  else runFast(p, src, dst, n, 0, 0, false, false, false, false, false);
+  if (directed) runFast(p, src, dst, n, 0, 0, false, false, false, false, true, false, 0);
+  else runFast(p, src, dst, n, 0, 0, false, false, false, false, false, false, 0);
 }
 function fast16(p: usize, src: usize, dst: usize, n: usize, keepPayload: bool, directed: bool): void {
   if (keepPayload) {
-    if (directed) runFast(p, src, dst, n, 0, 0, true, true, false, false, true);
-    else runFast(p, src, dst, n, 0, 0, true, true, false, false, false);
-  } else if (directed) runFast(p, src, dst, n, 0, 0, true, false, false, false, true);
-  else runFast(p, src, dst, n, 0, 0, true, false, false, false, false);
+    if (directed) runFast(p, src, dst, n, 0, 0, true, true, false, false, true, false, 0);
+    else runFast(p, src, dst, n, 0, 0, true, true, false, false, false, false, 0);
+  } else if (directed) runFast(p, src, dst, n, 0, 0, true, false, false, false, true, false, 0);
+  else runFast(p, src, dst, n, 0, 0, true, false, false, false, false, false, 0);
 }
-function stochastic8(p: usize, src: usize, dst: usize, n: usize, first: u32, rnd: usize, seeded: bool): void {
-  if (seeded) runFast(p, src, dst, n, first, rnd, false, false, true, true, false);
-  else runFast(p, src, dst, n, first, rnd, false, false, true, false, false);
+// Seeded: bytes (N ≤ 8) or halves (N ≤ 16) of the stream words, the fast path's two field widths.
+function seeded8(p: usize, src: usize, dst: usize, n: usize, first: u32, bytes: bool): void {
+  if (bytes) runFast(p, src, dst, n, first, 0, false, false, true, true, false, false, 2);
+  else runFast(p, src, dst, n, first, 0, false, false, true, true, false, false, 1);
 }
-function stochastic16(p: usize, src: usize, dst: usize, n: usize, first: u32, rnd: usize, seeded: bool, keepPayload: bool): void {
-  if (seeded) {
-    if (keepPayload) runFast(p, src, dst, n, first, rnd, true, true, true, true, false);
-    else runFast(p, src, dst, n, first, rnd, true, false, true, true, false);
-  } else if (keepPayload) runFast(p, src, dst, n, first, rnd, true, true, true, false, false);
-  else runFast(p, src, dst, n, first, rnd, true, false, true, false, false);
+function seeded8C(p: usize, src: usize, dst: usize, n: usize, first: u32, bytes: bool): void {
+  if (bytes) runFast(p, src, dst, n, first, 0, false, false, true, true, false, true, 2);
+  else runFast(p, src, dst, n, first, 0, false, false, true, true, false, true, 1);
+}
+function array8(p: usize, src: usize, dst: usize, n: usize, rnd: usize, stageC: bool): void {
+  if (stageC) runFast(p, src, dst, n, 0, rnd, false, false, true, false, false, true, 0);
+  else runFast(p, src, dst, n, 0, rnd, false, false, true, false, false, false, 0);
+}
+function seeded16(p: usize, src: usize, dst: usize, n: usize, first: u32, bytes: bool, keepPayload: bool): void {
+  if (keepPayload) {
+    if (bytes) runFast(p, src, dst, n, first, 0, true, true, true, true, false, false, 2);
+    else runFast(p, src, dst, n, first, 0, true, true, true, true, false, false, 1);
+  } else if (bytes) runFast(p, src, dst, n, first, 0, true, false, true, true, false, false, 2);
+  else runFast(p, src, dst, n, first, 0, true, false, true, true, false, false, 1);
+}
+function seeded16C(p: usize, src: usize, dst: usize, n: usize, first: u32, bytes: bool, keepPayload: bool): void {
+  if (keepPayload) {
+    if (bytes) runFast(p, src, dst, n, first, 0, true, true, true, true, false, true, 2);
+    else runFast(p, src, dst, n, first, 0, true, true, true, true, false, true, 1);
+  } else if (bytes) runFast(p, src, dst, n, first, 0, true, false, true, true, false, true, 2);
+  else runFast(p, src, dst, n, first, 0, true, false, true, true, false, true, 1);
+}
+function array16(p: usize, src: usize, dst: usize, n: usize, rnd: usize, keepPayload: bool, stageC: bool): void {
+  if (keepPayload) {
+    if (stageC) runFast(p, src, dst, n, 0, rnd, true, true, true, false, false, true, 0);
+    else runFast(p, src, dst, n, 0, rnd, true, true, true, false, false, false, 0);
+  } else if (stageC) runFast(p, src, dst, n, 0, rnd, true, false, true, false, false, true, 0);
+  else runFast(p, src, dst, n, 0, rnd, true, false, true, false, false, false, 0);
 }
 function generic8(p: usize, src: usize, dst: usize, n: usize): void {
   run(p, src, dst, n, 0, 0, RANDOM_NONE, false, false);
@@ -562,8 +641,15 @@ export function encodeF32(p: usize, src: usize, dst: usize, n: usize, first: u32
     if (kind == RANDOM_NONE) {
       if (wide) fast16(p, src, dst, n, keepPayload, directed);
       else fast8(p, src, dst, n, directed);
-    } else if (wide) stochastic16(p, src, dst, n, first, rnd, kind == RANDOM_SEED, keepPayload);
-    else stochastic8(p, src, dst, n, first, rnd, kind == RANDOM_SEED);
+    } else if (kind == RANDOM_SEED) {
+      const bytes = load<i32>(p + SCALARS_AT + (S_FIELDS << 2)) == 2;
+      if (wide) {
+        if (stageC) seeded16C(p, src, dst, n, first, bytes, keepPayload);
+        else seeded16(p, src, dst, n, first, bytes, keepPayload);
+      } else if (stageC) seeded8C(p, src, dst, n, first, bytes);
+      else seeded8(p, src, dst, n, first, bytes);
+    } else if (wide) array16(p, src, dst, n, rnd, keepPayload, stageC);
+    else array8(p, src, dst, n, rnd, stageC);
   } else if (kind == RANDOM_NONE) {
     if (wide) generic16(p, src, dst, n);
     else generic8(p, src, dst, n);

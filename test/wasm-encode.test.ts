@@ -9,7 +9,7 @@ import { project } from "../src/exact/project.js";
 import { ROUNDINGS, SATURATIONS, type ResolvedProjection, type Rounding, resolveProjection } from "../src/exact/projection.js";
 import { type Exact, fromFloat32Bits } from "../src/exact/value.js";
 import type { Format } from "../src/format/model.js";
-import { randomR, seedKeys } from "../src/random.js";
+import { randomR, seedKeys, streamField } from "../src/random.js";
 import { MAX_KERNEL_STOCHASTIC_BITS, encodeSupported, quantizeWasm } from "../src/wasm/encode.js";
 import { CHUNK } from "../src/wasm/memory.js";
 import { sharedPath } from "./golden/reader.js";
@@ -169,6 +169,80 @@ describe("encode kernel vs project(): stochastic rounding", () => {
     const want = Array.from(src, (v, i) => project(fromFloat32Bits(new Uint32Array(src.buffer)[i]!), f, rho, randomR(k0, k1, i, 32)));
     expect(Array.from(quantize(src, f, { rounding: "StochasticB", saturation: "SatFinite", stochasticBits: 32, seed: 5 }))).toEqual(want);
   });
+});
+
+describe("seeded stream layout, stream offsets and the kernel's blocks", () => {
+  it("every field of the stream serves exactly one element, and the words of a block are used up", () => {
+    for (const N of [1, 7, 8, 9, 16, 17, 30, 32]) {
+      const count = 16 * 64;
+      const seen = new Set<string>();
+      let words = 0;
+      for (let i = 0; i < count; i++) {
+        const { word, field, width } = streamField(i, N);
+        expect(width).toBeGreaterThanOrEqual(N);
+        expect(field * width + width).toBeLessThanOrEqual(32);
+        seen.add(`${word}/${field}`);
+        words = Math.max(words, word + 1);
+      }
+      expect(seen.size, `N=${N}: distinct fields`).toBe(count);
+      expect(words * (32 / streamField(0, N).width), `N=${N}: fields of the words used`).toBe(count);
+    }
+  });
+
+  it("R is close to uniform for every N (chi-square over 2^16 elements)", () => {
+    const [k0, k1] = seedKeys(2024);
+    for (const N of [4, 8, 12, 16, 24]) {
+      const bins = 16;
+      const counts = new Array<number>(bins).fill(0);
+      const n = 1 << 16;
+      for (let i = 0; i < n; i++) counts[Math.floor(randomR(k0, k1, i, N) / 2 ** (N - 4))]!++;
+      const chi2 = counts.reduce((acc, c) => acc + (c - n / bins) ** 2 / (n / bins), 0);
+      // 15 degrees of freedom: P(χ² > 37.7) = 0.001.
+      expect(chi2, `N=${N}: ${counts}`).toBeLessThan(37.7);
+    }
+  });
+
+  /** Normal values with subnormal-range ones (and zeros, ties, specials) at the given positions. */
+  function mixed(n: number, f: Format, below: number[]): Float32Array {
+    const a = spread(n);
+    const min = 2 ** (f.minQuantumExponent + f.P - 1);
+    for (let i = 0; i < n; i++) a[i] = Math.abs(a[i]!) < min ? min * (1 + (i % 5)) * (i % 2 ? -1 : 1) : a[i]!;
+    for (const [j, p] of below.entries()) if (p < n) a[p] = [0.3, -0.75, 0.5, 1e-30, 0, -0][j % 6]! * min;
+    return a;
+  }
+
+  const cases: [string, number][] = [
+    ["float8_e4m3fn", 8], // fast path, bytes of the stream words
+    ["Binary8p3se", 12], // fast path, halves
+    ["Binary8p3se", 20], // whole words: the generic kernel
+    ["float16", 8], // wide fast path, bytes
+    ["bfloat16", 16], // wide fast path, halves
+    ["Binary16p1se", 5], // generic kernel, bytes at any offset
+  ];
+  for (const [name, N] of cases) {
+    it(`${name} N=${N}: any stream offset, length and subnormal placement matches the reference (A/B/C)`, () => {
+      const f = format(name);
+      const firsts = [0, 1, 5, 15, 16, 17, 2 ** 32 - 700];
+      const lengths = [1, 3, 16, 33, 16 * 8 + 1, 16 * 8 * 3 + 7];
+      for (const rounding of STOCHASTIC) {
+        const rho = resolveProjection(f, { rounding, saturation: "SatFinite", stochasticBits: N });
+        const [k0, k1] = seedKeys(77);
+        for (const first of firsts) {
+          for (const n of lengths) {
+            // Subnormal-range lanes only in some groups of 8 blocks, at block and group edges.
+            const src = mixed(n, f, [0, 15, 127, 128, 16 * 8 * 2 + 31, n - 1].filter((p) => p !== 0 || n < 100));
+            const bits = new Uint32Array(src.buffer);
+            const out = quantizeWasm(src, f, rho, new (codeArrayType(f) as typeof Uint8Array)(n), { seed: 77 }, first);
+            expect(out).toBeDefined();
+            for (let i = 0; i < n; i++) {
+              const want = project(fromFloat32Bits(bits[i]!), f, rho, randomR(k0, k1, first + i, N));
+              if (out![i] !== want) expect.fail(`${rounding} first=${first} n=${n} i=${i} x=${src[i]}: ${out![i]} ≠ ${want}`);
+            }
+          }
+        }
+      }
+    });
+  }
 });
 
 /** Values spread over many binades (both signs, some exact ties), deterministic. */

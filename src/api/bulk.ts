@@ -16,7 +16,7 @@ export type CodeArray = Uint8Array | Uint16Array | Uint32Array;
 export type RandomArray = Uint8Array | Uint16Array | Uint32Array;
 
 export interface QuantizeOptions extends Omit<Projection, "random"> {
-  /** Seed of the counter-based generator: R_i = top N bits of hash(seed, i). Integer in [0, 2^32). */
+  /** Seed of the counter-based generator: R_i depends on (seed, i) alone (src/random.ts randomR). Integer in [0, 2^32). */
   seed?: number;
   /**
    * With `seed`: the stream index of src[0] (default 0), so a tensor converted in parts gives the same result as

@@ -151,7 +151,7 @@ function configurations(o: ConformanceOptions): string {
       [
         `        - ${r}:`,
         "            - bits: ('1:32')",
-        '              notes: "R supplied per element by the caller, or the top N bits of a counter-based lowbias32 hash of (seed, index)"',
+        '              notes: "R supplied per element by the caller, or N bits of a counter-based lowbias32 stream keyed by (seed, index)"',
       ].join("\n"),
     ),
     `      Saturation: [${SATURATIONS.join(", ")}]`,

@@ -40,7 +40,7 @@ export interface MapOptions {
   out?: CodeArrayLike;
   /** Stochastic roundings: one R per element (each < 2^N) … */
   random?: Uint8Array | Uint16Array | Uint32Array;
-  /** … or a seed of the counter-based generator (R_i = top N bits of hash(seed, i), as quantize). */
+  /** … or a seed of the counter-based generator (R_i from (seed, i) alone, src/random.ts randomR, as quantize). */
   seed?: number;
 }
 

@@ -4,7 +4,7 @@ import { project } from "../exact/project.js";
 import { type ResolvedProjection, type Rounding, isStochastic } from "../exact/projection.js";
 import { type Exact, finite } from "../exact/value.js";
 import type { Format } from "../format/model.js";
-import { seedKeys } from "../random.js";
+import { fieldsLog2, seedKeys } from "../random.js";
 import { type Kernels, kernels } from "./instance.js";
 import { keep, memoryBuffer, stream, type WasmView } from "./memory.js";
 
@@ -67,7 +67,7 @@ const SLOT = {
   stochasticMask: 47,
   stochasticScale: 48,
   stochasticOneAt: 49,
-  stochasticCHalf: 50,
+  stochasticCRebias: 50,
   stochasticCBit: 51,
   directedTBase: 52,
   directedTOdd: 53,
@@ -82,8 +82,12 @@ const SLOT = {
   narrowInfPositive: 62,
   narrowInfNegative: 63,
   directedLimitNegative: 64,
+  stochasticClamp: 65,
+  stochasticUp: 66,
+  stochasticSubnormalUp: 67,
+  stochasticYCap: 68,
 } as const;
-const SLOTS = 65;
+const SLOTS = 69;
 const SCALAR = {
   shift: 0,
   fractionShift: 1,
@@ -93,11 +97,8 @@ const SCALAR = {
   wide: 5,
   stageC: 6,
   fast: 7,
-  stochasticAddShift: 8,
-  stochasticRShift: 9,
-  stochasticBits: 10,
-  stochasticCShift: 11,
-  directed: 12,
+  fields: 8,
+  directed: 9,
 } as const;
 const FAST = { none: 0, bytes: 1, wide: 2, wideKeep: 3 } as const;
 /** i32 words of the constants the host writes at the start of a parameter block (slots, then scalar words). */
@@ -232,6 +233,7 @@ function constantBlock(f: Format, rho: ResolvedProjection, kind: number, key0: n
   block[scalars + SCALAR.cShift] = 32 - N;
   block[scalars + SCALAR.randomShift] = 32 - N;
   block[scalars + SCALAR.random] = kind;
+  block[scalars + SCALAR.fields] = N > 0 ? fieldsLog2(N) : 0;
   block[scalars + SCALAR.wide] = f.K > 8 ? 1 : 0;
   block[scalars + SCALAR.stageC] = stageC ? 1 : 0;
   block[scalars + SCALAR.fast] = fastPath(f, rho, block, keepPayload);
@@ -259,24 +261,31 @@ function fastPath(f: Format, rho: ResolvedProjection, block: Int32Array, keepPay
   if (rho.rounding === "NearestTiesToEven") {
     if (minQ + 23 > 127) return FAST.none;
   } else if (isStochastic(rho.rounding)) {
+    // stochasticMagnitude: codes at bit c0 with NS fraction bits below; every product must stay below 2^32.
     const N = rho.stochasticBits;
     const twice = rho.rounding === "StochasticB";
     const NS = N + (twice ? 1 : 0);
-    // y = |x|·2^(NS − minQ) < 2^(P + NS), scaled in two exact steps; ⌊y⌋ + R' must fit i32 lanes.
-    if (P + NS > 30) return FAST.none;
-    const d = 24 - P - NS;
+    const c0 = f.K <= 8 ? 23 : 16;
+    const shift = 24 - P;
+    const limit = word(SLOT.above);
+    // Subnormal results: y = |x|·2^(NS − minQ) capped at MinNormal's 2^yBits (float32 subnormals must lie below
+    // MinNormal, so MinNormal ≥ 2^−126); exact integers up to 2^23.
+    const yBits = lowNormal + NS - minQ;
+    // Seeded R comes from bytes or halves of the stream words (fieldsLog2 > 0): N ≤ 16.
+    if (N > 16 || (f.K <= 8 && NS - minQ > 127) || lowNormal < -126 || shift > c0 || NS > c0 || yBits > 23 || yBits - NS + c0 > 32 || limit * 2 ** shift >= 2 ** 32 || limit >= 2 ** (32 - c0)) return FAST.none;
+    block.fill(f32Bits(2 ** yBits), SLOT.stochasticYCap * 4, SLOT.stochasticYCap * 4 + 4);
+    const d = shift - NS;
     set(SLOT.stochasticMask, d > 0 ? ~(2 ** d - 1) : ALL);
+    set(SLOT.stochasticClamp, limit * 2 ** shift);
+    set(SLOT.stochasticUp, 2 ** (c0 - shift));
+    set(SLOT.stochasticSubnormalUp, 2 ** (c0 - NS));
     const e1 = Math.min(NS - minQ, 127);
     block.fill(f32Bits(2 ** e1), SLOT.stochasticScale * 4, SLOT.stochasticScale * 4 + 4);
     block.fill(f32Bits(2 ** (NS - minQ - e1)), SLOT.stochasticScale2 * 4, SLOT.stochasticScale2 * 4 + 4);
     set(SLOT.stochasticOneAt, twice ? 2 ** (31 - N) : 0);
     const rnite = rho.rounding === "StochasticC" && d > 0;
-    set(SLOT.stochasticCHalf, rnite ? 2 ** (d - 1) - 1 : 0);
-    set(SLOT.stochasticCBit, rnite ? 1 : 0);
-    block[scalars + SCALAR.stochasticAddShift] = 8 + P;
-    block[scalars + SCALAR.stochasticRShift] = 32 - NS;
-    block[scalars + SCALAR.stochasticBits] = NS;
-    block[scalars + SCALAR.stochasticCShift] = Math.max(d, 0);
+    set(SLOT.stochasticCRebias, (f.bias - 127) * 2 ** 23 + (rnite ? 2 ** (d - 1) - 1 : 0));
+    set(SLOT.stochasticCBit, rnite ? 2 ** d : INT_MIN); // bit 31 of |x| is never set: nothing to round
   } else {
     // Directed, ToOdd, TiesToAway: T on the float32 bits (2^(24−P) = one unit of the code) and the threshold G on
     // bits(ν) of a subnormal result (ν > 0 ⇔ bits > 0; ν ≥ ½ ⇔ bits > 0x3effffff).
