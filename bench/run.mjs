@@ -136,7 +136,8 @@ const quantizeCases = [
 for (const [family, name, options, label = name] of quantizeCases) {
   const f = mf.format(name);
   const op = "quantize";
-  const row = { op, family, format: label };
+  // `of`: the format a stochastic row rounds into, whose nearest-even row it is compared with.
+  const row = { op, family, format: label, of: name };
   CASES.push({
     ...row, path: "zero-copy",
     make(n) {
@@ -202,7 +203,7 @@ for (const n of SIZES) {
   for (let r = 0; r < ROUNDS; r++) for (const x of live) x.rates.push((n * x.reps) / time(x.run, x.reps));
   for (const x of live) {
     x.free?.();
-    results.push({ op: x.c.op, family: x.c.family, format: x.c.format, path: x.c.path, baseline: x.c.baseline ?? null, n, median: median(x.rates), best: Math.max(...x.rates), rounds: ROUNDS });
+    results.push({ op: x.c.op, family: x.c.family, format: x.c.format, of: x.c.of, path: x.c.path, baseline: x.c.baseline ?? null, n, median: median(x.rates), best: Math.max(...x.rates), rounds: ROUNDS });
   }
 }
 
@@ -219,6 +220,11 @@ for (const r of results) {
   console.log(`${r.op.padEnd(11)} ${r.format.padEnd(17)} ${r.path.padEnd(22)} ${String(r.n).padStart(9)} ${M(r.median)} ${M(r.best)}  ${ratio(js)} ${ratio(copy)}`);
 }
 console.log("×JS/ref: against the plain-JS LUT loop (dequantize) or the BigInt reference at N = 65536 (quantize).");
+// Stochastic rounding against nearest-even into the same format, same path and N (kernel issue target: ≥ 0.5×).
+for (const r of results.filter((q) => q.family === "stochastic" && !q.baseline)) {
+  const ne = results.find((q) => q.op === r.op && q.format === r.of && q.path === r.path && q.n === r.n);
+  if (ne) console.log(`${r.format} / ${r.of} nearest-even, ${r.path}, N = ${r.n}: ${(r.median / ne.median).toFixed(2)}× (medians), ${(r.best / ne.best).toFixed(2)}× (best)`);
+}
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), "results");
 mkdirSync(dir, { recursive: true });

@@ -14,12 +14,15 @@ const TYPES = {
 };
 
 /**
- * Serves `mounts` (URL prefix → folder); every request is logged into `requests` as "status path".
+ * Serves `mounts` (URL prefix → folder); every request is logged into `requests` as "status path". `isolated` adds
+ * the COOP/COEP headers that make pages cross-origin isolated (SharedArrayBuffer, the worker pool).
  * @param {Record<string, string>} mounts
  * @param {string[]} [requests]
+ * @param {{ isolated?: boolean }} [options]
  * @returns {Promise<{ origin: string, close(): Promise<void> }>}
  */
-export async function serveStatic(mounts, requests = []) {
+export async function serveStatic(mounts, requests = [], options = {}) {
+  const isolation = options.isolated ? { "cross-origin-opener-policy": "same-origin", "cross-origin-embedder-policy": "require-corp" } : {};
   const server = createServer(async (request, response) => {
     const path = decodeURIComponent(new URL(request.url ?? "/", "http://localhost").pathname);
     const mount = Object.keys(mounts)
@@ -32,7 +35,7 @@ export async function serveStatic(mounts, requests = []) {
     if (request.method === "GET" && file !== undefined && file.startsWith(root + sep) && type !== undefined) {
       try {
         const body = await readFile(file);
-        response.writeHead((status = 200), { "content-type": type, "cache-control": "no-store" });
+        response.writeHead((status = 200), { "content-type": type, "cache-control": "no-store", ...isolation });
         response.end(body);
       } catch {
         // missing file: 404 below

@@ -13,6 +13,8 @@ import { sharedPath } from "./golden/reader.js";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const requests: string[] = [];
 let server: StaticServer;
+/** The same files with COOP/COEP headers: a cross-origin isolated page may share memory with workers. */
+let isolated: StaticServer;
 /** Launched by the first test, so a missing Chromium fails each test (vitest would mark them skipped if a hook threw). */
 let browser: Promise<Browser> | undefined;
 
@@ -26,20 +28,22 @@ beforeAll(async () => {
     },
     requests,
   );
+  isolated = await serveStatic({ "/build/browser/": join(root, "build", "browser"), "/test/browser/": join(root, "test", "browser") }, [], { isolated: true });
 });
 
 afterAll(async () => {
   await (await browser?.catch(() => undefined))?.close();
   await server?.close();
+  await isolated?.close();
 });
 
 /** Opens a page and waits for `done` (a global the page sets); page errors and console errors fail the test. */
-async function open(path: string, done: string): Promise<{ page: Page; problems: string[] }> {
+async function open(path: string, done: string, origin = server.origin): Promise<{ page: Page; problems: string[] }> {
   const page = await (await (browser ??= launchChromium())).context.newPage();
   const problems: string[] = [];
   page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
   page.on("console", (message) => message.type() === "error" && problems.push(`console: ${message.text()}`));
-  await page.goto(`${server.origin}${path}`);
+  await page.goto(`${origin}${path}`);
   await page.waitForFunction((name) => (globalThis as Record<string, unknown>)[name] !== undefined || (globalThis as Record<string, unknown>).suiteError !== undefined, done, { timeout: 300_000 });
   return { page, problems };
 }
@@ -73,6 +77,31 @@ describe("headless Chromium", () => {
     const output = await page.locator("#output").textContent();
     expect(output?.split("\n")).toEqual(EXAMPLE_OUTPUT);
     expect(problems).toEqual([]);
+    await page.close();
+  });
+});
+
+describe("minifloat/parallel on Web Workers (headless Chromium)", () => {
+  it("runs quantize, dequantize, dotRows and matmul on a 2-worker pool, equal to the single-thread calls", async () => {
+    const { page, problems } = await open("/test/browser/pool.html", "poolResult", isolated.origin);
+    expect(await page.evaluate(() => (globalThis as Record<string, unknown>).suiteError)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as Record<string, unknown>).poolResult)).toEqual({
+      threads: 2,
+      isolated: true,
+      quantizeArrays: true,
+      quantizeShared: true,
+      dequantizeShared: true,
+      dotRows: true,
+      matmul: true,
+    });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("refuses with a typed error naming the missing isolation on a page without COOP/COEP", async () => {
+    const { page } = await open("/test/browser/pool.html", "poolResult");
+    const error = await page.evaluate(() => (globalThis as Record<string, unknown>).suiteError);
+    expect(error).toMatch(/^ArgumentTypeError: createPool: needs shared memory.*Cross-Origin-Opener-Policy: same-origin/);
     await page.close();
   });
 });

@@ -1,7 +1,7 @@
 // minifloat/parallel: results bit-identical to the single-thread calls, typed errors, and the pool's lifecycle.
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ArgumentTypeError, CodeRangeError, FormatError, ProjectionError, allocBytes, allocCodes, dequantize, format, newFlags, quantize } from "../src/index.js";
+import { ArgumentTypeError, CodeRangeError, FormatError, ProjectionError, allocBytes, allocCodes, dequantize, dotRows, format, matmul, matvec, newFlags, quantize } from "../src/index.js";
 import { memoryStats } from "../src/wasm/memory.js";
 import { type Pool, createPool } from "../src/parallel/index.js";
 
@@ -306,5 +306,94 @@ describe("seedIndex on the pool", () => {
     x.array.set(src);
     expect(same(await pool.quantize(x.array, "Binary8p4se", options), single)).toBe(0);
     x.free();
+  });
+});
+
+describe("batched dot products on the pool", () => {
+  /** Codes of a format with a spread of values (every code below codeCount, NaN codes included). */
+  const codes = (n: number, count: number, seed: number) => {
+    const c = new Uint8Array(n);
+    let s = seed;
+    for (let i = 0; i < n; i++) c[i] = (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) % count;
+    return c;
+  };
+  const configs: Array<[string, object]> = [
+    ["e4m3fn, binary16, OvSAT", { formats: "float8_e4m3fn", partials: "binary16", overflow: "OvSAT" }],
+    ["e5m2 × e4m3fn, bfloat16, OvINF, BLK 32", { formats: ["float8_e5m2", "float8_e4m3fn"], partials: "bfloat16", overflow: "OvINF", block: 32 }],
+    ["Binary8p3se, binary16, exact", { formats: "Binary8p3se", overflow: "exact" }],
+    ["float4_e2m1fn (unpacked), binary16, OvNAN", { formats: "float4_e2m1fn", overflow: "OvNAN" }],
+    ["e4m3fn, reference path (wasm: false)", { formats: "float8_e4m3fn", wasm: false }],
+  ];
+  const count = (o: { formats: unknown }) => (String(Array.isArray(o.formats) ? o.formats[0] : o.formats).startsWith("float4") ? 16 : 256);
+
+  it.each(configs)("dotRows %s: row pairs split between the workers, bit for bit", async (_, options) => {
+    const rows = 203;
+    const cols = options.hasOwnProperty("wasm") ? 37 : 1001;
+    const a = codes(rows * cols, count(options as never), 1);
+    const b = codes(rows * cols, count(options as never), 2);
+    const want = dotRows(a, b, rows, cols, options as never);
+    expect(same(await pool.dotRows(a, b, rows, cols, options as never), want)).toBe(0);
+    // Operands in the pool's memory and in SharedArrayBuffers, output given.
+    const pa = pool.allocCodes("float8_e4m3fn", rows * cols);
+    const pb = shared(Uint8Array, rows * cols);
+    pa.array.set(a);
+    pb.set(b);
+    const out = shared(Float32Array, rows);
+    expect(await pool.dotRows(pa.array as Uint8Array, pb, rows, cols, { ...(options as object), out } as never)).toBe(out);
+    expect(same(out, want)).toBe(0);
+    pa.free();
+  });
+
+  it.each(configs)("matmul %s: split by the rows of a, or of b when a has few rows; float32 and binary16 results", async (_, options) => {
+    const k = options.hasOwnProperty("wasm") ? 29 : 515;
+    for (const [m, n] of [[9, 7], [1, 13], [2, 1], [40, 3]] as const) {
+      const a = codes(m * k, count(options as never), 3 + m);
+      const b = codes(n * k, count(options as never), 4 + n);
+      const want = matmul(a, b, m, n, k, options as never);
+      expect(same(await pool.matmul(a, b, m, n, k, options as never), want), `${m}×${n}`).toBe(0);
+      const want16 = matmul(a, b, m, n, k, { ...(options as object), out: new Uint16Array(m * n) } as never);
+      const got16 = await pool.matmul(a, b, m, n, k, { ...(options as object), out: new Uint16Array(m * n) } as never);
+      expect(got16).toBeInstanceOf(Uint16Array);
+      expect(same(got16, want16), `${m}×${n} binary16`).toBe(0);
+    }
+  });
+
+  it("matvec and matmul with per-row and per-block scales match the single-thread calls", async () => {
+    const [m, n, k] = [11, 6, 100];
+    const options = { formats: "float8_e4m3fn", partials: "binary16", overflow: "OvINF", block: 32 } as const;
+    const a = codes(m * k, 256, 5);
+    const b = codes(n * k, 256, 6);
+    const blocks = Math.ceil(k / 32);
+    for (const scales of [{ a: codes(m, 256, 7) }, { a: codes(m * blocks, 256, 8), b: codes(n * blocks, 256, 9) }, { b: codes(n, 256, 10) }]) {
+      expect(same(await pool.matmul(a, b, m, n, k, { ...options, scales }), matmul(a, b, m, n, k, { ...options, scales }))).toBe(0);
+      expect(same(await pool.matmul(a.subarray(0, k), b, 1, n, k, { ...options, scales: { b: scales.b } }), matmul(a.subarray(0, k), b, 1, n, k, { ...options, scales: { b: scales.b } }))).toBe(0);
+    }
+    const x = b.subarray(0, k);
+    expect(same(await pool.matvec(a, x, m, k, options), matvec(a, x, m, k, options))).toBe(0);
+  });
+
+  it("reports a bad code with the single-thread call's error and index before any part writes", async () => {
+    const [rows, cols] = [300, 50];
+    const a = codes(rows * cols, 16, 11);
+    const b = codes(rows * cols, 16, 12);
+    b[rows * cols - 7] = 16;
+    const options = { formats: "float4_e2m1fn" } as const;
+    let single: unknown;
+    try {
+      dotRows(a, b, rows, cols, options);
+    } catch (error) {
+      single = error;
+    }
+    expect(single).toBeInstanceOf(CodeRangeError);
+    const out = shared(Float32Array, rows).fill(-1);
+    const parallel = await pool.dotRows(a, b, rows, cols, { ...options, out }).catch((e: unknown) => e);
+    expect(parallel).toBeInstanceOf(CodeRangeError);
+    expect((parallel as Error).message).toBe((single as Error).message);
+    expect(out.every((v) => v === -1)).toBe(true);
+    const b2 = b.slice(0, 2 * cols);
+    b2[cols + 43] = 20;
+    await expect(pool.matmul(a, b2, rows, 2, cols, options)).rejects.toThrow(`b[${cols + 43}]: is 20`);
+    await expect(pool.matmul(a, b, rows, rows, cols + 1, options)).rejects.toBeInstanceOf(CodeRangeError);
+    await expect(pool.dotRows(a, b, rows, cols, { ...options, out: new Float32Array(3) })).rejects.toThrow("options.out");
   });
 });

@@ -82,7 +82,8 @@ export function unpackNibbles(src: Uint8Array, n: number, argument: string): Uin
   return out;
 }
 
-function requireCodesIn(codes: Uint8Array, f: Format, argument: string): void {
+/** CodeRangeError naming `argument[i]` for the first code ≥ 2^K (formats of fewer than 8 bits). */
+export function requireCodesIn(codes: Uint8Array, f: Format, argument: string): void {
   if (f.codeCount >= 256) return;
   for (let i = 0; i < codes.length; i++) {
     if (codes[i]! >= f.codeCount) throw new CodeRangeError(`${argument}[${i}]`, `is ${codes[i]}; allowed: a ${f.name} code in [0, ${f.codeCount - 1}]`);
@@ -164,18 +165,15 @@ export function matvec<T extends Float32Array | Uint16Array = Float32Array>(a: U
  * Uint16Array) as binary16 bit patterns.
  */
 export function matmul<T extends Float32Array | Uint16Array = Float32Array>(a: Uint8Array, b: Uint8Array, m: number, n: number, k: number, options: MatOptions & { out?: T }): T {
-  if (options?.out instanceof Uint16Array) {
-    const out16 = options.out;
-    if (out16.length !== m * n) throw new CodeRangeError("options.out", `has length ${out16.length}; allowed: m × n = ${m * n}`);
-    const c = matmul32(a, b, m, n, k, { ...options, out: undefined });
-    return quantize(c, BINARY16, { out: out16 }) as T;
-  }
-  return matmul32(a, b, m, n, k, options as MatOptions & { out?: Float32Array }) as T;
+  const r = matmulArgs(a, b, m, n, k, options, true);
+  return matmulChecked(a, b, m, n, k, options, r);
 }
 
-const BINARY16 = format("binary16");
-
-function matmul32(a: Uint8Array, b: Uint8Array, m: number, n: number, k: number, options: MatOptions & { out?: Float32Array }): Float32Array {
+/**
+ * Validates the arguments of matmul (and matvec), codes included when `codes` (the worker pool checks them in
+ * parallel first), and returns the resolved options. The same typed errors, in the same order, as matmul.
+ */
+export function matmulArgs(a: Uint8Array, b: Uint8Array, m: number, n: number, k: number, options: MatOptions & { out?: Float32Array | Uint16Array }, codes: boolean): ResolvedDot {
   const r = resolveDot(options as DotOptions);
   requireBytes(a, "a");
   requireBytes(b, "b");
@@ -184,10 +182,32 @@ function matmul32(a: Uint8Array, b: Uint8Array, m: number, n: number, k: number,
   requireInteger("k", k, 0, 2 ** 32);
   if (a.length !== m * k) throw new CodeRangeError("a", `has length ${a.length}; allowed: m × k = ${m * k}`);
   if (b.length !== n * k) throw new CodeRangeError("b", `has length ${b.length}; allowed: n × k = ${n * k}`);
-  requireCodesIn(a, r.fa, "a");
-  requireCodesIn(b, r.fb, "b");
-  const out = options.out ?? new Float32Array(m * n);
-  if (!(out instanceof Float32Array) || out.length !== m * n) throw new CodeRangeError("options.out", `got ${describe(out)}; allowed: a Float32Array of length m × n = ${m * n}`);
+  const out = options.out;
+  if (out instanceof Uint16Array) {
+    if (out.length !== m * n) throw new CodeRangeError("options.out", `has length ${out.length}; allowed: m × n = ${m * n}`);
+  } else if (out !== undefined && (!(out instanceof Float32Array) || out.length !== m * n)) {
+    throw new CodeRangeError("options.out", `got ${describe(out)}; allowed: a Float32Array of length m × n = ${m * n} (or a Uint16Array for binary16 results)`);
+  }
+  scaleFunction(options.scales, m, n, Math.max(1, Math.ceil(k / r.ctx.block)));
+  if (codes) {
+    requireCodesIn(a, r.fa, "a");
+    requireCodesIn(b, r.fb, "b");
+  }
+  return r;
+}
+
+/** matmul after matmulArgs (codes checked or known valid). */
+export function matmulChecked<T extends Float32Array | Uint16Array>(a: Uint8Array, b: Uint8Array, m: number, n: number, k: number, options: MatOptions & { out?: T }, r: ResolvedDot): T {
+  if (options.out instanceof Uint16Array) {
+    const c = matmul32(a, b, m, n, k, options, r, new Float32Array(m * n));
+    return quantize(c, BINARY16, { out: options.out }) as T;
+  }
+  return matmul32(a, b, m, n, k, options, r, (options.out as Float32Array | undefined) ?? new Float32Array(m * n)) as T;
+}
+
+const BINARY16 = format("binary16");
+
+function matmul32(a: Uint8Array, b: Uint8Array, m: number, n: number, k: number, options: MatOptions, r: ResolvedDot, out: Float32Array): Float32Array {
   const blocks = Math.max(1, Math.ceil(k / r.ctx.block));
   const scale = scaleFunction(options.scales, m, n, blocks);
   const fast = r.wasm ? dotKernel(a, b, k, m, n, r.ctx, options.scales ? { ...options.scales, blocks } : undefined, out) : undefined;
@@ -203,6 +223,11 @@ function matmul32(a: Uint8Array, b: Uint8Array, m: number, n: number, k: number,
  * semantics of dot() (a batch of independent dot products, e.g. one per sample).
  */
 export function dotRows(a: Uint8Array, b: Uint8Array, rows: number, cols: number, options: Omit<DotOptions, "length" | "packed"> & { out?: Float32Array }): Float32Array {
+  return dotRowsChecked(a, b, rows, cols, options, dotRowsArgs(a, b, rows, cols, options, true));
+}
+
+/** Validates the arguments of dotRows (codes included when `codes`) and returns the resolved options. */
+export function dotRowsArgs(a: Uint8Array, b: Uint8Array, rows: number, cols: number, options: Omit<DotOptions, "length" | "packed"> & { out?: Float32Array }, codes: boolean): ResolvedDot {
   const r = resolveDot(options as DotOptions);
   requireBytes(a, "a");
   requireBytes(b, "b");
@@ -210,10 +235,18 @@ export function dotRows(a: Uint8Array, b: Uint8Array, rows: number, cols: number
   requireInteger("cols", cols, 0, 2 ** 32);
   if (a.length !== rows * cols) throw new CodeRangeError("a", `has length ${a.length}; allowed: rows × cols = ${rows * cols}`);
   if (b.length !== rows * cols) throw new CodeRangeError("b", `has length ${b.length}; allowed: rows × cols = ${rows * cols}`);
-  requireCodesIn(a, r.fa, "a");
-  requireCodesIn(b, r.fb, "b");
+  const out = options.out;
+  if (out !== undefined && (!(out instanceof Float32Array) || out.length !== rows)) throw new CodeRangeError("options.out", `got ${describe(out)}; allowed: a Float32Array of length rows = ${rows}`);
+  if (codes) {
+    requireCodesIn(a, r.fa, "a");
+    requireCodesIn(b, r.fb, "b");
+  }
+  return r;
+}
+
+/** dotRows after dotRowsArgs (codes checked or known valid). */
+export function dotRowsChecked(a: Uint8Array, b: Uint8Array, rows: number, cols: number, options: { out?: Float32Array }, r: ResolvedDot): Float32Array {
   const out = options.out ?? new Float32Array(rows);
-  if (!(out instanceof Float32Array) || out.length !== rows) throw new CodeRangeError("options.out", `got ${describe(out)}; allowed: a Float32Array of length rows = ${rows}`);
   const fast = r.wasm ? dotKernel(a, b, cols, rows, rows, r.ctx, undefined, out, true) : undefined;
   if (fast) return fast;
   for (let i = 0; i < rows; i++) out[i] = dotReference(a, i * cols, b, i * cols, cols, r.ctx);

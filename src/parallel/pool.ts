@@ -1,22 +1,23 @@
-// A pool of worker threads for bulk quantize/dequantize (Node only). The pool owns one shared Wasm memory (heap.ts);
+// A pool of worker threads for bulk quantize/dequantize and batched dot products (Node worker_threads, or Web Workers
+// in a cross-origin isolated page: host.ts / host-browser.ts). The pool owns one shared Wasm memory (heap.ts);
 // every worker instantiates the threads build of the kernels on it, so arrays allocated there (pool.allocFloat32,
 // pool.allocCodes) are converted in place: each worker runs the kernel on a disjoint range, with its own encode
 // parameter block. Other cases (other arrays, float64 input, flags, formats or modes without a kernel) run the
 // library in each worker on its part of SharedArrayBuffer views (copied through the worker's own Wasm memory).
 // Calls below `minElements` run on the calling thread, where a dispatch (≈0.1 ms) would cost more than it saves.
-import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
 import { workerSource } from "../../build/parallel/worker.js";
 import { type CodeArray, type QuantizeOptions, codeArrayType, decodeTable32, dequantize, quantize, requireCodes, requireInput, requireOutput, resolveQuantize } from "../api/bulk.js";
 import { type FormatLike, resolveFormat } from "../api/scalar.js";
 import { ArgumentTypeError, CodeRangeError, describe, requireInteger } from "../errors.js";
 import type { ConversionFlags } from "../exact/project.js";
 import type { Format, FormatSpec } from "../format/model.js";
+import { type DotOptions, type MatOptions, type ResolvedDot, dotRows, dotRowsArgs, matmul, matmulArgs } from "../dot/index.js";
 import { type WasmTable, decodeCall, uploadTable } from "../wasm/decode.js";
 import { BLOCK_WORDS, type WasmRandom, encodeBlock } from "../wasm/encode.js";
 import { keep } from "../wasm/memory.js";
 import { type HeapView, PoolArray, SharedHeap } from "./heap.js";
-import { type Job, type Reply, type SharedView, type WorkerInit, reviveError, splitRanges } from "./protocol.js";
+import { type WorkerHandle, hardwareThreads, startWorker } from "./host.js";
+import { type DotJob, type Job, type Reply, type SharedView, type WorkerInit, reviveError, splitRanges } from "./protocol.js";
 
 /** Smallest call sent to the workers by default: below about 4M elements one thread is as fast or faster (bench/parallel.mjs, README "Multi-core"). */
 export const DEFAULT_MIN_ELEMENTS = 1 << 22;
@@ -27,7 +28,7 @@ const MAX_THREADS = 256;
 export interface PoolOptions {
   /** Worker threads (default: os.availableParallelism()). */
   threads?: number;
-  /** Calls with fewer elements run on the calling thread (default DEFAULT_MIN_ELEMENTS). */
+  /** Calls with fewer elements (dot products: multiply-adds) run on the calling thread (default DEFAULT_MIN_ELEMENTS). */
   minElements?: number;
 }
 
@@ -75,17 +76,19 @@ interface Pending {
 class Thread {
   readonly pending = new Map<number, Pending>();
   failure: Error | undefined;
+  /** Settles with the worker's first reply (id −1: the kernels are instantiated on the shared memory). */
+  readonly ready: Promise<unknown>;
 
-  constructor(readonly worker: Worker) {
-    worker.unref();
-    worker.on("message", (reply: Reply) => {
+  constructor(readonly worker: WorkerHandle) {
+    this.ready = new Promise((resolve, reject) => this.pending.set(-1, { resolve, reject }));
+    worker.keepAlive(true);
+    worker.onReply((reply: Reply) => {
       const p = this.pending.get(reply.id);
       this.pending.delete(reply.id);
-      if (this.pending.size === 0) worker.unref();
+      if (this.pending.size === 0) worker.keepAlive(false);
       p?.resolve(reply);
     });
-    worker.on("error", (error) => this.fail(new Error(`minifloat worker failed: ${error.message}`)));
-    worker.on("exit", (code) => this.fail(new Error(`minifloat worker exited (code ${code})`)));
+    worker.onFailure((error) => this.fail(error));
   }
 
   fail(error: Error): void {
@@ -98,8 +101,8 @@ class Thread {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
       this.pending.set(job.id, { resolve, reject });
-      this.worker.ref();
-      this.worker.postMessage(job);
+      this.worker.keepAlive(true);
+      this.worker.post(job);
     });
   }
 }
@@ -115,8 +118,8 @@ export class Pool {
   #closed = false;
 
   /** Use createPool(), which waits until every worker is running. */
-  constructor(workers: Worker[], minElements: number, heap: SharedHeap) {
-    this.#threads = workers.map((w) => new Thread(w));
+  constructor(threads: Thread[], minElements: number, heap: SharedHeap) {
+    this.#threads = threads;
     this.minElements = minElements;
     this.#heap = heap;
   }
@@ -225,8 +228,8 @@ export class Pool {
   }
 
   /** Runs one job per range on the workers; waits for all of them, then throws the first part's error, if any. */
-  async #run(n: number, job: (start: number, end: number, id: number, thread: number) => Job): Promise<Reply[]> {
-    const jobs = splitRanges(n, this.#threads.length, ALIGN).map(([a, b], i) => job(a, b, this.#nextId++, i));
+  async #run(n: number, job: (start: number, end: number, id: number, thread: number) => Job, align = ALIGN): Promise<Reply[]> {
+    const jobs = splitRanges(n, this.#threads.length, align).map(([a, b], i) => job(a, b, this.#nextId++, i));
     const settled = await Promise.allSettled(jobs.map((j, i) => this.#threads[i]!.post(j)));
     const replies: Reply[] = [];
     settled.forEach((s, i) => {
@@ -295,10 +298,88 @@ export class Pool {
     return target ? copyBack(target, out) : out;
   }
 
+  /**
+   * Checks the codes of the operands in parallel before any part computes (formats of fewer than 8 bits only; an
+   * error names the first bad code of the first bad part, as the single-thread call names the first bad code).
+   */
+  async #checkDotCodes(r: ResolvedDot, operands: ReadonlyArray<readonly [Uint8Array, "a" | "b"]>): Promise<void> {
+    const formats = [spec(r.fa), spec(r.fb)] as const;
+    for (const [codes, argument] of operands) {
+      if ((argument === "a" ? r.fa : r.fb).codeCount >= 256) continue;
+      await this.#run(codes.length, (s, e, id): DotJob => ({ op: "dot", id, first: s, kind: "check", formats, options: {}, a: codes.subarray(s, e), rows: 0, n: 0, k: 0, argument }));
+    }
+  }
+
+  /**
+   * dotRows(a, b, rows, cols, options) on the workers, the row pairs split between them: the same validation, typed
+   * errors and results as the single-thread call (each row's dot product is computed whole, in one worker).
+   */
+  async dotRows(a: Uint8Array, b: Uint8Array, rows: number, cols: number, options: Omit<DotOptions, "length" | "packed"> & { out?: Float32Array }): Promise<Float32Array> {
+    this.#open();
+    const r = dotRowsArgs(a, b, rows, cols, options, false);
+    if (rows * cols < this.minElements) return dotRows(a, b, rows, cols, options);
+    const given = options.out;
+    requireSeparate(given, [a, b]);
+    const target = given && keep(given);
+    const sa = share(a);
+    const sb = share(b);
+    await this.#checkDotCodes(r, [[sa, "a"], [sb, "b"]]);
+    const out = given && isShared(given) ? given : sharedArray(Float32Array, rows);
+    const formats = [spec(r.fa), spec(r.fb)] as const;
+    const opts = dotJobOptions(options);
+    await this.#run(rows, (i, j, id): DotJob => ({ op: "dot", id, first: i * cols, kind: "rows", formats, options: opts, a: sa.subarray(i * cols, j * cols), b: sb.subarray(i * cols, j * cols), rows: j - i, n: j - i, k: cols, out: out.subarray(i, j) }), 1);
+    return target ? copyBack(target, out) : out;
+  }
+
+  /** matvec(a, x, rows, cols, options) on the workers: matmul with n = 1. */
+  matvec<T extends Float32Array | Uint16Array = Float32Array>(a: Uint8Array, x: Uint8Array, rows: number, cols: number, options: MatOptions & { out?: T }): Promise<T> {
+    return this.matmul(a, x, rows, 1, cols, options);
+  }
+
+  /**
+   * matmul(a, b, m, n, k, options) on the workers: the rows of a split between them (or, when a has fewer rows than
+   * there are threads, the rows of b), each result a whole dot product: the same validation, errors and results.
+   */
+  async matmul<T extends Float32Array | Uint16Array = Float32Array>(a: Uint8Array, b: Uint8Array, m: number, n: number, k: number, options: MatOptions & { out?: T }): Promise<T> {
+    this.#open();
+    const r = matmulArgs(a, b, m, n, k, options, false);
+    if (m * n * k < this.minElements) return matmul(a, b, m, n, k, options);
+    const given = options.out;
+    requireSeparate(given, [a, b, options.scales?.a, options.scales?.b]);
+    const target = given && keep<Float32Array | Uint16Array>(given);
+    const sa = share(a);
+    const sb = share(b);
+    const scalesA = options.scales?.a && share(options.scales.a);
+    const scalesB = options.scales?.b && share(options.scales.b);
+    await this.#checkDotCodes(r, [[sa, "a"], [sb, "b"]]);
+    const type = (given instanceof Uint16Array ? Uint16Array : Float32Array) as ArrayType<Float32Array | Uint16Array>;
+    const out = given && isShared(given) ? given : sharedArray(type, m * n);
+    const formats = [spec(r.fa), spec(r.fb)] as const;
+    const opts = dotJobOptions(options);
+    const blocks = Math.max(1, Math.ceil(k / r.ctx.block));
+    const job = (id: number, first: number, pa: Uint8Array, pb: Uint8Array, rows: number, cols: number, sA: Uint8Array | undefined, sB: Uint8Array | undefined, part: Float32Array | Uint16Array): DotJob => ({
+      op: "dot", id, first, kind: "matmul", formats, options: opts, a: pa, b: pb, rows, n: cols, k, scales: { a: sA, b: sB }, out: part,
+    });
+    if (m >= this.#threads.length || m >= n) {
+      await this.#run(m, (i, j, id) => job(id, i * k, sa.subarray(i * k, j * k), sb, j - i, n, rowScales(scalesA, m, i, j, blocks), scalesB, out.subarray(i * n, j * n)), 1);
+    } else {
+      // Few rows of a: each worker takes a range of b's rows into a part of its own, interleaved into out after.
+      const parts: Array<[number, number, Float32Array | Uint16Array]> = [];
+      await this.#run(n, (i, j, id) => {
+        const part = sharedArray(type, m * (j - i));
+        parts.push([i, j, part]);
+        return job(id, 0, sa, sb.subarray(i * k, j * k), m, j - i, scalesA, rowScales(scalesB, n, i, j, blocks), part);
+      }, 1);
+      for (const [i, j, part] of parts) for (let row = 0; row < m; row++) out.set(part.subarray(row * (j - i), (row + 1) * (j - i)), row * n + i);
+    }
+    return (target ? copyBack(target, out) : out) as T;
+  }
+
   /** Stops the workers; calls still running reject with ArgumentTypeError, later calls throw it. */
   async close(): Promise<void> {
     this.#closed = true;
     await Promise.all(this.#threads.map((t) => t.worker.terminate()));
+    for (const t of this.#threads) t.fail(new ArgumentTypeError("pool", "was closed; allowed: a pool before close()"));
   }
 }
 
@@ -334,27 +415,43 @@ function copyBack<T extends SharedView>(target: () => T, out: T): T {
   return now;
 }
 
+/** The plain-data options of a dot job (formats travel as specs). */
+function dotJobOptions(o: { partials?: string; overflow?: string; block?: number; wasm?: boolean }): DotJob["options"] {
+  return { partials: o.partials, overflow: o.overflow, block: o.block, wasm: o.wasm };
+}
+
+/** The scales of rows [i, j) of `count` rows: one code per row or `blocks` per row (validated by matmulArgs). */
+function rowScales(s: Uint8Array | undefined, count: number, i: number, j: number, blocks: number): Uint8Array | undefined {
+  if (!s) return undefined;
+  return s.length === count ? s.subarray(i, j) : s.subarray(i * blocks, j * blocks);
+}
+
 function addFlags(into: ConversionFlags, from: ConversionFlags): void {
   for (const key of Object.keys(from) as Array<keyof ConversionFlags>) into[key] += from[key];
 }
 
-/** Starts a pool of worker threads (Node only) and resolves once every worker runs. */
+/**
+ * Starts a pool of worker threads (Node worker_threads, or Web Workers in a cross-origin isolated page) and resolves
+ * once every worker runs.
+ */
 export async function createPool(options?: PoolOptions): Promise<Pool> {
   if (options !== undefined && (typeof options !== "object" || options === null)) {
     throw new ArgumentTypeError("options", `got ${describe(options)}; allowed: { threads?, minElements? }`);
   }
-  const threads = requireInteger("options.threads", options?.threads ?? availableParallelism(), 1, MAX_THREADS);
+  const threads = requireInteger("options.threads", options?.threads ?? hardwareThreads(), 1, MAX_THREADS);
   const minElements = requireInteger("options.minElements", options?.minElements ?? DEFAULT_MIN_ELEMENTS, 0, Number.MAX_SAFE_INTEGER);
+  if (typeof SharedArrayBuffer === "undefined" || (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === false) {
+    throw new ArgumentTypeError("createPool", "needs shared memory, which this page does not have; allowed: Node, or a cross-origin isolated page (served with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp)");
+  }
   const heap = new SharedHeap();
-  const url = new URL(`data:text/javascript,${encodeURIComponent(workerSource)}`);
-  const workerData: WorkerInit = { module: heap.module, memory: heap.memory };
-  const workers = Array.from({ length: threads }, () => new Worker(url, { workerData }));
+  const init: WorkerInit = { module: heap.module, memory: heap.memory };
+  const pool = Array.from({ length: threads }, () => new Thread(startWorker(workerSource, init)));
   try {
-    // A worker reports once it has instantiated the kernels on the shared memory.
-    await Promise.all(workers.map((w) => new Promise((resolve, reject) => w.once("message", resolve).once("error", reject))));
+    // A worker reports once it has instantiated the kernels on the shared memory (reply id −1).
+    await Promise.all(pool.map((t) => t.ready));
   } catch (error) {
-    await Promise.all(workers.map((w) => w.terminate()));
+    await Promise.all(pool.map((t) => t.worker.terminate()));
     throw error;
   }
-  return new Pool(workers, minElements, heap);
+  return new Pool(pool, minElements, heap);
 }

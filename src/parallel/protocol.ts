@@ -42,7 +42,30 @@ export interface WasmJob {
   readonly args: readonly number[];
 }
 
-export type Job = QuantizeJob | DequantizeJob | WasmJob;
+/**
+ * Batched dot products on a part (src/dot/index.ts): "check" validates the codes of `a` (named `argument`, indices
+ * counted from `first`); "rows" is dotRows of `rows` row pairs; "matmul" is matmul of `rows` rows of a against the
+ * n rows of b. Codes were checked before any part runs.
+ */
+export interface DotJob {
+  readonly op: "dot";
+  readonly id: number;
+  readonly first: number;
+  readonly kind: "check" | "rows" | "matmul";
+  readonly formats: readonly [FormatSpec, FormatSpec];
+  readonly options: { readonly partials?: string; readonly overflow?: string; readonly block?: number; readonly wasm?: boolean };
+  readonly a: Uint8Array;
+  readonly b?: Uint8Array;
+  readonly rows: number;
+  readonly n: number;
+  readonly k: number;
+  readonly scales?: { readonly a?: Uint8Array; readonly b?: Uint8Array };
+  readonly out?: Float32Array | Uint16Array;
+  /** "check": which operand `a` is ("a" or "b"), for the error's argument name. */
+  readonly argument?: string;
+}
+
+export type Job = QuantizeJob | DequantizeJob | WasmJob | DotJob;
 
 /** What a worker receives at start (worker.ts): the threads build and the shared memory it instantiates it on. */
 export interface WorkerInit {

@@ -1,6 +1,5 @@
 // A pool worker: runs kernel calls on the pool's shared Wasm memory (its own instance of the threads build), and
 // quantize/dequantize on its part of other shared arrays with the library's own Wasm instance and memory.
-import { parentPort, workerData } from "node:worker_threads";
 import { dequantize, quantize, quantizeReference, requireCodes, resolveQuantize } from "../api/bulk.js";
 import { CodeRangeError } from "../errors.js";
 import { newFlags } from "../exact/project.js";
@@ -9,9 +8,12 @@ import { randomR, seedKeys } from "../random.js";
 import { requireBelow } from "../wasm/decode.js";
 import { quantizeWasm } from "../wasm/encode.js";
 import { kernels } from "../wasm/instance.js";
-import { type DequantizeJob, type Job, type QuantizeJob, type Reply, type WasmJob, type WorkerInit, errorData } from "./protocol.js";
+import { dotRowsArgs, dotRowsChecked, matmulArgs, matmulChecked, requireCodesIn, resolveDot } from "../dot/index.js";
+import type { DotOptions } from "../dot/index.js";
+import { onJob, reply, workerInit } from "./port.js";
+import { type DequantizeJob, type DotJob, type Job, type QuantizeJob, type Reply, type WasmJob, errorData } from "./protocol.js";
 
-const init = workerData as WorkerInit;
+const init = await workerInit();
 /** The threads build on the shared memory: its globals (the encode kernel's block address) are this thread's own. */
 const shared = new WebAssembly.Instance(init.module, { env: { memory: init.memory } }).exports as Record<string, (...args: number[]) => number | undefined>;
 
@@ -64,11 +66,26 @@ function runDequantize(job: DequantizeJob): Reply {
   return { id: job.id };
 }
 
-parentPort!.on("message", (job: Job) => {
+function runDot(job: DotJob): Reply {
+  const formats = [formatOf(job.formats[0]), formatOf(job.formats[1])] as const;
+  const options = { ...job.options, formats } as DotOptions;
+  if (job.kind === "check") {
+    requireCodesIn(job.a, resolveDot(options)[job.argument === "b" ? "fb" : "fa"], job.argument ?? "a");
+  } else if (job.kind === "rows") {
+    const o = { ...options, out: job.out as Float32Array };
+    dotRowsChecked(job.a, job.b!, job.rows, job.k, o, dotRowsArgs(job.a, job.b!, job.rows, job.k, o, false));
+  } else {
+    const o = { ...options, scales: job.scales, out: job.out };
+    matmulChecked(job.a, job.b!, job.rows, job.n, job.k, o, matmulArgs(job.a, job.b!, job.rows, job.n, job.k, o, false));
+  }
+  return { id: job.id };
+}
+
+onJob((job: Job) => {
   try {
-    parentPort!.postMessage(job.op === "wasm" ? runWasm(job) : job.op === "quantize" ? runQuantize(job) : runDequantize(job));
+    reply(job.op === "wasm" ? runWasm(job) : job.op === "quantize" ? runQuantize(job) : job.op === "dot" ? runDot(job) : runDequantize(job));
   } catch (error) {
-    parentPort!.postMessage({ id: job.id, error: errorData(error) } satisfies Reply);
+    reply({ id: job.id, error: errorData(error) });
   }
 });
-parentPort!.postMessage({ id: -1 } satisfies Reply);
+reply({ id: -1 });
