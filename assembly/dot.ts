@@ -67,16 +67,24 @@
 
 /** The running total over blocks [0, k) with projectGrid (no scales), from `total`. */
 // @ts-ignore: decorator
-@inline function gridTotal(pa: usize, pb: usize, k: i32, blk: i32, table: usize, total: f64, m: u64, half: u64, mask: u64, maxBits: u64, repl: u64, limit: u64, branchless: bool): f64 {
+@inline function gridTotal(pa: usize, pb: usize, k: i32, blk: i32, table: usize, idx: usize, total: f64, m: u64, half: u64, mask: u64, maxBits: u64, repl: u64, limit: u64, branchless: bool): f64 {
   for (let start = 0; start < k; start += blk) {
-    const s = blockSum(pa, pb, start, min(k, start + blk), table);
+    const s = blockSum(pa, pb, start, min(k, start + blk), table, idx);
     total = projectGrid(total + projectGrid(s, m, half, mask, maxBits, repl, limit, false), m, half, mask, maxBits, repl, limit, branchless);
   }
   return total;
 }
 
-/** Scratch for the 16 product-table indices of one step (u16, a·256 + b), written by SIMD and read back by loads. */
+/**
+ * Scratch for the 16 product-table indices of one step (u16, a·256 + b), written by SIMD and read back by loads: this
+ * one for a host whose instance has a memory of its own; instances sharing a memory pass one per thread.
+ */
 const IDX = memory.data(32, 16);
+
+/** Address of the static index scratch (32 bytes) for dotBatch. */
+export function dotScratch(): usize {
+  return IDX;
+}
 
 /**
  * Exact float64 sum of table[a[t]·256 + b[t]] for t in [from, to) (float32 table entries, 256 KiB: measured 4 %
@@ -85,30 +93,30 @@ const IDX = memory.data(32, 16);
  * 16 entries widened into four independent float64 accumulators; sums are exact, so any order gives the same value.
  */
 // @ts-ignore: decorator
-@inline function blockSum(pa: usize, pb: usize, from: i32, to: i32, table: usize): f64 {
+@inline function blockSum(pa: usize, pb: usize, from: i32, to: i32, table: usize, idx: usize): f64 {
   let s0: f64 = 0, s1: f64 = 0, s2: f64 = 0, s3: f64 = 0;
   let t = from;
   for (; t + 16 <= to; t += 16) {
     const x = v128.load(pa + <usize>t);
     const y = v128.load(pb + <usize>t);
-    v128.store(IDX, i8x16.shuffle(y, x, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23));
-    v128.store(IDX, i8x16.shuffle(y, x, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31), 16);
-    s0 += <f64>load<f32>(table + (<usize>load<u16>(IDX, 0) << 2));
-    s1 += <f64>load<f32>(table + (<usize>load<u16>(IDX, 2) << 2));
-    s2 += <f64>load<f32>(table + (<usize>load<u16>(IDX, 4) << 2));
-    s3 += <f64>load<f32>(table + (<usize>load<u16>(IDX, 6) << 2));
-    s0 += <f64>load<f32>(table + (<usize>load<u16>(IDX, 8) << 2));
-    s1 += <f64>load<f32>(table + (<usize>load<u16>(IDX, 10) << 2));
-    s2 += <f64>load<f32>(table + (<usize>load<u16>(IDX, 12) << 2));
-    s3 += <f64>load<f32>(table + (<usize>load<u16>(IDX, 14) << 2));
-    s0 += <f64>load<f32>(table + (<usize>load<u16>(IDX, 16) << 2));
-    s1 += <f64>load<f32>(table + (<usize>load<u16>(IDX, 18) << 2));
-    s2 += <f64>load<f32>(table + (<usize>load<u16>(IDX, 20) << 2));
-    s3 += <f64>load<f32>(table + (<usize>load<u16>(IDX, 22) << 2));
-    s0 += <f64>load<f32>(table + (<usize>load<u16>(IDX, 24) << 2));
-    s1 += <f64>load<f32>(table + (<usize>load<u16>(IDX, 26) << 2));
-    s2 += <f64>load<f32>(table + (<usize>load<u16>(IDX, 28) << 2));
-    s3 += <f64>load<f32>(table + (<usize>load<u16>(IDX, 30) << 2));
+    v128.store(idx, i8x16.shuffle(y, x, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23));
+    v128.store(idx, i8x16.shuffle(y, x, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31), 16);
+    s0 += <f64>load<f32>(table + (<usize>load<u16>(idx, 0) << 2));
+    s1 += <f64>load<f32>(table + (<usize>load<u16>(idx, 2) << 2));
+    s2 += <f64>load<f32>(table + (<usize>load<u16>(idx, 4) << 2));
+    s3 += <f64>load<f32>(table + (<usize>load<u16>(idx, 6) << 2));
+    s0 += <f64>load<f32>(table + (<usize>load<u16>(idx, 8) << 2));
+    s1 += <f64>load<f32>(table + (<usize>load<u16>(idx, 10) << 2));
+    s2 += <f64>load<f32>(table + (<usize>load<u16>(idx, 12) << 2));
+    s3 += <f64>load<f32>(table + (<usize>load<u16>(idx, 14) << 2));
+    s0 += <f64>load<f32>(table + (<usize>load<u16>(idx, 16) << 2));
+    s1 += <f64>load<f32>(table + (<usize>load<u16>(idx, 18) << 2));
+    s2 += <f64>load<f32>(table + (<usize>load<u16>(idx, 20) << 2));
+    s3 += <f64>load<f32>(table + (<usize>load<u16>(idx, 22) << 2));
+    s0 += <f64>load<f32>(table + (<usize>load<u16>(idx, 24) << 2));
+    s1 += <f64>load<f32>(table + (<usize>load<u16>(idx, 26) << 2));
+    s2 += <f64>load<f32>(table + (<usize>load<u16>(idx, 28) << 2));
+    s3 += <f64>load<f32>(table + (<usize>load<u16>(idx, 30) << 2));
   }
   for (; t + 4 <= to; t += 4) {
     const x = load<u32>(pa + <usize>t);
@@ -131,12 +139,13 @@ const IDX = memory.data(32, 16);
  * n = m). grid = 1: every table entry is a partials value (a multiple of 2^minQ; the rounded-product modes), so
  * unscaled block sums and running totals take projectGrid; otherwise (mode "exact", or scales) the general project.
  * carry = 1: each running total starts from the float32 already in its out slot (a dot streamed in parts of whole
- * blocks: a total is a partials value, exact in float32, and never −0), else from 0.
+ * blocks: a total is a partials value, exact in float32, and never −0), else from 0. idx: 32 bytes of index scratch,
+ * 16-aligned (dotScratch(), or one per thread).
  */
 export function dotBatch(
   a: usize, b: usize, k: i32, m: i32, n: i32, table: usize, blk: i32,
   P: i32, minQ: i32, maxv: f64, mode: i32,
-  sa: usize, saStride: i32, sb: usize, sbStride: i32, blocks: i32, out: usize, pairs: i32, grid: i32, carry: i32,
+  sa: usize, saStride: i32, sb: usize, sbStride: i32, blocks: i32, out: usize, pairs: i32, grid: i32, carry: i32, idx: usize,
 ): void {
   const dropped = <u64>(53 - P);
   const half = (<u64>1 << (dropped - 1)) - 1;
@@ -157,12 +166,12 @@ export function dotBatch(
       let total: f64 = carry ? <f64>load<f32>(slot) : 0;
       if (grid && !scaled) {
         // The hot path: no scales, every sum on the partials grid.
-        if (mode == 0) total = gridTotal(pa, pb, k, blk, table, total, dropped, half, mask, maxBits, repl, limit, true);
-        else total = gridTotal(pa, pb, k, blk, table, total, dropped, half, mask, maxBits, repl, limit, false);
+        if (mode == 0) total = gridTotal(pa, pb, k, blk, table, idx, total, dropped, half, mask, maxBits, repl, limit, true);
+        else total = gridTotal(pa, pb, k, blk, table, idx, total, dropped, half, mask, maxBits, repl, limit, false);
       } else {
         let kb = 0;
         for (let start = 0; start < k; start += blk) {
-          let s = blockSum(pa, pb, start, min(k, start + blk), table);
+          let s = blockSum(pa, pb, start, min(k, start + blk), table, idx);
           if (scaled) {
             const ea = saStride == 0 ? 0 : scaleExp(load<u8>(sa + <usize>(saStride == 1 ? i : i * blocks + kb)));
             const eb = sbStride == 0 ? 0 : scaleExp(load<u8>(sb + <usize>(sbStride == 1 ? j : j * blocks + kb)));

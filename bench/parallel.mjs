@@ -120,7 +120,7 @@ const DOT = { formats: "float8_e4m3fn", partials: "binary16", overflow: "OvSAT" 
 const dotCases = [
   { name: "dotRows (rows × 4096)", shape: (n) => [n / 4096, 4096], one: (a, b, [r, c]) => dotRows(a, b, r, c, DOT), pool: (a, b, [r, c]) => pool.dotRows(a, b, r, c, DOT) },
   { name: "matvec (rows × 4096)", shape: (n) => [n / 4096, 4096], one: (a, b, [r, c]) => matvec(a, b.subarray(0, c), r, c, DOT), pool: (a, b, [r, c]) => pool.matvec(a, b.subarray(0, c), r, c, DOT) },
-  { name: "matmul (m × 256 · 256 × 256)", shape: (n) => [n / 65536, 256], one: (a, b, [m]) => matmul(a, b.subarray(0, 65536), m, 256, 256, DOT), pool: (a, b, [m]) => pool.matmul(a, b.subarray(0, 65536), m, 256, 256, DOT) },
+  { name: "matmul (m × 256 · 256 × 256)", shape: (n) => [n / 65536, 256], one: (a, b, [m]) => matmul(a.subarray(0, m * 256), b.subarray(0, 65536), m, 256, 256, DOT), pool: (a, b, [m]) => pool.matmul(a.subarray(0, m * 256), b.subarray(0, 65536), m, 256, 256, DOT) },
 ];
 for (const c of args.only === "convert" ? [] : dotCases) {
   for (const n of sizes) {

@@ -358,6 +358,35 @@ describe("batched dot products on the pool", () => {
     }
   });
 
+  it.each(configs)("%s with both operands in the pool's memory (dotBatch on every worker, zero-copy)", async (_, options) => {
+    const k = 300;
+    const c = count(options as never);
+    const put = (codesIn: Uint8Array) => {
+      const h = pool.allocCodes("float8_e4m3fn", codesIn.length);
+      h.array.set(codesIn);
+      return h;
+    };
+    for (const [m, n] of [[37, 5], [1, 9], [2, 1]] as const) {
+      const [a, b] = [codes(m * k, c, 20 + m), codes(n * k, c, 30 + n)];
+      const [pa, pb] = [put(a), put(b)];
+      const [va, vb] = [pa.array as Uint8Array, pb.array as Uint8Array];
+      expect(same(await pool.matmul(va, vb, m, n, k, options as never), matmul(a, b, m, n, k, options as never)), `matmul ${m}×${n}`).toBe(0);
+      const out16 = pool.allocCodes("binary16", m * n);
+      await pool.matmul(va, vb, m, n, k, { ...(options as object), out: out16.array } as never);
+      expect(same(out16.array, matmul(a, b, m, n, k, { ...(options as object), out: new Uint16Array(m * n) } as never)), `matmul ${m}×${n} binary16`).toBe(0);
+      if (m === n || n === 1) {
+        const rows = Math.min(m, n);
+        expect(same(await pool.dotRows(va.subarray(0, rows * k), vb.subarray(0, rows * k), rows, k, options as never), dotRows(a.subarray(0, rows * k), b.subarray(0, rows * k), rows, k, options as never))).toBe(0);
+      }
+      const rowsPairs = pool.allocCodes("float8_e4m3fn", m * k);
+      rowsPairs.array.set(codes(m * k, c, 40 + m));
+      const out = pool.allocFloat32(m);
+      await pool.dotRows(va, rowsPairs.array as Uint8Array, m, k, { ...(options as object), out: out.array } as never);
+      expect(same(out.array, dotRows(a, rowsPairs.array as Uint8Array, m, k, options as never)), `dotRows ${m}`).toBe(0);
+      for (const h of [pa, pb, out16, rowsPairs, out]) h.free();
+    }
+  });
+
   it("matvec and matmul with per-row and per-block scales match the single-thread calls", async () => {
     const [m, n, k] = [11, 6, 100];
     const options = { formats: "float8_e4m3fn", partials: "binary16", overflow: "OvINF", block: 32 } as const;
@@ -370,6 +399,16 @@ describe("batched dot products on the pool", () => {
     }
     const x = b.subarray(0, k);
     expect(same(await pool.matvec(a, x, m, k, options), matvec(a, x, m, k, options))).toBe(0);
+    // The same in the pool's memory (the scales are copied next to the operands for the workers' kernels).
+    const [pa, pb] = [pool.allocCodes("float8_e4m3fn", m * k), pool.allocCodes("float8_e4m3fn", n * k)];
+    pa.array.set(a);
+    pb.array.set(b);
+    for (const scales of [{ a: codes(m, 256, 7) }, { a: codes(m * blocks, 256, 8), b: codes(n * blocks, 256, 9) }]) {
+      expect(same(await pool.matmul(pa.array as Uint8Array, pb.array as Uint8Array, m, n, k, { ...options, scales }), matmul(a, b, m, n, k, { ...options, scales }))).toBe(0);
+      expect(same(await pool.matmul((pa.array as Uint8Array).subarray(0, k), pb.array as Uint8Array, 1, n, k, { ...options, scales: { b: scales.b } }), matmul(a.subarray(0, k), b, 1, n, k, { ...options, scales: { b: scales.b } }))).toBe(0);
+    }
+    pa.free();
+    pb.free();
   });
 
   it("reports a bad code with the single-thread call's error and index before any part writes", async () => {

@@ -9,7 +9,8 @@ import { type DotContext, exactInFloat64 } from "./reference.js";
 
 interface DotKernels {
   readonly memory: WebAssembly.Memory;
-  dotBatch(a: number, b: number, k: number, m: number, n: number, table: number, blk: number, P: number, minQ: number, maxv: number, mode: number, sa: number, saStride: number, sb: number, sbStride: number, blocks: number, out: number, pairs: number, grid: number, carry: number): void;
+  dotBatch(a: number, b: number, k: number, m: number, n: number, table: number, blk: number, P: number, minQ: number, maxv: number, mode: number, sa: number, saStride: number, sb: number, sbStride: number, blocks: number, out: number, pairs: number, grid: number, carry: number, idx: number): void;
+  dotScratch(): number;
 }
 
 export function dotKernels(): DotKernels | undefined {
@@ -33,18 +34,17 @@ function formatKey(f: object): string {
   return key;
 }
 
+/** The key of a product table: the operand formats, the partials and the overflow mode. */
+export function productKey(ctx: DotContext): string {
+  return `${formatKey(ctx.fa)}|${formatKey(ctx.fb)}|${ctx.partials.name}|${ctx.mode}`;
+}
+
 /**
- * The float32 table of the (rounded, or exact for mode "exact") products of every code pair, or undefined if a value
- * is not a float32 (rounded products are partials values, so only an exact product of a very wide format could be).
+ * The float32 table of the (rounded, or exact for mode "exact") products of every code pair (index a·256 + b), or
+ * undefined if a value is not a float32 (rounded products are partials values, so only an exact product of a very
+ * wide format could be).
  */
-function productTable(ctx: DotContext): number | undefined {
-  const key = `${formatKey(ctx.fa)}|${formatKey(ctx.fb)}|${ctx.partials.name}|${ctx.mode}`;
-  const hit = tables.get(key);
-  if (hit !== undefined) {
-    tables.delete(key);
-    tables.set(key, hit);
-    return hit;
-  }
+export function productValues(ctx: DotContext): Float32Array | undefined {
   const values = new Float32Array(65536);
   const { va, vb } = ctx;
   for (let i = 0; i < va.length; i++) {
@@ -55,6 +55,20 @@ function productTable(ctx: DotContext): number | undefined {
       if (values[i * 256 + j] !== v && v === v) return undefined;
     }
   }
+  return values;
+}
+
+/** The product table of ctx in the kernels' memory (uploaded once, least recently used tables freed). */
+function productTable(ctx: DotContext): number | undefined {
+  const key = productKey(ctx);
+  const hit = tables.get(key);
+  if (hit !== undefined) {
+    tables.delete(key);
+    tables.set(key, hit);
+    return hit;
+  }
+  const values = productValues(ctx);
+  if (!values) return undefined;
   if (tables.size >= MAX_TABLES) {
     const [oldest, ptr] = tables.entries().next().value as [string, number];
     tables.delete(oldest);
@@ -66,13 +80,36 @@ function productTable(ctx: DotContext): number | undefined {
   return ptr;
 }
 
+/** dotBatch's arguments after the table: BLK, the partials' P, minQ and MaxFinite, the mode index and `grid`. */
+export interface DotPlan {
+  readonly blk: number;
+  readonly P: number;
+  readonly minQ: number;
+  readonly max: number;
+  readonly mode: number;
+  readonly grid: number;
+}
+
+/**
+ * How dotBatch runs dot products of k codes under ctx, or undefined when the kernel does not apply: float64 block
+ * sums not proved exact, or mode "exact" with scales.
+ */
+export function dotPlan(ctx: DotContext, k: number, scaled: boolean): DotPlan | undefined {
+  const exact = ctx.mode === "exact";
+  const blk = exact ? Math.max(1, k) : ctx.block;
+  if ((exact && scaled) || !exactInFloat64(blk, ctx.productBound, ctx.lowExp)) return undefined;
+  // grid: the rounded products are partials values, so unscaled sums stay on the partials grid (assembly/dot.ts).
+  return { blk, P: ctx.partials.P, minQ: ctx.partials.minQ, max: ctx.partials.max, mode: exact ? 1 : modeIndex(ctx.mode as OverflowMode), grid: exact ? 0 : 1 };
+}
+
 export interface KernelScales {
   readonly a?: Uint8Array;
   readonly b?: Uint8Array;
   readonly blocks: number;
 }
 
-function stride(s: Uint8Array | undefined, rows: number): number {
+/** Scale stride of dotBatch: 0 none, 1 one code per row, 2 one per row and block. */
+export function stride(s: Uint8Array | undefined, rows: number): number {
   return s === undefined ? 0 : s.length === rows ? 1 : 2;
 }
 
@@ -91,10 +128,10 @@ export function dotKernel(a: Uint8Array, b: Uint8Array, k: number, m: number, n:
   const K = dotKernels();
   if (!K || m * n === 0) return undefined;
   const results = pairs ? m : m * n;
+  const plan = dotPlan(ctx, k, scales?.a !== undefined || scales?.b !== undefined);
+  if (!plan) return undefined;
+  const { blk, grid, mode } = plan;
   const exact = ctx.mode === "exact";
-  const blk = exact ? Math.max(1, k) : ctx.block;
-  if (exact && scales && (scales.a || scales.b)) return undefined;
-  if (!exactInFloat64(blk, ctx.productBound, ctx.lowExp)) return undefined;
   const la = scales?.a?.length ?? 0;
   const lb = scales?.b?.length ?? 0;
   const strideA = stride(scales?.a, m);
@@ -116,7 +153,6 @@ export function dotKernel(a: Uint8Array, b: Uint8Array, k: number, m: number, n:
   const getSb = scales?.b ? keep(scales.b) : undefined;
   const table = productTable(ctx);
   if (table === undefined) return undefined;
-  const p = ctx.partials;
   const outBytes = results * 4;
   const pa = allocBytesRaw(scratchA, "a");
   const pb = allocBytesRaw(scratchB, "b");
@@ -128,13 +164,11 @@ export function dotKernel(a: Uint8Array, b: Uint8Array, k: number, m: number, n:
     const vb = getB();
     if (getSa) new Uint8Array(buf, ps, la).set(getSa());
     if (getSb) new Uint8Array(buf, ps + la, lb).set(getSb());
-    const mode = exact ? 1 : modeIndex(ctx.mode as OverflowMode);
-    // grid: the rounded products are partials values, so unscaled sums stay on the partials grid (assembly/dot.ts).
-    const grid = exact ? 0 : 1;
+    const idx = K.dotScratch();
     if (!streamed) {
       if (!inA) new Uint8Array(buf, pa, a.length).set(va);
       if (!inB) new Uint8Array(buf, pb, b.length).set(vb);
-      K.dotBatch(inA ? va.byteOffset : pa, inB ? vb.byteOffset : pb, k, m, n, table, blk, p.P, p.minQ, p.max, mode, ps, strideA, ps + la, strideB, scales?.blocks ?? 1, po, pairs ? 1 : 0, grid, 0);
+      K.dotBatch(inA ? va.byteOffset : pa, inB ? vb.byteOffset : pb, k, m, n, table, blk, plan.P, plan.minQ, plan.max, mode, ps, strideA, ps + la, strideB, scales?.blocks ?? 1, po, pairs ? 1 : 0, grid, 0, idx);
     } else {
       for (let r = 0; r < m; r += rowsPerPart) {
         const rows = Math.min(rowsPerPart, m - r);
@@ -154,7 +188,7 @@ export function dotKernel(a: Uint8Array, b: Uint8Array, k: number, m: number, n:
             new Uint8Array(buf, pb, bytes).set(vb.subarray(from, from + bytes));
             srcB = pb;
           }
-          K.dotBatch(srcA, srcB, len, rows, rows, table, blk, p.P, p.minQ, p.max, mode, ps, 0, ps, 0, 1, po + r * 4, 1, grid, c > 0 ? 1 : 0);
+          K.dotBatch(srcA, srcB, len, rows, rows, table, blk, plan.P, plan.minQ, plan.max, mode, ps, 0, ps, 0, 1, po + r * 4, 1, grid, c > 0 ? 1 : 0, idx);
         }
       }
     }

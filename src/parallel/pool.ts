@@ -8,10 +8,13 @@
 import { workerSource } from "../../build/parallel/worker.js";
 import { type CodeArray, type QuantizeOptions, codeArrayType, decodeTable32, dequantize, quantize, requireCodes, requireInput, requireOutput, resolveQuantize } from "../api/bulk.js";
 import { type FormatLike, resolveFormat } from "../api/scalar.js";
+import { format } from "../format/registry.js";
 import { ArgumentTypeError, CodeRangeError, describe, requireInteger } from "../errors.js";
 import type { ConversionFlags } from "../exact/project.js";
 import type { Format, FormatSpec } from "../format/model.js";
-import { type DotOptions, type MatOptions, type ResolvedDot, dotRows, dotRowsArgs, matmul, matmulArgs } from "../dot/index.js";
+import { type DotOptions, type MatOptions, type MatScales, type ResolvedDot, dotRows, dotRowsArgs, matmul, matmulArgs } from "../dot/index.js";
+import type { DotContext } from "../dot/reference.js";
+import { dotPlan, productKey, productValues, stride } from "../dot/wasm.js";
 import { type WasmTable, decodeCall, uploadTable } from "../wasm/decode.js";
 import { BLOCK_WORDS, type WasmRandom, encodeBlock } from "../wasm/encode.js";
 import { keep } from "../wasm/memory.js";
@@ -113,6 +116,8 @@ export class Pool {
   readonly #heap: SharedHeap;
   /** Decode tables in the shared memory, by format parameters (uploaded once, kept until the pool is dropped). */
   readonly #tables = new Map<string, WasmTable>();
+  /** Dot product tables in the shared memory, by configuration (undefined: not float32 values, no kernel). */
+  readonly #products = new Map<string, number | undefined>();
   readonly minElements: number;
   #nextId = 0;
   #closed = false;
@@ -139,8 +144,8 @@ export class Pool {
   }
 
   /** Runs `fn` of the threads build on every range (args from the range), returns the values the calls returned. */
-  async #runKernel(n: number, fn: string, args: (start: number, end: number, thread: number) => number[]): Promise<number[]> {
-    const replies = await this.#run(n, (a, b, id, thread) => ({ op: "wasm", id, first: a, fn, args: args(a, b, thread) }));
+  async #runKernel(n: number, fn: string, args: (start: number, end: number, thread: number) => number[], align = ALIGN): Promise<number[]> {
+    const replies = await this.#run(n, (a, b, id, thread) => ({ op: "wasm", id, first: a, fn, args: args(a, b, thread) }), align);
     return replies.map((r) => ("value" in r && r.value !== undefined ? r.value : 0));
   }
 
@@ -298,6 +303,70 @@ export class Pool {
     return target ? copyBack(target, out) : out;
   }
 
+  /** The product table of ctx in the shared memory (built and uploaded on first use), or undefined. */
+  #productTable(ctx: DotContext): number | undefined {
+    const key = productKey(ctx);
+    if (!this.#products.has(key)) {
+      const values = productValues(ctx);
+      const ptr = values && this.#heap.alloc(values.byteLength);
+      if (values && ptr !== undefined) new Float32Array(this.#heap.buffer, ptr, values.length).set(values);
+      this.#products.set(key, ptr);
+    }
+    return this.#products.get(key);
+  }
+
+  /**
+   * The zero-copy dot path: operands in the pool's memory and a case dotBatch covers (else undefined). Each worker runs
+   * dotBatch on its instance of the threads build over whole rows, with an index scratch of its own: rows of a (or,
+   * when a has fewer rows than there are threads, rows of b into parts interleaved after), or row pairs (`pairs`).
+   * Returns the float32 results.
+   */
+  async #dotShared(r: ResolvedDot, a: Uint8Array, b: Uint8Array, k: number, m: number, n: number, pairs: boolean, scales: MatScales | undefined): Promise<Float32Array | undefined> {
+    const heap = this.#heap;
+    if (!r.wasm || !heap.owns(a) || !heap.owns(b)) return undefined;
+    const plan = dotPlan(r.ctx, k, scales?.a !== undefined || scales?.b !== undefined);
+    const table = plan && this.#productTable(r.ctx);
+    if (!plan || table === undefined) return undefined;
+    const results = pairs ? m : m * n;
+    const blocks = Math.max(1, Math.ceil(k / r.ctx.block));
+    const [strideA, strideB] = [stride(scales?.a, m), stride(scales?.b, n)];
+    const temporary: HeapView[] = [];
+    const scratch = <T extends HeapView>(t: T): T => (temporary.push(t), t);
+    const copy = (s: Uint8Array | undefined) => {
+      if (!s) return undefined;
+      const view = scratch(heap.view(Uint8Array, s.length, "options.scales"));
+      view.set(s);
+      return view;
+    };
+    try {
+      const [sa, sb] = [copy(scales?.a), copy(scales?.b)];
+      const [saPtr, sbPtr] = [sa?.byteOffset ?? 0, sb?.byteOffset ?? 0];
+      const out = scratch(heap.view(Float32Array, results, "out"));
+      const idx = this.#threads.map(() => scratch(heap.view(Uint8Array, 32)).byteOffset);
+      // Scales of rows [i, …) of a call's operand: one code per row or `blocks` per row.
+      const rowScale = (ptr: number, s: number, i: number) => (s === 0 ? 0 : ptr + (s === 1 ? i : i * blocks));
+      const call = (pa: number, pb: number, rows: number, cols: number, sA: number, sB: number, po: number, t: number) => [
+        pa, pb, k, rows, cols, table, plan.blk, plan.P, plan.minQ, plan.max, plan.mode, sA, strideA, sB, strideB, blocks, po, pairs ? 1 : 0, plan.grid, 0, idx[t]!,
+      ];
+      if (pairs) {
+        await this.#runKernel(m, "dotBatch", (i, j, t) => call(a.byteOffset + i * k, b.byteOffset + i * k, j - i, j - i, 0, 0, out.byteOffset + 4 * i, t), 1);
+      } else if (m >= this.#threads.length || m >= n) {
+        await this.#runKernel(m, "dotBatch", (i, j, t) => call(a.byteOffset + i * k, b.byteOffset, j - i, n, rowScale(saPtr, strideA, i), sbPtr, out.byteOffset + 4 * i * n, t), 1);
+      } else {
+        const parts: Array<[number, number, Float32Array]> = [];
+        await this.#runKernel(n, "dotBatch", (i, j, t) => {
+          const part = scratch(heap.view(Float32Array, m * (j - i), "out"));
+          parts.push([i, j, part]);
+          return call(a.byteOffset, b.byteOffset + i * k, m, j - i, saPtr, rowScale(sbPtr, strideB, i), part.byteOffset, t);
+        }, 1);
+        for (const [i, j, part] of parts) for (let row = 0; row < m; row++) out.set(part.subarray(row * (j - i), (row + 1) * (j - i)), row * n + i);
+      }
+      return new Float32Array(out);
+    } finally {
+      for (const t of temporary) heap.free(t.byteOffset, t.byteLength);
+    }
+  }
+
   /**
    * Checks the codes of the operands in parallel before any part computes (formats of fewer than 8 bits only; an
    * error names the first bad code of the first bad part, as the single-thread call names the first bad code).
@@ -324,6 +393,8 @@ export class Pool {
     const sa = share(a);
     const sb = share(b);
     await this.#checkDotCodes(r, [[sa, "a"], [sb, "b"]]);
+    const fast = await this.#dotShared(r, sa, sb, cols, rows, rows, true, undefined);
+    if (fast) return target ? copyBack(target, fast) : fast;
     const out = given && isShared(given) ? given : sharedArray(Float32Array, rows);
     const formats = [spec(r.fa), spec(r.fb)] as const;
     const opts = dotJobOptions(options);
@@ -352,6 +423,11 @@ export class Pool {
     const scalesA = options.scales?.a && share(options.scales.a);
     const scalesB = options.scales?.b && share(options.scales.b);
     await this.#checkDotCodes(r, [[sa, "a"], [sb, "b"]]);
+    const fast = await this.#dotShared(r, sa, sb, k, m, n, false, options.scales && { a: scalesA, b: scalesB });
+    if (fast) {
+      if (!(given instanceof Uint16Array)) return (target ? copyBack(target as () => Float32Array, fast) : fast) as T;
+      return quantize(fast, BINARY16, { out: target!() as Uint16Array }) as T;
+    }
     const type = (given instanceof Uint16Array ? Uint16Array : Float32Array) as ArrayType<Float32Array | Uint16Array>;
     const out = given && isShared(given) ? given : sharedArray(type, m * n);
     const formats = [spec(r.fa), spec(r.fb)] as const;
@@ -414,6 +490,8 @@ function copyBack<T extends SharedView>(target: () => T, out: T): T {
   if (now !== out) now.set(out as never);
   return now;
 }
+
+const BINARY16 = format("binary16");
 
 /** The plain-data options of a dot job (formats travel as specs). */
 function dotJobOptions(o: { partials?: string; overflow?: string; block?: number; wasm?: boolean }): DotJob["options"] {
