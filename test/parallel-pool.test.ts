@@ -116,8 +116,9 @@ describe("parallel equals single-thread", () => {
 });
 
 describe("the pool's shared memory (zero-copy kernels on every worker)", () => {
-  // Parts of 3 workers split at multiples of 64; these lengths put part and tail-block boundaries at odd places.
-  const lengths = [1, 15, 64, 191, 3 * 65_536 + 17];
+  // Chunks of at least 65536 elements (multiples of 64) that 3 workers take in turn: these lengths give 1, 4 and 17
+  // chunks and put chunk and tail-block boundaries at odd places.
+  const lengths = [1, 15, 64, 191, 3 * 65_536 + 17, 16 * 65_536 + 45];
   const cases: Array<[string, object]> = [
     ["float8_e4m3fn", {}],
     ["float8_e5m2", { saturation: "SatFinite" }],

@@ -26,6 +26,9 @@ import { type DotJob, type Job, type Reply, type SharedView, type WorkerInit, re
 export const DEFAULT_MIN_ELEMENTS = 1 << 22;
 /** Part boundaries are multiples of 64 elements (whole cache lines of codes, whole SIMD blocks). */
 const ALIGN = 64;
+/** Chunks per thread of a kernel call in the pool's memory, and the smallest chunk (elements) of a conversion. */
+const CHUNKS_PER_THREAD = 8;
+const MIN_CHUNK = 1 << 16;
 const MAX_THREADS = 256;
 
 export interface PoolOptions {
@@ -143,10 +146,26 @@ export class Pool {
     return new PoolArray<Uint8Array | Uint16Array>(this.#heap, f.K <= 8 ? Uint8Array : Uint16Array, n);
   }
 
-  /** Runs `fn` of the threads build on every range (args from the range), returns the values the calls returned. */
-  async #runKernel(n: number, fn: string, args: (start: number, end: number, thread: number) => number[], align = ALIGN): Promise<number[]> {
-    const replies = await this.#run(n, (a, b, id, thread) => ({ op: "wasm", id, first: a, fn, args: args(a, b, thread) }), align);
-    return replies.map((r) => ("value" in r && r.value !== undefined ? r.value : 0));
+  /**
+   * Runs `fn` of the threads build over [0, n) in chunks that the workers take in turn from a counter in the shared
+   * memory, so a thread the host slows down takes fewer (a static split waits for its slowest part). About 8 chunks per
+   * thread, each a multiple of `align` and at least `minChunk` long; `args` gives a chunk's arguments on a thread (its
+   * own parameter block or scratch). Returns the largest value any call returned (the code scans), or 0.
+   */
+  async #runKernel(n: number, fn: string, args: (start: number, end: number, thread: number) => number[], align = ALIGN, minChunk = MIN_CHUNK): Promise<number> {
+    if (n === 0) return 0;
+    const threads = this.#threads.length;
+    const chunk = Math.max(minChunk, Math.ceil(n / (threads * CHUNKS_PER_THREAD) / align) * align);
+    const ranges: Array<[number, number]> = [];
+    for (let start = 0; start < n; start += chunk) ranges.push([start, Math.min(n, start + chunk)]);
+    const counter = this.#heap.view(Uint32Array, 1);
+    try {
+      const jobs = this.#threads.map((_, t): Job => ({ op: "wasm", id: this.#nextId++, first: 0, fn, counter: counter.byteOffset, calls: ranges.map(([a, b]) => args(a, b, t)) }));
+      const replies = await this.#settle(jobs);
+      return Math.max(0, ...replies.map((r) => ("value" in r && r.value !== undefined ? r.value : 0)));
+    } finally {
+      this.#heap.free(counter.byteOffset, counter.byteLength);
+    }
   }
 
   /**
@@ -204,8 +223,8 @@ export class Pool {
     const n = codes.length;
     const bytes = codes.BYTES_PER_ELEMENT;
     if (f.codeCount < 2 ** (8 * bytes)) {
-      const maxima = await this.#runKernel(n, bytes === 1 ? "maxU8" : "maxU16", (a, b) => [codes.byteOffset + bytes * a, b - a]);
-      if (Math.max(0, ...maxima) >= f.codeCount) {
+      const maximum = await this.#runKernel(n, bytes === 1 ? "maxU8" : "maxU16", (a, b) => [codes.byteOffset + bytes * a, b - a]);
+      if (maximum >= f.codeCount) {
         const i = codes.findIndex((c) => c >= f.codeCount);
         throw new CodeRangeError(`codes[${i}]`, `is ${codes[i]}; allowed: a ${f.name} code in [0, ${f.codeCount - 1}]`);
       }
@@ -234,7 +253,11 @@ export class Pool {
 
   /** Runs one job per range on the workers; waits for all of them, then throws the first part's error, if any. */
   async #run(n: number, job: (start: number, end: number, id: number, thread: number) => Job, align = ALIGN): Promise<Reply[]> {
-    const jobs = splitRanges(n, this.#threads.length, align).map(([a, b], i) => job(a, b, this.#nextId++, i));
+    return this.#settle(splitRanges(n, this.#threads.length, align).map(([a, b], i) => job(a, b, this.#nextId++, i)));
+  }
+
+  /** Posts job i to thread i; waits for all of them, then throws the first job's error, if any. */
+  async #settle(jobs: Job[]): Promise<Reply[]> {
     const settled = await Promise.allSettled(jobs.map((j, i) => this.#threads[i]!.post(j)));
     const replies: Reply[] = [];
     settled.forEach((s, i) => {
@@ -349,17 +372,18 @@ export class Pool {
         pa, pb, k, rows, cols, table, plan.blk, plan.P, plan.minQ, plan.max, plan.mode, sA, strideA, sB, strideB, blocks, po, pairs ? 1 : 0, plan.grid, 0, idx[t]!,
       ];
       if (pairs) {
-        await this.#runKernel(m, "dotBatch", (i, j, t) => call(a.byteOffset + i * k, b.byteOffset + i * k, j - i, j - i, 0, 0, out.byteOffset + 4 * i, t), 1);
+        await this.#runKernel(m, "dotBatch", (i, j, t) => call(a.byteOffset + i * k, b.byteOffset + i * k, j - i, j - i, 0, 0, out.byteOffset + 4 * i, t), 1, 1);
       } else if (m >= this.#threads.length || m >= n) {
-        await this.#runKernel(m, "dotBatch", (i, j, t) => call(a.byteOffset + i * k, b.byteOffset, j - i, n, rowScale(saPtr, strideA, i), sbPtr, out.byteOffset + 4 * i * n, t), 1);
+        await this.#runKernel(m, "dotBatch", (i, j, t) => call(a.byteOffset + i * k, b.byteOffset, j - i, n, rowScale(saPtr, strideA, i), sbPtr, out.byteOffset + 4 * i * n, t), 1, 1);
       } else {
-        const parts: Array<[number, number, Float32Array]> = [];
+        // Columns [i, j) of the result go to m × (j − i) results at parts + 4·m·i, interleaved into out after.
+        const parts = scratch(heap.view(Float32Array, m * n, "out"));
+        const ranges: Array<[number, number]> = [];
         await this.#runKernel(n, "dotBatch", (i, j, t) => {
-          const part = scratch(heap.view(Float32Array, m * (j - i), "out"));
-          parts.push([i, j, part]);
-          return call(a.byteOffset, b.byteOffset + i * k, m, j - i, saPtr, rowScale(sbPtr, strideB, i), part.byteOffset, t);
-        }, 1);
-        for (const [i, j, part] of parts) for (let row = 0; row < m; row++) out.set(part.subarray(row * (j - i), (row + 1) * (j - i)), row * n + i);
+          if (t === 0) ranges.push([i, j]);
+          return call(a.byteOffset, b.byteOffset + i * k, m, j - i, saPtr, rowScale(sbPtr, strideB, i), parts.byteOffset + 4 * m * i, t);
+        }, 1, 1);
+        for (const [i, j] of ranges) for (let row = 0; row < m; row++) out.set(parts.subarray(m * i + row * (j - i), m * i + (row + 1) * (j - i)), row * n + i);
       }
       return new Float32Array(out);
     } finally {

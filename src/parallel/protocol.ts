@@ -32,14 +32,18 @@ export interface DequantizeJob extends JobBase {
   readonly out?: Float32Array;
 }
 
-/** One kernel call on the pool's shared Wasm memory (raw pointer ABI of assembly/index.ts): the reply's value is its result. */
+/**
+ * Kernel calls on the pool's shared Wasm memory (raw pointer ABI of assembly/index.ts): the worker takes chunk numbers
+ * from the i32 counter at byte address `counter` (Atomics.add) until they run out and calls `fn` with `calls[chunk]`.
+ * The reply's value is the largest result of its calls.
+ */
 export interface WasmJob {
   readonly op: "wasm";
   readonly id: number;
-  /** Absolute index of the part's first element (error indices). */
   readonly first: number;
   readonly fn: string;
-  readonly args: readonly number[];
+  readonly counter: number;
+  readonly calls: ReadonlyArray<readonly number[]>;
 }
 
 /**
