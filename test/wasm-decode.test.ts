@@ -4,7 +4,7 @@ import { CodeRangeError, allocCodes, allocFloat32, dequantize, format, registere
 import { decodeTable32 } from "../src/api/bulk.js";
 import type { Format } from "../src/format/model.js";
 import { kernelStatus, kernels } from "../src/wasm/instance.js";
-import { wasmTable } from "../src/wasm/decode.js";
+import { ieeeForm, wasmTable } from "../src/wasm/decode.js";
 import { CHUNK, memoryStats } from "../src/wasm/memory.js";
 
 afterEach(() => useKernels(true));
@@ -82,14 +82,27 @@ describe("Wasm dequantize, exhaustive per format", () => {
     for (const K of [9, 10, 11, 13, 14, 15]) for (const name of p3109(K, [1, 2, K >> 1, K - 1, K])) checkFormat(format(name));
   });
 
-  it("the exhaustive checks above cover every kernel: planes, split (2 and 3 rows), linear, scalar LUTs", () => {
+  it("the exhaustive checks above cover every kernel: planes, split (2 and 3 rows), linear, IEEE rule, scalar LUTs", () => {
     const kind = (name: string) => {
       const t = wasmTable(kernels()!, format(name), decodeTable32);
-      return t.planes >= 0 ? "planes" : t.split >= 0 ? `split${t.splitRows <= 2 ? 2 : 3}` : t.linear ? `linear<<${t.linear.shift}` : "lut";
+      return t.planes >= 0 ? "planes" : t.split >= 0 ? `split${t.splitRows <= 2 ? 2 : 3}` : t.linear ? `linear<<${t.linear.shift}` : t.ieee >= 0 ? "ieee" : "lut";
     };
-    expect(["float4_e2m1fn", "float8_e4m3fn", "float6_e3m2fn", "Binary8p3se", "Binary8p7se", "bfloat16", "float16"].map(kind)).toEqual([
-      "planes", "split2", "split2", "split3", "lut", "linear<<16", "lut",
+    expect(["float4_e2m1fn", "float8_e4m3fn", "float6_e3m2fn", "Binary8p3se", "Binary8p7se", "bfloat16", "float16", "Binary16p11se", "cfloat16_uhp"].map(kind)).toEqual([
+      "planes", "split2", "split2", "split3", "lut", "linear<<16", "ieee", "lut", "lut",
     ]);
+  });
+
+  it("takes the IEEE rule only for tables that follow it in every entry", () => {
+    const f = format("float16");
+    const table = decodeTable32(f);
+    expect(ieeeForm(table, f)).toBeDefined();
+    // One NaN payload, one subnormal, one normal value or one sign off: the rule no longer holds.
+    for (const code of [0x7c01, 0x0001, 0x3c00, 0x8400]) {
+      const altered = table.slice();
+      altered[code]! ^= 1;
+      expect(ieeeForm(altered, f), `code 0x${code.toString(16)}`).toBeUndefined();
+    }
+    expect(ieeeForm(decodeTable32(format("Binary16p11se")), format("Binary16p11se"))).toBeUndefined();
   });
 
   it("agrees with the TypeScript reference (kernels off) across chunk boundaries", () => {

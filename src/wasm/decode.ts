@@ -16,6 +16,8 @@ export interface WasmTable {
   readonly splitRows: number;
   /** 9…16-bit formats whose table is (code << shift) + offset for every code (bfloat16); else undefined. */
   readonly linear?: { readonly shift: number; readonly offset: number };
+  /** 9…16-bit formats whose table follows the IEEE rule of decodeIeee16 (binary16): its parameter block; else −1. */
+  readonly ieee: number;
 }
 
 /** Tables held at once (16-bit formats take 256 KiB each); the least recently used one is freed beyond it. */
@@ -92,6 +94,43 @@ export function linearForm(values: Uint32Array): { shift: number; offset: number
   return { shift, offset };
 }
 
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+const asFloat32 = (bits: number) => ((u32[0] = bits), f32[0]!);
+const bitsOf = (x: number) => ((f32[0] = x), u32[0]!);
+/** Bytes of decodeIeee16's parameter block: 9 splatted words (assembly/decode.ts). */
+const IEEE_BYTES = 144;
+
+/**
+ * The parameter block of decodeIeee16 when every entry of a 9…16-bit signed table is what that kernel computes (the
+ * IEEE layout: binary16), else undefined. The rule is evaluated here in float32 arithmetic step by step, as the
+ * kernel does it, so a format is accepted only if the kernel reproduces its table bit for bit.
+ */
+export function ieeeForm(values: Uint32Array, f: Format): Int32Array | undefined {
+  const K = f.K;
+  const P = f.P;
+  const half = 2 ** (K - 1);
+  if (K <= 8 || !f.signed || values.length !== 2 * half || K - 1 + 24 - P > 31 || f.minQuantumExponent < -126 || Math.abs(127 - f.bias) > 126) return undefined;
+  const up = 2 ** (24 - P);
+  const scale = Math.fround(2 ** (127 - f.bias));
+  const subScale = 2 ** f.minQuantumExponent;
+  // The magnitudes at the top whose values have float32's exponent 255 (∞ and NaNs), if any.
+  let infMag = half;
+  while (infMag > 0 && (values[infMag - 1]! & 0x7f800000) === 0x7f800000) infMag--;
+  for (let c = 0; c < values.length; c++) {
+    const m = c & (half - 1);
+    const t = m * up;
+    let bits: number;
+    if (m >= infMag) bits = (0x7f800000 | (t & 0x7fffff)) >>> 0;
+    else if (m < 2 ** (P - 1)) bits = bitsOf(Math.fround(m * subScale));
+    else bits = bitsOf(Math.fround(asFloat32(t) * scale));
+    if ((c >= half ? (bits | 0x80000000) >>> 0 : bits) !== values[c]) return undefined;
+  }
+  const block = new Int32Array(IEEE_BYTES / 4);
+  [half - 1, up, bitsOf(scale), 2 ** (P - 1), bitsOf(subScale), infMag - 1, 0x7fffff, 2 ** (32 - K), 2 ** 23].forEach((v, i) => block.fill(v | 0, 4 * i, 4 * i + 4));
+  return block;
+}
+
 /**
  * Writes the table of f (its float32 bits `values`) and its kernel-specific forms into memory at an address from
  * `alloc`; `buffer` returns the memory's current buffer. Also used by minifloat/parallel for its shared memory.
@@ -100,7 +139,8 @@ export function uploadTable(k: Pick<Kernels, "nibblePlanes">, f: Format, values:
   const entries = Math.max(16, values.length);
   const split = f.K > 4 && f.K <= 8 ? splitTable(values) : undefined;
   const linear = f.K > 8 ? linearForm(values) : undefined;
-  const bytes = entries * 4 + (f.K <= 4 ? 64 : 0) + (split ? SPLIT_BYTES : 0);
+  const ieee = f.K > 8 && !linear ? ieeeForm(values, f) : undefined;
+  const bytes = entries * 4 + (f.K <= 4 ? 64 : 0) + (split ? SPLIT_BYTES : 0) + (ieee ? IEEE_BYTES : 0);
   const table = alloc(bytes);
   const words = new Uint32Array(buffer(), table, entries);
   words.fill(0);
@@ -109,18 +149,23 @@ export function uploadTable(k: Pick<Kernels, "nibblePlanes">, f: Format, values:
   if (planes >= 0) k.nibblePlanes(table, planes);
   const splitPtr = split ? table + entries * 4 : -1;
   if (split) new Uint8Array(buffer(), splitPtr, SPLIT_BYTES).set(split.bytes);
-  return { table, bytes, planes, split: splitPtr, splitRows: split?.rows ?? 0, ...(linear && { linear }) };
+  const ieeePtr = ieee ? table + entries * 4 : -1;
+  if (ieee) new Int32Array(buffer(), ieeePtr, ieee.length).set(ieee);
+  return { table, bytes, planes, split: splitPtr, splitRows: split?.rows ?? 0, ieee: ieeePtr, ...(linear && { linear }) };
 }
 
 /** The decode kernel for codes of `bytesPerCode` bytes under table t, and its arguments after (src, dst, n). */
 export function decodeCall(t: WasmTable, bytesPerCode: number): { name: DecodeKernel; args: number[] } {
-  if (bytesPerCode === 2) return t.linear ? { name: "decodeLinear16", args: [t.linear.shift, t.linear.offset] } : { name: "decodeLut16", args: [t.table] };
+  if (bytesPerCode === 2) {
+    if (t.linear) return { name: "decodeLinear16", args: [t.linear.shift, t.linear.offset] };
+    return t.ieee >= 0 ? { name: "decodeIeee16", args: [t.ieee, t.table] } : { name: "decodeLut16", args: [t.table] };
+  }
   if (t.planes >= 0) return { name: "decodeNibbles", args: [t.planes, t.table] };
   if (t.split >= 0) return { name: t.splitRows <= 2 ? "decodeSplit2" : "decodeSplit3", args: [t.split, t.table] };
   return { name: "decodeLut8", args: [t.table] };
 }
 
-export type DecodeKernel = "decodeLinear16" | "decodeLut16" | "decodeNibbles" | "decodeSplit2" | "decodeSplit3" | "decodeLut8";
+export type DecodeKernel = "decodeLinear16" | "decodeIeee16" | "decodeLut16" | "decodeNibbles" | "decodeSplit2" | "decodeSplit3" | "decodeLut8";
 
 /** Uploads (once) the float32 bits of every code of f, a format of up to 16 bits; decodeTable32 supplies them. */
 export function wasmTable(k: Kernels, f: Format, decodeTable32: (f: Format) => Uint32Array): WasmTable {
