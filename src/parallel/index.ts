@@ -1,2 +1,2 @@
-// minifloat/parallel (Node only): bulk quantize/dequantize on worker threads.
+// minifloat/parallel: bulk quantize/dequantize and batched dot products on worker threads (Node or browsers).
 export { createPool, Pool, DEFAULT_MIN_ELEMENTS, type PoolOptions } from "./pool.js";
