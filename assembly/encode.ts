@@ -62,7 +62,7 @@ const SR_MASK = 47; // fast stochastic: float32 bits kept above R' (the low d = 
 const SR_SCALE = 48; // f32 2^e1, 2^e2 with e1 + e2 = NS − minQ: the subnormal-path scale in two exact steps
 const SR_ONE_AT = 49; // 2^(31 − N) for B: the + 1 of R' = 2R + 1, just below R
 const SR_C_REBIAS = 50; // StochasticC's RNITE at bit d of the float32 bits: FAST_REBIAS + 2^(d−1) − 1 and the kept bit 2^d
-// (only FAST_REBIAS and 0 when d ≤ 0)
+// (FAST_REBIAS and 2^31, a bit |x| never has, when d ≤ 0: nothing to round)
 const SR_C_BIT = 51;
 const D_T_BASE = 52; // fast directed/ToOdd/TiesToAway: addends in units of the float32 bits (normal results), added
 const D_T_ODD = 53; // when the truncated code is odd, x < 0, x > 0; thresholds G on the bits of the fraction
