@@ -27,6 +27,8 @@ const fill = (a) => {
   return a;
 };
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+/** Each round times calls on this many elements in all (4 calls at 16M): a host hiccup of a few ms spreads over them. */
+const REPS_ELEMENTS = 64 * 2 ** 20;
 /** A copy of `a` in a SharedArrayBuffer. */
 const shared = (a) => {
   const s = new a.constructor(new SharedArrayBuffer(a.byteLength));
@@ -104,7 +106,7 @@ for (const c of args.only === "dot" ? [] : cases) {
     const [a, b] = c.dequant ? [valuesP.array, values1.array] : [codesP.array, codes1.array];
     if (Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) !== 0) throw new Error(`${c.name}: pool result differs`);
     const t = { one: [], pool: [], sab: [] };
-    const reps = Math.max(1, Math.round(4e6 / n));
+    const reps = Math.max(1, Math.round(REPS_ELEMENTS / n));
     for (let r = 0; r < rounds; r++) {
       for (const k of ["one", "pool", "sab"]) t[k].push((await time(async () => { for (let i = 0; i < reps; i++) await run[k](); })) / reps);
     }
@@ -135,7 +137,7 @@ for (const c of args.only === "convert" ? [] : dotCases) {
     const [x, y] = [await run.pool(), run.one()];
     if (Buffer.compare(Buffer.from(x.buffer, x.byteOffset, x.byteLength), Buffer.from(y.buffer, y.byteOffset, y.byteLength)) !== 0) throw new Error(`${c.name}: pool result differs`);
     const t = { one: [], pool: [], sab: [] };
-    const reps = Math.max(1, Math.round(4e6 / n));
+    const reps = Math.max(1, Math.round(REPS_ELEMENTS / n));
     for (let r = 0; r < rounds; r++) {
       for (const k of ["one", "pool", "sab"]) t[k].push((await time(async () => { for (let i = 0; i < reps; i++) await run[k](); })) / reps);
     }
