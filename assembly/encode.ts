@@ -563,7 +563,9 @@ function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, rnd: us
 }
 
 // One Wasm function per variant: V8 compiled one function with every variant inlined ~4× slower (measured), and
-// a runtime StochasticC flag per vector cost spills and branches.
+// a runtime StochasticC flag per vector cost spills and branches. The literals are runFast's (wide, keepPayload,
+// stochastic, seeded, directed, stageC, fields); a single flag word decoded inside runFast measured 10 % slower for
+// StochasticC.
 function fast8(p: usize, src: usize, dst: usize, n: usize, directed: bool): void {
   if (directed) runFast(p, src, dst, n, 0, 0, false, false, false, false, true, false, 0);
   else runFast(p, src, dst, n, 0, 0, false, false, false, false, false, false, 0);
