@@ -8,7 +8,7 @@ import { randomR, seedKeys } from "../random.js";
 import { requireBelow } from "../wasm/decode.js";
 import { quantizeWasm } from "../wasm/encode.js";
 import { kernels } from "../wasm/instance.js";
-import { dotRowsArgs, dotRowsChecked, matmulArgs, matmulChecked, requireCodesIn, resolveDot } from "../dot/index.js";
+import { dotRowsArgs, dotRowsChecked, matmulArgs, matmulChecked, requireCodesIn } from "../dot/index.js";
 import type { DotOptions } from "../dot/index.js";
 import { onJob, reply, workerInit } from "./port.js";
 import { type DequantizeJob, type DotJob, type Job, type QuantizeJob, type Reply, type WasmJob, errorData } from "./protocol.js";
@@ -75,7 +75,7 @@ function runDot(job: DotJob): Reply {
   const formats = [formatOf(job.formats[0]), formatOf(job.formats[1])] as const;
   const options = { ...job.options, formats } as DotOptions;
   if (job.kind === "check") {
-    requireCodesIn(job.a, resolveDot(options)[job.argument === "b" ? "fb" : "fa"], job.argument ?? "a");
+    requireCodesIn(job.a, formats[job.argument === "b" ? 1 : 0], job.argument ?? "a");
   } else if (job.kind === "rows") {
     const o = { ...options, out: job.out as Float32Array };
     dotRowsChecked(job.a, job.b!, job.rows, job.k, o, dotRowsArgs(job.a, job.b!, job.rows, job.k, o, false));
