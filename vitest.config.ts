@@ -3,6 +3,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    globalSetup: ["test/browser/global-setup.ts"],
     testTimeout: 600_000,
     hookTimeout: 600_000,
     pool: "forks",
