@@ -18,14 +18,25 @@ const input = at("in.safetensors");
 /** Root ignores permission bits: the permission cases then run the CLI as user nobody. */
 const asUser: SpawnOptions = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
 
-function run(args: string[], options: SpawnOptions = {}): Promise<{ code: number | null; err: string }> {
+function run(args: string[], options: SpawnOptions = {}): Promise<{ code: number | null; err: string; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(args[0]!, args.slice(1), { stdio: ["ignore", "ignore", "pipe"], ...options });
+    const child = spawn(args[0]!, args.slice(1), { stdio: ["ignore", "pipe", "pipe"], ...options });
     let err = "";
+    let out = "";
     child.stderr!.on("data", (d: Buffer) => (err += d));
+    child.stdout?.on("data", (d: Buffer) => (out += d));
     child.on("error", reject);
-    child.on("close", (code) => resolve({ code, err }));
+    child.on("close", (code) => resolve({ code, err, out }));
   });
+}
+
+/**
+ * Runs the CLI with a fresh tmpfs (mount options `options`) at `mountPoint`, in a private user and mount namespace
+ * (no privileges needed, nothing stays mounted), then lists what the command left in that file system.
+ */
+function runOnTmpfs(mountPoint: string, options: string, cliArgs: string[]): Promise<{ code: number | null; err: string; out: string }> {
+  const script = 'mount -t tmpfs -o "$1" tmpfs "$0" || exit 99; shift; "$@"; rc=$?; ls -A "$0"; exit $rc';
+  return run(["unshare", "-rm", "sh", "-c", script, mountPoint, options, process.execPath, cliPath, ...cliArgs]);
 }
 
 beforeAll(async () => {
@@ -56,7 +67,7 @@ describe("CLI and the operating system", () => {
     // sh ignores SIGXFSZ for node, so an over-limit write fails with EFBIG like a full disk fails with ENOSPC.
     const r = await run(["sh", "-c", 'trap "" XFSZ; ulimit -f 16; exec "$0" "$@"', process.execPath, cliPath, "quantize", input, "--to", "float8_e4m3fn", "-o", out]);
     expect(r.code).toBe(1);
-    expect(r.err).toBe("minifloat quantize: EFBIG: file too large, write\n");
+    expect(r.err).toBe(`minifloat quantize: ${out}: file too large (file-size limit reached)\n`);
     expect(readdirSync(at("limited"))).toEqual([]);
   });
 
@@ -66,8 +77,51 @@ describe("CLI and the operating system", () => {
     const out = at("locked", "out.safetensors");
     const r = await run([process.execPath, cliPath, "quantize", input, "--to", "float8_e4m3fn", "-o", out], asUser);
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/^minifloat quantize: EACCES: permission denied, open '.*locked\/\.out\.safetensors\.\d+\.[0-9a-f]+\.tmp'\n$/);
+    expect(r.err).toBe(`minifloat quantize: ${out}: permission denied\n`);
     expect(readdirSync(at("locked"))).toEqual([]);
+  });
+
+  it("an output on a full file system (ENOSPC): one line naming the output, exit 1, nothing left", async () => {
+    mkdirSync(at("full"));
+    const out = at("full", "out.safetensors");
+    const r = await runOnTmpfs(at("full"), "size=16k", ["quantize", input, "--to", "float8_e4m3fn", "-o", out]);
+    expect(r).toEqual({ code: 1, err: `minifloat quantize: ${out}: no space left on the device\n`, out: expect.any(String) });
+    expect(r.out.trim().split("\n").at(-1)).not.toMatch(/safetensors/);
+  });
+
+  it("an output on a read-only file system (EROFS): one line naming the output, exit 1", async () => {
+    mkdirSync(at("ro"));
+    const out = at("ro", "out.safetensors");
+    const r = await runOnTmpfs(at("ro"), "ro", ["quantize", input, "--to", "float8_e4m3fn", "-o", out]);
+    expect(r).toEqual({ code: 1, err: `minifloat quantize: ${out}: read-only file system\n`, out: "" });
+  });
+
+  it("an output under a path whose parent is a file (ENOTDIR), and an input that is a directory or missing", async () => {
+    const out = join(input, "out.safetensors");
+    const under = await run([process.execPath, cliPath, "quantize", input, "--to", "float8_e4m3fn", "-o", out]);
+    expect(under).toEqual({ code: 1, err: `minifloat quantize: ${out}: a component of the path is not a directory\n`, out: "" });
+    const folder = await run([process.execPath, cliPath, "inspect", dir]);
+    expect(folder).toEqual({ code: 1, err: `minifloat inspect: ${dir}: is a directory; allowed: a safetensors file\n`, out: "" });
+    const missing = await run([process.execPath, cliPath, "dequantize", at("nope.safetensors"), "--to", "f32", "-o", at("nope-out.safetensors")]);
+    expect(missing).toEqual({ code: 1, err: `minifloat dequantize: ${at("nope.safetensors")}: not found\n`, out: "" });
+  });
+
+  it("conformance --declarations on a path that cannot be created fails at once instead of spinning", async () => {
+    const r = await run([process.execPath, cliPath, "conformance", "--declarations", "/proc/minifloat-test/declarations"]);
+    expect(r.code).toBe(1);
+    expect(r.err).toBe("minifloat conformance: /proc/minifloat-test/declarations: cannot create directory /proc/minifloat-test: not found\n");
+    const file = await run([process.execPath, cliPath, "conformance", "--declarations", join(input, "sub")]);
+    expect(file.code).toBe(1);
+    expect(file.err).toBe(`minifloat conformance: ${join(input, "sub")}: a component of the path is not a directory\n`);
+  });
+
+  it("conformance --supports answers a usage error for a malformed signature, not 'not supported'", async () => {
+    const malformed = await run([process.execPath, cliPath, "conformance", "--supports", "hello world"]);
+    expect(malformed.code).toBe(2);
+    expect(malformed.err).toMatch(/^minifloat conformance: --supports: got "hello world"; allowed: a signature Op<formats…/);
+    const unknown = await run([process.execPath, cliPath, "conformance", "--supports", "Add<Binary8p3se, float99, binary32>"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.out).toMatch(/^not supported: Add<Binary8p3se, float99, binary32> \(.*float99/);
   });
 
   it("opens the input read-only: a file its user cannot write converts, unchanged", async () => {
@@ -76,7 +130,7 @@ describe("CLI and the operating system", () => {
     const before = readFileSync(input);
     const out = at("open", "out.safetensors");
     const r = await run([process.execPath, cliPath, "quantize", input, "--to", "float8_e4m3fn", "-o", out], asUser);
-    expect(r).toEqual({ code: 0, err: expect.any(String) });
+    expect(r).toEqual({ code: 0, err: expect.any(String), out: expect.any(String) });
     expect(existsSync(out)).toBe(true);
     expect(Buffer.compare(readFileSync(input), before)).toBe(0);
   });

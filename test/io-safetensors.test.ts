@@ -218,7 +218,7 @@ describe("safetensors header validation", () => {
   });
   const bad: [string, () => string, RegExp][] = [
     ["invalid JSON", () => rawFile(null, new Uint8Array(8), '{"w": {'), /header is not valid JSON/],
-    ["a non-object header", () => rawFile([1], []), /header must be a JSON object/],
+    ["a non-object header", () => rawFile([1], []), /is not a safetensors file: it does not start with an 8-byte header length followed by a JSON object/],
     ["an unknown dtype", () => rawFile({ w: { dtype: "F12", shape: [2], data_offsets: [0, 8] } }, new Uint8Array(8)), /tensor "w" dtype: unknown dtype "F12"; allowed: F64, F32/],
     ["a size mismatch", () => rawFile({ w: { dtype: "F32", shape: [3], data_offsets: [0, 8] } }, new Uint8Array(8)), /span 8 bytes; 3 × F32 elements need 12/],
     ["a packed size mismatch", () => rawFile({ w: { dtype: "F4", shape: [3], data_offsets: [0, 1] } }, new Uint8Array(1)), /span 1 bytes; 3 × F4 elements need 2/],

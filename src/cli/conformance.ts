@@ -1,10 +1,9 @@
 // `minifloat conformance`: the P3109 §4.5 mandatory specializations checked against this build, and the
 // Exemplars-scheme declaration files (Configurations, Profiles, Constraints, Kappas) written on request.
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { conformanceFiles, isSupported, mandatorySpecializations } from "../ops/conformance.js";
-import { writeFileAtomic } from "../io/atomic.js";
-import { parseCommand, stringOption } from "./args.js";
+import { conformanceFiles, isSupported, mandatorySpecializations, specializationOf } from "../ops/conformance.js";
+import { makeDirectory, writeFileAtomic } from "../io/atomic.js";
+import { UsageError, parseCommand, stringOption } from "./args.js";
 import type { Command } from "./io.js";
 
 const HELP = `Usage: minifloat conformance [--declarations <dir> [--force]] [--provider <name>] [--email <addr>]
@@ -40,9 +39,18 @@ export const conformanceCommand: Command = {
     }, []);
     const signature = stringOption(p, "supports");
     if (signature !== undefined) {
-      const ok = isSupported(signature);
-      io.stdout(`${ok ? "supported" : "not supported"}: ${signature}\n`);
-      return ok ? 0 : 1;
+      // A signature that does not parse is a usage error; one that parses may name an unsupported specialization.
+      if (!/^\s*[A-Za-z0-9]+\s*<.*>\s*$/s.test(signature)) {
+        throw new UsageError("--supports", `got ${JSON.stringify(signature)}; allowed: a signature Op<formats…[, (rounding, saturation)]>, e.g. "Add<Binary8p3se, Binary8p3se, binary32, (NearestTiesToEven, SatNone)>"`);
+      }
+      try {
+        specializationOf(signature);
+      } catch (e) {
+        io.stdout(`not supported: ${signature} (${(e as Error).message})\n`);
+        return 1;
+      }
+      io.stdout(`supported: ${signature}\n`);
+      return 0;
     }
     const mandatory = mandatorySpecializations();
     const missing = mandatory.filter((m) => !isSupported(m.signature));
@@ -55,7 +63,7 @@ export const conformanceCommand: Command = {
       const email = stringOption(p, "email");
       const timestamp = stringOption(p, "timestamp");
       const files = conformanceFiles({ ...(provider !== undefined && { provider }), ...(email !== undefined && { email }), ...(timestamp !== undefined && { timestamp }) });
-      await mkdir(dir, { recursive: true });
+      await makeDirectory(dir);
       for (const [name, text] of Object.entries(files)) {
         await writeFileAtomic(join(dir, name), text, p.values["force"] === true);
         io.stdout(`wrote ${join(dir, name)}\n`);

@@ -57,7 +57,10 @@ export async function convertFile(job: FileJob, io: CliIO): Promise<FileResult> 
     if (!plans.some((p) => p.convert)) throw new UsageError(job.input, `${job.nothingToConvert}; no output written`);
     const writer = await SafetensorsWriter.create(job.output, plans.flatMap((p) => p.specs), { metadata: job.metadata(reader.metadata), force: job.force, protect: [job.input] });
     const total = reader.tensors.reduce((n, t, i) => n + (plans[i]!.convert ? t.length : 0), 0);
-    const progress = new Progress(io, total, reader.tensors.length);
+    // Only converted tensors get a progress line, so only they are numbered (copied and dropped ones would leave gaps).
+    const shown = plans.filter((p) => p.convert).length;
+    const progress = new Progress(io, total, shown);
+    let number = 0;
     let converted = 0;
     let copied = 0;
     try {
@@ -71,16 +74,17 @@ export async function convertFile(job: FileJob, io: CliIO): Promise<FileResult> 
           copied++;
           continue;
         }
+        const index = number++;
         const started = performance.now();
         const step = convert.chunkElements ?? CHUNK_ELEMENTS;
         for (let start = 0; start < t.length; start += step) {
           const count = Math.min(step, t.length - start);
           await convert.chunk(start, count, writer);
-          progress.advance(count, i, t.name);
+          progress.advance(count, index, t.name);
         }
         await convert.finish?.(writer);
         converted++;
-        progress.finished(i, t.name, job.converted(t, (performance.now() - started) / 1000));
+        progress.finished(index, t.name, job.converted(t, (performance.now() - started) / 1000));
       }
       await writer.commit();
     } catch (e) {

@@ -66,7 +66,9 @@ export const inspectCommand: Command = {
       io.stdout(renderTable(["tensor", "dtype", "shape", "elements", "min", "max", "mean", "std", "zeros", "NaN/Inf"], rows, [3, 4, 5, 6, 7, 8, 9]));
       if (all.count > 0) io.stdout(`\n|x| by binade over ${all.count} floating-point elements:\n${binadeHistogram(all)}`);
       const meta = Object.entries(reader.metadata);
-      if (meta.length > 0) io.stdout(`\n__metadata__:\n${meta.map(([k, v]) => `  ${k}: ${v.length > 100 ? `${v.slice(0, 100)}…` : v}`).join("\n")}\n`);
+      // --only selects tensors: the file-wide metadata would bury them.
+      if (meta.length > 0 && p.values["only"] !== undefined) io.stdout(`\n__metadata__: ${meta.length} entries (listed without --only)\n`);
+      else if (meta.length > 0) io.stdout(`\n__metadata__:\n${meta.map(([k, v]) => `  ${k}: ${v.length > 100 ? `${v.slice(0, 100)}…` : v}`).join("\n")}\n`);
       return 0;
     } finally {
       await reader.close();

@@ -17,6 +17,8 @@ import { type Parsed, UsageError, globMatcher, integerOption, outputOption, pars
 import { CHUNK_ELEMENTS, type TensorPlan, convertFile } from "./convert-file.js";
 import type { Command } from "./io.js";
 import { ErrorStats } from "./stats.js";
+import { countOverflows, overflowLimit } from "./overflow.js";
+import { newFlags } from "../exact/project.js";
 import { bytes, num, percent, rate, renderTable } from "./text.js";
 
 const HELP = `Usage: minifloat quantize <in.safetensors> (--to <format> | --block <scheme>) -o <out.safetensors> [options]
@@ -48,8 +50,9 @@ shape [..., ceil(last / block size)] and records "minifloat.block.<tensor>": "<s
 " tensor_scale=<T>", its second-level float32 scale amax / (448·6)). F64 tensors are read as float32 for blocks.
 
 At the end a table lists per tensor: elements, RMSE, max |error|, relative error ‖y−x‖/‖x‖, % saturated
-(inputs beyond the largest value their block or format holds), % flushed to zero (nonzero inputs that became 0)
-and throughput.
+(inputs that round beyond the largest value their block or format holds: overflow is judged after rounding),
+% flushed to zero (nonzero inputs that became 0) and throughput (for tensors of at least 65536 elements;
+smaller ones take too little time to measure).
 `;
 
 /** What every selected tensor becomes. */
@@ -103,7 +106,7 @@ export const quantizeCommand: Command = {
       converted(t, seconds) {
         const s = stats.get(t.name)!;
         s.seconds = seconds;
-        return `RMSE ${num(s.rmse)}, ${rate(s.elements, seconds)}`;
+        return s.elements >= MIN_TIMED_ELEMENTS ? `RMSE ${num(s.rmse)}, ${rate(s.elements, seconds)}` : `RMSE ${num(s.rmse)}`;
       },
     }, io);
     io.stdout(report(stats));
@@ -139,6 +142,7 @@ function formatTarget(p: Parsed): Target {
   }
   const storage = storageOf(fmt);
   const maxFinite = Math.abs(decode(fmt.maxFiniteCode, fmt));
+  const limits = [overflowLimit(fmt, rounding, false), overflowLimit(fmt, rounding, true)] as const;
   return {
     description: `${fmt.name} ${rounding} ${saturation}${seed !== undefined ? ` seed=${seed} N=${stochasticBits}` : ""}`,
     summary: `${fmt.name} (${rounding}, ${saturation}${seed !== undefined ? `, seed ${seed}, N = ${stochasticBits}` : ""})`,
@@ -154,7 +158,16 @@ function formatTarget(p: Parsed): Target {
             const codes = quantize(x, fmt, options);
             await writer.writeCodes(codes);
             s.add(x, dequantize(codes, fmt));
-            s.countBeyond(x, maxFinite);
+            if (!isStochastic(rounding)) s.overflowed += countOverflows(x, limits[0], limits[1], () => 1);
+            else {
+              // Whether R_i rounded past MaxFinite: the exact projection's overflow flag, for the few candidates.
+              for (let i = 0; i < x.length; i++) {
+                if (!(Math.abs(x[i]!) > maxFinite) || !Number.isFinite(x[i]!)) continue;
+                const flags = newFlags();
+                quantize(x.subarray(i, i + 1), fmt, { ...options, seedIndex: start + i, flags });
+                s.overflowed += flags.overflow;
+              }
+            }
           },
         },
       };
@@ -180,8 +193,8 @@ function blockTarget(p: Parsed): Target {
     throw e;
   }
   const records = new Map<string, string>();
-  const maxElement = maxValue(scheme.element);
   const scaleValue = scaleValues(scheme);
+  const limits = [overflowLimit(scheme.element, rounding, false), overflowLimit(scheme.element, rounding, true)] as const;
   return {
     description: `${scheme.name} ${rounding}`,
     summary: `${scheme.name} (${rounding})`,
@@ -210,10 +223,8 @@ function blockTarget(p: Parsed): Target {
               else await writer.writeCodes(scheme.packed ? unpackCodes(q.elements, 4, part.length) : q.elements);
               scales.set(q.scales, ((start + at) / L) * perRow);
               s.add(part, dequantizeBlocks(q));
-              for (let i = 0; i < part.length; i++) {
-                const limit = scaleValue[q.scales[Math.floor(i / B)]!]! * (q.tensorScale ?? 1) * maxElement;
-                if (Math.abs(part[i]!) > limit) s.overflowed++;
-              }
+              const second = q.tensorScale ?? 1;
+              s.overflowed += countOverflows(part, limits[0], limits[1], (i) => scaleValue[q.scales[Math.floor(i / B)]!]! * second);
             }
           },
           async finish(writer) {
@@ -244,6 +255,9 @@ function passThrough(t: TensorInfo): TensorSpec {
   return { name: t.name, dtype: t.dtype, shape: t.shape, ...(recorded && { format: t.format }) };
 }
 
+/** Smaller tensors convert in well under a millisecond: their rate would measure call overhead, not throughput. */
+const MIN_TIMED_ELEMENTS = 65536;
+
 function report(stats: Map<string, ErrorStats>): string {
   const rows = [...stats].map(([name, s]) => [
     name,
@@ -253,7 +267,7 @@ function report(stats: Map<string, ErrorStats>): string {
     `${num(100 * s.relativeError)}%`,
     percent(s.overflowed, s.elements),
     percent(s.flushed, s.elements),
-    rate(s.elements, s.seconds),
+    s.elements >= MIN_TIMED_ELEMENTS ? rate(s.elements, s.seconds) : "-",
   ]);
   return renderTable(["tensor", "elements", "RMSE", "max |err|", "rel err", "saturated", "flushed", "throughput"], rows, [1, 2, 3, 4, 5, 6, 7]);
 }

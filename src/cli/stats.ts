@@ -10,7 +10,7 @@ export class ErrorStats {
   maxAbsError = 0;
   /** Finite nonzero inputs that became zero. */
   flushed = 0;
-  /** Finite inputs beyond ±MaxFinite of the target (they saturate, or become ±Inf/NaN under SatNone). */
+  /** Finite inputs that round beyond ±MaxFinite of the (scaled) target: they saturate, or become ±Inf/NaN under SatNone. */
   overflowed = 0;
   seconds = 0;
 
@@ -26,10 +26,6 @@ export class ErrorStats {
       if (!(e <= this.maxAbsError)) this.maxAbsError = e;
       if (y[i] === 0 && xi !== 0) this.flushed++;
     }
-  }
-
-  countBeyond(x: Float32Array | Float64Array, maxFinite: number): void {
-    for (let i = 0; i < x.length; i++) if (Math.abs(x[i]!) > maxFinite && Number.isFinite(x[i]!)) this.overflowed++;
   }
 
   get rmse(): number {

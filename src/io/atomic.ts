@@ -2,9 +2,10 @@
 // sees a partial file and an interrupted process leaves nothing behind.
 import { randomBytes } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
-import { link, rename, rm, writeFile } from "node:fs/promises";
+import { link, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { IoError } from "./errors.js";
+import { fsError, fsWords } from "./fs-errors.js";
 
 /** Temporary files of this process not yet moved into place or discarded (removed by `abortPendingWrites`). */
 export const pending = new Set<string>();
@@ -39,6 +40,33 @@ export async function placeWithoutClobbering(tempPath: string, path: string): Pr
   await rm(tempPath);
 }
 
+/**
+ * Creates a directory and its missing parents one level at a time. (Node's recursive mkdir can spin forever on
+ * some paths, e.g. under /proc; a loop over the path's components cannot.)
+ */
+export async function makeDirectory(path: string): Promise<void> {
+  const target = resolve(path);
+  const missing: string[] = [];
+  for (let p = target; ; p = dirname(p)) {
+    try {
+      if ((await stat(p)).isDirectory()) break;
+      throw new IoError(path, `${p === target ? "is" : `${p} is`} not a directory; allowed: a directory path`);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT" || dirname(p) === p) throw fsError(e, path);
+      missing.push(p);
+    }
+  }
+  for (const p of missing.reverse()) {
+    try {
+      await mkdir(p);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "EEXIST") continue;
+      const words = fsWords(e);
+      throw words === undefined ? e : new IoError(path, `cannot create directory ${p}: ${words}`);
+    }
+  }
+}
+
 /** Writes a whole (small) file atomically; refuses an existing file unless `force`. */
 export async function writeFileAtomic(path: string, data: string | Uint8Array, force = false): Promise<void> {
   const target = resolve(path);
@@ -50,8 +78,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, f
     if (force) await rename(tempPath, target);
     else await placeWithoutClobbering(tempPath, target);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "EEXIST") throw new IoError(path, "exists; allowed: a new path, or --force to replace it");
-    throw e;
+    throw fsError(e, path);
   } finally {
     await rm(tempPath, { force: true });
     pending.delete(tempPath);

@@ -4,7 +4,8 @@ import { type FileHandle, open } from "node:fs/promises";
 import type { CodeArray } from "../api/bulk.js";
 import { CodeRangeError } from "../errors.js";
 import { bytesToCodes, bytesToValues } from "./convert.js";
-import { SafetensorsError } from "./errors.js";
+import { IoError, SafetensorsError } from "./errors.js";
+import { onPath } from "./fs-errors.js";
 import { type TensorInfo, MAX_HEADER_BYTES, parseHeader } from "./header.js";
 
 export class SafetensorsReader {
@@ -19,12 +20,16 @@ export class SafetensorsReader {
 
   /** Opens a file read-only and validates its header; the caller closes it. */
   static async open(path: string): Promise<SafetensorsReader> {
-    const handle = await open(path, "r");
+    const handle = await onPath(path, () => open(path, "r"));
     try {
-      const size = (await handle.stat()).size;
-      if (size < 8) throw new SafetensorsError(path, `has ${size} bytes; a safetensors file starts with an 8-byte header length`);
-      const prefix = await readExactly(handle, 0, 8, path);
-      const n = new DataView(prefix.buffer).getBigUint64(0, true);
+      const info = await onPath(path, () => handle.stat());
+      if (info.isDirectory()) throw new IoError(path, "is a directory; allowed: a safetensors file");
+      const size = info.size;
+      const head = await readExactly(handle, 0, Math.min(size, 9), path);
+      // A safetensors file is an 8-byte little-endian header length, then a JSON object: check the "{" first, so
+      // other files are named for what they are rather than for an absurd header length.
+      if (size < 9 || head[8] !== 0x7b) throw new SafetensorsError(path, `is not a safetensors file: ${whatFileIs(head)}`);
+      const n = new DataView(head.buffer).getBigUint64(0, true);
       if (n > BigInt(MAX_HEADER_BYTES)) throw new SafetensorsError(path, `header length is ${n} bytes; allowed: at most ${MAX_HEADER_BYTES}`);
       const headerLength = Number(n);
       if (8 + headerLength > size) throw new SafetensorsError(path, `header length is ${headerLength} bytes but the file has only ${size - 8} after the length: truncated file`);
@@ -84,12 +89,22 @@ export class SafetensorsReader {
   }
 }
 
+/** What a file that is not safetensors looks like, from its first bytes. */
+function whatFileIs(head: Uint8Array): string {
+  const text = String.fromCharCode(...head.subarray(0, 4));
+  if (head.length < 9) return `it has ${head.length} bytes; a safetensors file starts with an 8-byte header length and a JSON header`;
+  if (text === "GGUF") return "it is a GGUF file";
+  if (text === "PK\x03\x04") return "it is a zip archive (e.g. a PyTorch checkpoint)";
+  if (head[0] === 0x80 && head[1]! >= 2 && head[1]! <= 5) return "it is a Python pickle (e.g. a PyTorch checkpoint)";
+  return "it does not start with an 8-byte header length followed by a JSON object";
+}
+
 /** Reads exactly `length` bytes at `position` into a fresh (8-byte aligned) buffer. */
 async function readExactly(handle: FileHandle, position: number, length: number, path: string): Promise<Uint8Array> {
   const bytes = new Uint8Array(length);
   let done = 0;
   while (done < length) {
-    const { bytesRead } = await handle.read(bytes, done, length - done, position + done);
+    const { bytesRead } = await onPath(path, () => handle.read(bytes, done, length - done, position + done));
     if (bytesRead === 0) throw new SafetensorsError(path, `ended at byte ${position + done}; expected ${length - done} more bytes: truncated file`);
     done += bytesRead;
   }

@@ -9,6 +9,7 @@ import { CodeRangeError } from "../errors.js";
 import { codesToBytes, valuesToBytes, valuesToCodes } from "./convert.js";
 import { pending, placeWithoutClobbering, temporaryPath } from "./atomic.js";
 import { IoError, SafetensorsError } from "./errors.js";
+import { fsError, onPath } from "./fs-errors.js";
 import { type TensorInfo, type TensorSpec, serializeHeader } from "./header.js";
 
 export interface WriterOptions {
@@ -53,13 +54,13 @@ export class SafetensorsWriter {
     const { bytes, tensors } = serializeHeader(specs, options.metadata ?? {});
     if (!existsSync(dirname(target))) throw new IoError(path, `directory ${dirname(target)} does not exist; allowed: a path in an existing directory`);
     const tempPath = temporaryPath(target);
-    const handle = await open(tempPath, "wx");
+    const handle = await onPath(path, () => open(tempPath, "wx"));
     pending.add(tempPath);
     try {
       await handle.write(bytes, 0, bytes.length, 0);
     } catch (e) {
       await discard(handle, tempPath);
-      throw e;
+      throw fsError(e, path);
     }
     return new SafetensorsWriter(target, tempPath, handle, tensors, bytes.length, options.force ?? false);
   }
@@ -129,8 +130,7 @@ export class SafetensorsWriter {
       this.state = "aborted";
       await rm(this.tempPath, { force: true });
       pending.delete(this.tempPath);
-      if ((e as NodeJS.ErrnoException).code === "EEXIST") throw new IoError(this.path, "exists; allowed: a new path, or --force to replace it");
-      throw e;
+      throw fsError(e, this.path);
     }
     pending.delete(this.tempPath);
     this.state = "committed";
@@ -162,7 +162,7 @@ export class SafetensorsWriter {
   private async append(bytes: Uint8Array): Promise<void> {
     let done = 0;
     while (done < bytes.length) {
-      const { bytesWritten } = await this.handle.write(bytes, done, bytes.length - done, this.position + done);
+      const { bytesWritten } = await onPath(this.path, () => this.handle.write(bytes, done, bytes.length - done, this.position + done));
       done += bytesWritten;
     }
     this.position += bytes.length;
