@@ -9,7 +9,7 @@ import type { Format } from "../format/model.js";
 import { type FormatLike, resolveFormat } from "../api/scalar.js";
 import { Add, Divide, Multiply } from "../ops/arithmetic.js";
 import { MaximumFinite } from "../ops/extrema.js";
-import { operandValue } from "../ops/exact-arith.js";
+import { operandValue } from "../exact/decode.js";
 import { operationInfo } from "../ops/registry.js";
 import { stickyPrecision } from "../ops/sticky.js";
 

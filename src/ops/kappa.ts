@@ -6,7 +6,7 @@ import { project } from "../exact/project.js";
 import { type ResolvedProjection, isStochastic } from "../exact/projection.js";
 import { type Exact, fromNumber, toNumberExact } from "../exact/value.js";
 import type { Format } from "../format/model.js";
-import { operandValue } from "./exact-arith.js";
+import { operandValue } from "../exact/decode.js";
 import { type Code, type OperationSpec, type Specialization, specialize } from "./specialize.js";
 
 /** An approximate operation with the same operand and result formats as the exact specialization it approximates. */
