@@ -3,7 +3,7 @@
 // over all codes of Binary8p3se and Binary8p4se under (NearestTiesToEven, SatNone).
 import { describe, expect, it } from "vitest";
 import { decodeExact } from "../src/exact/decode.js";
-import { project } from "../src/exact/project.js";
+import { project } from "../src/exact/cast.js";
 import { type Exact, type Finite, NAN, NEG_INF, POS_INF, ZERO, bitLength, finite, normalize } from "../src/exact/value.js";
 import type { Format } from "../src/format/model.js";
 import { format } from "../src/format/registry.js";

@@ -1,7 +1,7 @@
 // Reference bulk conversion: quantize Float32Array/Float64Array into codes and dequantize codes into float32.
 // The Wasm kernels replace the inner loops; validation and semantics live here.
 import { ArgumentTypeError, CodeRangeError, ProjectionError, describe } from "../errors.js";
-import { type ConversionFlags, project } from "../exact/project.js";
+import { type ConversionFlags, project } from "../exact/cast.js";
 import { type Projection, type ResolvedProjection, isStochastic, resolveProjection } from "../exact/projection.js";
 import { decodeTable32 } from "../exact/tables.js";
 import { fromFloat32Bits, fromNumber } from "../exact/value.js";

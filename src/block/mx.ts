@@ -8,7 +8,7 @@
 // the remaining elements.
 import { ArgumentTypeError, CodeRangeError, ProjectionError, describe, requireInteger } from "../errors.js";
 import { decodeExact } from "../exact/decode.js";
-import { project } from "../exact/project.js";
+import { project } from "../exact/cast.js";
 import { type ResolvedProjection, type Rounding, ROUNDINGS, isStochastic, resolveProjection } from "../exact/projection.js";
 import { maxFiniteValue, valueTableOrNaN } from "../exact/tables.js";
 import { fromNumber } from "../exact/value.js";

@@ -2,7 +2,7 @@
 // format fs and B ≥ 1 element codes in format fx. Every operation is exact: ω-values (BigInt significands), one
 // projection per result (ωProject_{fr,ρ}); inexact quotients reach the projection as round-to-odd values.
 import { ArgumentTypeError, CodeRangeError, ProjectionError, describe, requireInteger } from "../errors.js";
-import { project } from "../exact/project.js";
+import { project } from "../exact/cast.js";
 import { type Projection, type ResolvedProjection, isStochastic, resolveProjection } from "../exact/projection.js";
 import { type Exact, NAN, ZERO, bitLength, compareFinite, finite, normalize } from "../exact/value.js";
 import type { Format } from "../format/model.js";

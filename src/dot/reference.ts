@@ -2,7 +2,7 @@
 // kernels must agree with it bit for bit. Sums are exact: float64 where the exponent span is proved to fit 53
 // bits (see exactInFloat64), BigInt integers otherwise; each projection rounds once.
 import { decodeExact } from "../exact/decode.js";
-import { project } from "../exact/project.js";
+import { project } from "../exact/cast.js";
 import { resolveProjection } from "../exact/projection.js";
 import { maxFiniteValue, valueTableOrNaN } from "../exact/tables.js";
 import { type Exact, finite, toNumberExact } from "../exact/value.js";

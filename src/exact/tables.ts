@@ -4,7 +4,7 @@ import { ArgumentTypeError, CodeRangeError } from "../errors.js";
 import type { Format } from "../format/model.js";
 import { format } from "../format/registry.js";
 import { decodeExact, operandValue } from "./decode.js";
-import { project } from "./project.js";
+import { project } from "./cast.js";
 import { resolveProjection } from "./projection.js";
 import { type Exact, toNumberExact } from "./value.js";
 

@@ -59,6 +59,9 @@ export interface CastPolicy {
 /** The parameters that define a format: its encoding and the cast policy of its library. */
 export type FormatSpec = Encoding & CastPolicy;
 
+/** A Format seen as an encoding only: code that implements the report's ω-functions takes this type. */
+export type FormatEncoding = Omit<Format, keyof CastPolicy>;
+
 /** Every defining field, once, in serialisation order, each marked as encoding or cast policy (the type forces all). */
 const FIELD_KINDS: { readonly [F in keyof FormatSpec]-?: F extends keyof CastPolicy ? "policy" : "encoding" } = {
   name: "encoding",

@@ -2,7 +2,7 @@
 // operand formats, result format and projection. Scalars go through the exact core (ωDecode → ω-function →
 // ωProject); arrays of ≤ 8-bit codes go through tables built once per specialization from that same core.
 import { ArgumentTypeError, CodeRangeError, FormatError, ProjectionError, describe } from "../errors.js";
-import { project, projectBig } from "../exact/project.js";
+import { project, projectBig } from "../exact/cast.js";
 import { type ResolvedProjection, type Rounding, type Saturation, isStochastic, requireRandom, resolveProjection } from "../exact/projection.js";
 import { exactValues } from "../exact/tables.js";
 import type { Exact } from "../exact/value.js";
