@@ -82,7 +82,6 @@ const FIELD_KINDS: { readonly [F in keyof FormatSpec]-?: F extends keyof CastPol
   defaultProjection: "policy",
 };
 export const FORMAT_FIELDS = Object.freeze(Object.keys(FIELD_KINDS)) as readonly (keyof FormatSpec)[];
-export const CAST_POLICY_FIELDS = Object.freeze(FORMAT_FIELDS.filter((k) => FIELD_KINDS[k] === "policy")) as readonly (keyof CastPolicy)[];
 
 /** The one identity key of a format: its defining fields in FORMAT_FIELDS order. */
 function formatKey(spec: FormatSpec): string {
