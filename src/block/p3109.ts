@@ -1,4 +1,4 @@
-// P3109 block operations (Interim Report v4.0 §5; digest §5): a block is a pair (s, [x1…xB]) of a scale code s in
+// P3109 block operations (Interim Report v4.0 §5): a block is a pair (s, [x1…xB]) of a scale code s in
 // format fs and B ≥ 1 element codes in format fx. Every operation is exact: ω-values (BigInt significands), one
 // projection per result (ωProject_{fr,ρ}); inexact quotients reach the projection as round-to-odd values.
 import { ArgumentTypeError, CodeRangeError, ProjectionError, describe, requireInteger } from "../errors.js";

@@ -1,5 +1,5 @@
 // Exact results of inexact operations: a round-to-odd value with enough bits projects exactly like the real
-// result (digest §2.4: k+1 bits below the final quantum give k exact bits plus a sticky bit; k ≥ N + 2 covers every
+// result (P3109 §4.7.4 reads only ν: k+1 bits below the final quantum give k exact bits plus a sticky bit; k ≥ N + 2 covers every
 // mode, stochastic ones included). Every ω-operation returns either the exact real or such a value.
 import type { ResolvedProjection } from "../exact/projection.js";
 import type { Format } from "../format/model.js";
