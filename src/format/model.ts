@@ -90,25 +90,11 @@ function formatKey(spec: FormatSpec): string {
 
 let construct: (spec: FormatSpec) => Format;
 
-/** A format with every derived constant precomputed (P3109 §4.14 format queries and the code layout). */
-export class Format implements FormatSpec {
-  readonly name!: string;
-  readonly family!: Family;
-  readonly K!: number;
-  readonly P!: number;
-  readonly bias!: number;
-  readonly signed!: boolean;
-  readonly infinity!: boolean;
-  readonly highNaNs!: number;
-  readonly negativeZero!: "zero" | "nan";
-  readonly zero!: boolean;
-  readonly subnormals!: "gradual" | "flush";
-  readonly finiteOverflow!: "clamp" | "nan";
-  readonly nanSubstitute!: "negzero-xor-sign" | "maxfinite";
-  readonly nanPayload!: NanPayload;
-  readonly signedZeroAndNaN!: boolean;
-  readonly defaultProjection!: "P3109" | "ml_dtypes" | "ml_dtypes_e8m0" | "Tesla";
+/** The defining fields of a Format are its FormatSpec (declared once there; the constructor copies them). */
+export interface Format extends FormatSpec {}
 
+/** A format with every derived constant precomputed (P3109 §4.14 format queries and the code layout). */
+export class Format {
   /** Number of codes, 2^K. */
   readonly codeCount: number;
   /** Bits of the magnitude field: K−1 (signed) or K (unsigned). */
