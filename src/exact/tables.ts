@@ -119,8 +119,8 @@ export function decodeTable32(f: Format): Uint32Array {
     const t = new Uint32Array(f.codeCount);
     forEachFinite(f, (mag, m, e) => {
       if (m === 0) return;
-      // Below 2^−150 RNE gives 0 (2^−150 itself ties to the even 0); from 2^129 on it is ∞. Between, m·2^e is
-      // exact in float64 and Math.fround rounds it once, to nearest even, overflowing to ∞ as binary32 does.
+      // Below 2^−150 (half the least binary32 subnormal) RNE gives 0, from 2^129 on ∞; between these bounds m·2^e
+      // is exact in float64 and Math.fround rounds it once, to nearest even, overflowing to ∞ as binary32 does.
       const high = e + 31 - Math.clz32(m);
       f32[0] = high < -151 ? 0 : high > 128 ? Infinity : m * 2 ** e;
       t[mag] = u32[0]!;

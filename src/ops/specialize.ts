@@ -3,10 +3,10 @@
 // ωProject); arrays of ≤ 8-bit codes go through tables built once per specialization from that same core.
 import { ArgumentTypeError, CodeRangeError, FormatError, ProjectionError, describe } from "../errors.js";
 import { project, projectBig } from "../exact/cast.js";
+import { operandValue } from "../exact/decode.js";
 import { type ResolvedProjection, type Rounding, type Saturation, isStochastic, requireRandom, resolveProjection } from "../exact/projection.js";
 import { exactValues } from "../exact/tables.js";
 import type { Exact } from "../exact/value.js";
-import { operandValue } from "../exact/decode.js";
 import type { Format } from "../format/model.js";
 import { format } from "../format/registry.js";
 import { randomR, seedKeys } from "../random.js";

@@ -5,12 +5,12 @@ import { type QuantizeOptions, dequantize, quantize, requireAttached } from "../
 import { type PackedBits, packCodes, unpackCodes } from "../api/packed.js";
 import { type FormatLike, encode, resolveFormat } from "../api/scalar.js";
 import { ArgumentTypeError, CodeRangeError, FormatError, describe, requireInteger } from "../errors.js";
+import { valueTable } from "../exact/tables.js";
 import type { Format } from "../format/model.js";
 import { kernels } from "../wasm/instance.js";
 import { WasmArray, inWasm, memoryBuffer, requireLive } from "../wasm/memory.js";
 import { ArrayIterator } from "./iterator.js";
 import { type Codes, type CodesType, CodeStorage, freedError } from "./storage.js";
-import { valueTable } from "../exact/tables.js";
 
 /** What a MiniFloatArray is built from: numbers, or float32/float64 values (also as Wasm arrays), or another view. */
 export type MiniFloatSource = ArrayLike<number> | Iterable<number> | Float32Array | Float64Array | WasmArray<Float32Array> | WasmArray<Float64Array> | MiniFloatArray;
