@@ -14,6 +14,9 @@ import { cfloat16Shp, cfloat8, customFormat, format, p3109, registeredNames } fr
 const BINARY32 = format("binary32");
 const RNE = resolveProjection(BINARY32, { rounding: "NearestTiesToEven", saturation: "SatNone" });
 
+const one = new Float64Array(1);
+const bits = new BigUint64Array(one.buffer);
+
 const formats: Format[] = [...new Set(registeredNames().map((n) => format(n)))].filter((f) => f.K <= 16);
 for (let K = 3; K <= 10; K++) {
   for (let P = 1; P < K; P++) formats.push(p3109(K, P, true, true), p3109(K, P, true, false), p3109(K, P + 1, false, P % 2 === 0));
@@ -52,7 +55,9 @@ describe("table service vs the BigInt core", () => {
       for (let c = 0; c < f.codeCount && bad.length < 10; c++) {
         const want = toNumberExact(decodeExact(c, f));
         if (want === undefined) fits = false;
-        if (!Object.is(t[c], want ?? NaN)) bad.push(`${f.name} code ${c}: ${t[c]} want ${want}`);
+        // Bit for bit: NaN entries must be the canonical NaN (a sign bit would propagate through products).
+        one[0] = want ?? NaN;
+        if (bits[0] !== new BigUint64Array(t.buffer, c * 8, 1)[0]) bad.push(`${f.name} code ${c}: ${t[c]} want ${want}`);
       }
       if (fits) expect(valueTable(f)).toBe(t);
       else expect(() => valueTable(f), f.name).toThrow(CodeRangeError);

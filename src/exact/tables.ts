@@ -73,7 +73,9 @@ function float64Values(f: Format): Float64Values {
     });
     if (f.infinity) values[f.infMagnitude] = Infinity;
     for (let mag = 0; mag < f.signBit; mag++) {
-      values[f.signBit + mag] = negativeSign(f, mag, 1) ? -values[mag]! : Math.abs(values[mag]!);
+      const v = values[mag]!;
+      // NaN entries stay the one canonical NaN: negating would set its sign bit, which arithmetic propagates.
+      values[f.signBit + mag] = v !== v ? NaN : negativeSign(f, mag, 1) ? -v : Math.abs(v);
     }
     if (f.signed && f.isNaNCode(f.signBit)) values[f.signBit] = NaN;
     return { values, firstInexact };
