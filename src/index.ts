@@ -4,7 +4,7 @@ export { Format, type FormatSpec, type Family, type Signedness, type Domain } fr
 export { format, customFormat, registeredNames } from "./format/registry.js";
 export type { Exact } from "./exact/value.js";
 export { ROUNDINGS, SATURATIONS, type Projection, type Rounding, type Saturation } from "./exact/projection.js";
-export { newFlags, type ConversionFlags } from "./exact/project.js";
+export { newFlags, type ConversionFlags } from "./exact/cast.js";
 export { decode, decodeExact, encode, encodeExact, omegaProject, type FormatLike } from "./api/scalar.js";
 export { quantize, dequantize, type QuantizeOptions, type CodeArray } from "./api/bulk.js";
 export { randomR, seedKeys } from "./random.js";

@@ -2,7 +2,7 @@
 // input (at the largest precision any column of the table needs) and projects it for every column.
 import { readdirSync } from "node:fs";
 import { decodeExact } from "../src/exact/decode.js";
-import { project } from "../src/exact/project.js";
+import { project } from "../src/exact/cast.js";
 import type { ResolvedProjection, Rounding, Saturation } from "../src/exact/projection.js";
 import { type Exact, NAN, ZERO, normalize } from "../src/exact/value.js";
 import type { Format } from "../src/format/model.js";

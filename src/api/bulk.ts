@@ -1,12 +1,11 @@
 // Reference bulk conversion: quantize Float32Array/Float64Array into codes and dequantize codes into float32.
 // The Wasm kernels replace the inner loops; validation and semantics live here.
 import { ArgumentTypeError, CodeRangeError, ProjectionError, describe } from "../errors.js";
-import { decodeExact } from "../exact/decode.js";
-import { type ConversionFlags, project } from "../exact/project.js";
+import { type ConversionFlags, project } from "../exact/cast.js";
 import { type Projection, type ResolvedProjection, isStochastic, resolveProjection } from "../exact/projection.js";
+import { decodeTable32 } from "../exact/tables.js";
 import { fromFloat32Bits, fromNumber } from "../exact/value.js";
 import type { Format } from "../format/model.js";
-import { format } from "../format/registry.js";
 import { randomR, seedKeys } from "../random.js";
 import { type FormatLike, resolveFormat } from "./scalar.js";
 import { dequantizeWasm } from "../wasm/decode.js";
@@ -136,24 +135,8 @@ export function quantize(src: Float32Array | Float64Array, fmt: FormatLike, opti
   return out;
 }
 
-const BINARY32 = format("binary32");
-const RNE_SATNONE = resolveProjection(BINARY32, { rounding: "NearestTiesToEven", saturation: "SatNone" });
-const decodeTables = new Map<Format, Uint32Array>();
-
-/**
- * float32 bit patterns of every code: Convert<f, binary32, (NearestTiesToEven, SatNone)> (P3109 §4.9.1), exact
- * for every format whose values fit binary32; vendor formats keep NaN signs and payloads as ml_dtypes does.
- */
-export function decodeTable32(f: Format): Uint32Array {
-  let t = decodeTables.get(f);
-  if (!t) {
-    if (f.K > 16) throw new ArgumentTypeError("fmt", `${f.name}: decode tables exist for formats of up to 16 bits`);
-    t = new Uint32Array(f.codeCount);
-    for (let c = 0; c < f.codeCount; c++) t[c] = project(decodeExact(c, f), BINARY32, RNE_SATNONE);
-    decodeTables.set(f, t);
-  }
-  return t;
-}
+// The table service owns decodeTable32; re-exported while importers move there.
+export { decodeTable32 };
 
 export function requireCodes(codes: unknown, f: Format, argument = "codes"): CodeArray {
   const type = codeArrayType(f);

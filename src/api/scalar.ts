@@ -1,7 +1,7 @@
 // Scalar decode and encode: the exact core behind the public API contract.
 import { ArgumentTypeError, CodeRangeError, describe, requireInteger } from "../errors.js";
 import { decodeExact as decodeExactCore } from "../exact/decode.js";
-import { project } from "../exact/project.js";
+import { project } from "../exact/cast.js";
 import { type Projection, requireRandom, resolveProjection } from "../exact/projection.js";
 import { type Exact, fromNumber, toNumberExact } from "../exact/value.js";
 import type { Format } from "../format/model.js";

@@ -1,16 +1,17 @@
 // Block-scaled tensors: OCP MX v1.0 (MXFP8/6/4, MXINT8; E8M0 scale per block of 32) and NVFP4 (E2M1, blocks of
 // 16, E4M3 scale, optional float32 tensor scale), or a custom { element, scale, blockSize }. One parameterised
 // path: the scheme's constants drive both the scalar reference here and the Wasm kernel (src/block/wasm.ts).
-// Decisions (vendor-formats.md §1.7; README "Block formats and dot products"): a NaN or ±∞ in a block gives the
+// Decisions (README "Block formats and dot products"): a NaN or ±∞ in a block gives the
 // NaN scale (the whole block decodes to NaN); an all-zero block gets the smallest scale (E8M0 code 0 = 2^−127;
 // NVFP4 2^−6); the shared exponent is clamped to [−127, 127]; elements are rounded (default RNE) and saturated;
 // MXINT8 is symmetric (±127/64 when quantizing; 0x80 = −2 is decoded); a trailing partial block is a block of
 // the remaining elements.
 import { ArgumentTypeError, CodeRangeError, ProjectionError, describe, requireInteger } from "../errors.js";
 import { decodeExact } from "../exact/decode.js";
-import { project } from "../exact/project.js";
+import { project } from "../exact/cast.js";
 import { type ResolvedProjection, type Rounding, ROUNDINGS, isStochastic, resolveProjection } from "../exact/projection.js";
-import { fromNumber, toNumberExact } from "../exact/value.js";
+import { maxFiniteValue, valueTableOrNaN } from "../exact/tables.js";
+import { fromNumber } from "../exact/value.js";
 import { type Format, makeFormat } from "../format/model.js";
 import { format } from "../format/registry.js";
 import { type FormatLike, resolveFormat } from "../api/scalar.js";
@@ -67,7 +68,7 @@ export interface CustomScheme {
 const schemes = new Map<string, BlockScheme>();
 
 function build(name: string, element: Format, scale: Format, blockSize: number, twosComplement = false): BlockScheme {
-  const maxElem = toNumberExact(decodeExact(element.maxFiniteMagnitude, element))!;
+  const maxElem = maxFiniteValue(element);
   const rule = scale.P === 1 ? "pow2" : "ratio";
   let minScaleExp = 0;
   let maxScaleExp = 0;
@@ -210,13 +211,12 @@ export function planBlocks(src: Float32Array, scheme: BlockScheme, options: Bloc
   return { scheme, blockSize, rho, ...(fixedExp !== undefined && { fixedExp }), tensorScale };
 }
 
-export function maxValue(f: Format): number {
-  return toNumberExact(decodeExact(f.maxFiniteMagnitude, f))!;
-}
+/** MaxFinite of an element or scale format as a float64 (the table service's maxFiniteValue). */
+export const maxValue = maxFiniteValue;
 
 /** Smallest positive normal value of a format (the NVFP4 scale clamp). */
 function minNormalValue(f: Format): number {
-  return toNumberExact(decodeExact(f.minNormalCode, f))!;
+  return valueTableOrNaN(f)[f.minNormalCode]!;
 }
 
 /** Sign–magnitude element code → stored byte (two's complement for MXINT8). */
@@ -248,7 +248,7 @@ export function blockScale(src: Float32Array, start: number, end: number, plan: 
   const ratio = amax / (maxValue(s.element) * plan.tensorScale);
   const clamped = Math.min(maxValue(s.scale), Math.max(minNormalValue(s.scale), ratio));
   const code = project(fromNumber(clamped), s.scale, resolveProjection(s.scale, { rounding: "NearestTiesToEven", saturation: "SatFinite" }), 0);
-  const S = toNumberExact(decodeExact(code, s.scale))!;
+  const S = valueTableOrNaN(s.scale)[code]!;
   return { code, divisor: S * plan.tensorScale };
 }
 
@@ -293,16 +293,15 @@ export function elementBytes(scheme: BlockScheme, n: number): number {
 export function elementValues(scheme: BlockScheme): Float64Array {
   const out = new Float64Array(256);
   const f = scheme.element;
+  const values = valueTableOrNaN(f);
   for (let c = 0; c < 256; c++) {
     if (scheme.twosComplement) out[c] = ((c << 24) >> 24) / 64;
-    else out[c] = c < f.codeCount ? (toNumberExact(decodeExact(c, f)) ?? NaN) : NaN;
+    else out[c] = c < f.codeCount ? values[c]! : NaN;
   }
   return out;
 }
 
+/** Scale value of every scale code (NaN for NaN codes); a copy, so callers may write to it. */
 export function scaleValues(scheme: BlockScheme): Float64Array {
-  const f = scheme.scale;
-  const out = new Float64Array(f.codeCount);
-  for (let c = 0; c < f.codeCount; c++) out[c] = toNumberExact(decodeExact(c, f)) ?? NaN;
-  return out;
+  return valueTableOrNaN(scheme.scale).slice();
 }

@@ -1,15 +1,15 @@
-// P3109 block operations (Interim Report v4.0 §5; digest §5): a block is a pair (s, [x1…xB]) of a scale code s in
+// P3109 block operations (Interim Report v4.0 §5): a block is a pair (s, [x1…xB]) of a scale code s in
 // format fs and B ≥ 1 element codes in format fx. Every operation is exact: ω-values (BigInt significands), one
 // projection per result (ωProject_{fr,ρ}); inexact quotients reach the projection as round-to-odd values.
 import { ArgumentTypeError, CodeRangeError, ProjectionError, describe, requireInteger } from "../errors.js";
-import { project } from "../exact/project.js";
+import { project } from "../exact/cast.js";
+import { operandValue } from "../exact/decode.js";
 import { type Projection, type ResolvedProjection, isStochastic, resolveProjection } from "../exact/projection.js";
 import { type Exact, NAN, ZERO, bitLength, compareFinite, finite, normalize } from "../exact/value.js";
 import type { Format } from "../format/model.js";
 import { type FormatLike, resolveFormat } from "../api/scalar.js";
 import { Add, Divide, Multiply } from "../ops/arithmetic.js";
 import { MaximumFinite } from "../ops/extrema.js";
-import { operandValue } from "../ops/exact-arith.js";
 import { operationInfo } from "../ops/registry.js";
 import { stickyPrecision } from "../ops/sticky.js";
 

@@ -1,29 +1,13 @@
-// The scalar reference of the narrow-partials dot product (seed 004) and of the exact dot product: the Wasm
+// The scalar reference of the narrow-partials dot product and of the exact dot product: the Wasm
 // kernels must agree with it bit for bit. Sums are exact: float64 where the exponent span is proved to fit 53
 // bits (see exactInFloat64), BigInt integers otherwise; each projection rounds once.
 import { decodeExact } from "../exact/decode.js";
-import { project } from "../exact/project.js";
+import { project } from "../exact/cast.js";
 import { resolveProjection } from "../exact/projection.js";
+import { maxFiniteValue, valueTableOrNaN } from "../exact/tables.js";
 import { type Exact, finite, toNumberExact } from "../exact/value.js";
 import type { Format } from "../format/model.js";
 import { type OverflowMode, type Partials, projectPartial } from "./partials.js";
-
-/** Float64 values of every code of an 8-bit (or narrower) format: exact, NaN for NaN codes. */
-const valueCache = new Map<Format, Float64Array>();
-export function codeValues(f: Format): Float64Array {
-  let t = valueCache.get(f);
-  if (!t) {
-    t = new Float64Array(f.codeCount);
-    for (let c = 0; c < f.codeCount; c++) t[c] = toNumberExact(decodeExact(c, f)) ?? NaN;
-    valueCache.set(f, t);
-  }
-  return t;
-}
-
-/** Largest finite magnitude of a format as a float64. */
-export function maxFiniteValue(f: Format): number {
-  return codeValues(f)[f.maxFiniteMagnitude]!;
-}
 
 /**
  * Whether a sum of `count` terms, each a multiple of 2^lowExp with magnitude ≤ bound, is computed exactly in
@@ -54,8 +38,8 @@ export interface DotContext {
 }
 
 export function dotContext(fa: Format, fb: Format, partials: Partials, mode: OverflowMode | "exact", block: number): DotContext {
-  const va = codeValues(fa);
-  const vb = codeValues(fb);
+  const va = valueTableOrNaN(fa);
+  const vb = valueTableOrNaN(fb);
   const exactBound = maxFiniteValue(fa) * maxFiniteValue(fb);
   // Rounding to nearest never more than doubles a magnitude; saturation caps it at MaxFinite of the partials.
   const productBound = mode === "exact" ? exactBound : Math.min(2 * exactBound, partials.max);

@@ -1,5 +1,4 @@
-// Seed 004's random experiment ("Exploring saturation in low-precision dot products", §0.5–0.7), reproducible:
-// vectors shaped like transformer activations (randn clipped to ±4, squared with its sign), each row scaled so its
+// A reproducible experiment on saturation in low-precision dot products: vectors shaped like transformer activations (randn clipped to ±4, squared with its sign), each row scaled so its
 // maximum magnitude is `scale`, cast to float8 (RNE), the first operand made non-negative (ReLU-like), then
 // dot products with binary16 partials under OvSAT and OvINF (and OvNAN) against the exact dot product.
 import { ArgumentTypeError, CodeRangeError, describe, requireInteger } from "../errors.js";
@@ -7,7 +6,7 @@ import { randomBits32, seedKeys } from "../random.js";
 import { format } from "../format/registry.js";
 import { dotRows } from "./index.js";
 import { type PartialsName, exponentOf, partialsFormat, pow2, projectPartial, roundNearestEven } from "./partials.js";
-import { codeValues } from "./reference.js";
+import { valueTableOrNaN } from "../exact/tables.js";
 
 export interface SaturationOptions {
   /** Vector length (notebook: 2048). */
@@ -96,7 +95,7 @@ export function saturationExperiment(options: SaturationOptions = {}): Saturatio
   const f = format(options.format ?? "float8_e4m3fn");
   const partials = options.partials ?? "binary16";
   const p = partialsFormat(partials);
-  const values = codeValues(f);
+  const values = valueTableOrNaN(f);
   const max = values[f.maxFiniteMagnitude]!;
   const [k0, k1] = seedKeys(options.seed ?? 1);
   const a = new Uint8Array(batchSize * N);

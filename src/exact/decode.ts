@@ -1,6 +1,6 @@
 // ωDecode (P3109 §4.7.2) and ωDecodeExternal (§4.8) for every format of the model.
 import type { Format } from "../format/model.js";
-import { type Exact, NAN, NEG_INF, POS_INF, ZERO, finite } from "./value.js";
+import { type Exact, NAN, NEG_INF, POS_INF, ZERO, finite, fromFloat64Bits } from "./value.js";
 
 /**
  * The exact datum of a code. NaN codes decode to NaN (sign kept for vendor formats with signed NaNs), −0 to a
@@ -32,4 +32,15 @@ export function decodeMagnitude(mag: number, f: Format, sign: 1 | -1): Exact {
     return finite(sign, BigInt(T), 1 - f.bias - f.trailingBits);
   }
   return finite(sign, BigInt(T + scale), E - f.bias - f.trailingBits);
+}
+
+/**
+ * ωDecode of an operand as the ω-functions see it: ωDecodeExternal maps −0 to 0 and every NaN to the one NaN
+ * (§4.8), so no ω-rule ever meets a signed zero or a signed NaN.
+ */
+export function operandValue(code: number | bigint, f: Format): Exact {
+  const x = typeof code === "bigint" ? (f.K === 64 ? fromFloat64Bits(code) : decodeExact(Number(code), f)) : decodeExact(code, f);
+  if (x.kind === "nan") return NAN;
+  if (x.kind === "finite" && x.significand === 0n) return ZERO;
+  return x;
 }

@@ -1,114 +1,100 @@
-// ωProject_{f,ρ} (P3109 §4.7.3) = ωEncode ∘ ωSaturate ∘ ωRoundToPrecision, for every format of the model.
-import type { Format } from "../format/model.js";
+// ωProject_{f,ρ} (P3109 §4.7.3) = ωEncode ∘ ωSaturate ∘ ωRoundToPrecision, for every encoding of the model. The
+// functions see only the encoding (FormatEncoding): library casts (ml_dtypes, numpy, OCP, Tesla) wrap these steps
+// in cast.ts.
+import type { FormatEncoding } from "../format/model.js";
 import type { ResolvedProjection, Rounding, Saturation } from "./projection.js";
-import { roundToPrecision } from "./round.js";
-import { type Exact, type Finite, bitLength } from "./value.js";
+import { roundSignificand } from "./round.js";
+import type { Exact } from "./value.js";
 
-/** IEEE-style exception flags of one conversion (accumulated as counts by the bulk API). */
-export interface ConversionFlags {
-  /** NaN input, or a NaN/∞ input clamped because the format has no such datum. */
-  invalid: number;
-  /** The input was a subnormal of its own format (binary32/binary64 subnormal). */
-  denormal: number;
-  /** The rounded result exceeded MaxFinite (saturated, or became ∞ or NaN). */
-  overflow: number;
-  /** The result is inexact and its magnitude is below MinNormal (zero or subnormal). */
-  underflow: number;
-}
+/** ωRoundToPrecision's result as a magnitude code of f, the exponent unbounded above (mag may exceed MaxFinite). */
+export type RoundedCode =
+  | { readonly kind: "nan" }
+  | { readonly kind: "infinity"; readonly negative: boolean }
+  | {
+      readonly kind: "finite";
+      readonly negative: boolean;
+      readonly mag: bigint;
+      /** The rounded value is zero (in a format without zero, magnitude code 0 is MinFinite, not zero). */
+      readonly isZero: boolean;
+      /** ν > 0, or a nonzero subnormal flushed to zero. */
+      readonly inexact: boolean;
+    };
 
-export function newFlags(): ConversionFlags {
-  return { invalid: 0, denormal: 0, overflow: 0, underflow: 0 };
-}
+const NAN_ROUNDED: RoundedCode = Object.freeze({ kind: "nan" });
 
-/** The outcome of ωSaturate (§4.7.5) before encoding. */
-type Saturated = "value" | "maxFinite" | "minFinite" | "posInf" | "negInf" | "nan";
-
-/**
- * Projects an exact value into format f under ρ and returns the code (K ≤ 32).
- * R is the random value of the stochastic modes. Vendor formats keep the sign of zero and NaN (IEEE semantics);
- * P3109 formats have neither −0 nor a signed NaN.
- */
-export function project(x: Exact, f: Format, rho: ResolvedProjection, R = 0, flags?: ConversionFlags): number {
-  return Number(projectBig(x, f, rho, R, flags));
-}
-
-/** As `project`, with the code as a bigint (needed for binary64 codes). */
-export function projectBig(x: Exact, f: Format, rho: ResolvedProjection, R = 0, flags?: ConversionFlags): bigint {
-  // P3109 datums (§3.1) have no −0 and one unsigned NaN: ωEncodeExternal gives +0 and the canonical NaN (§4.8).
-  const ieeeSigns = rho.datums === "IEEE";
-  if (x.kind === "nan") {
-    if (flags) flags.invalid++;
-    return ieeeSigns ? encodeNaN(f, x.sign, x.payload) : encodeNaN(f, 1, undefined);
-  }
-  if (rho.vendor === "ml_dtypes_e8m0") return BigInt(mlDtypesE8M0(x));
+/** ωRoundToPrecision_{P,B,µ} (§4.7.4) of x into f's magnitude codes; R is the random value of the stochastic modes. */
+export function roundToPrecision(x: Exact, f: FormatEncoding, rho: ResolvedProjection, R = 0): RoundedCode {
+  if (x.kind === "nan") return NAN_ROUNDED;
   const negative = x.sign < 0;
-  const s = { negativeZero: negative && ieeeSigns, nanSign: ieeeSigns ? x.sign : 1 } as const;
-  if (x.kind === "infinity") {
-    if (!f.infinity && flags) flags.invalid++;
-    return encodeSaturated(f, saturateInfinity(f, rho.saturation, negative), negative, 0n, s);
-  }
-  if (x.significand === 0n) {
-    if (f.zero) return encodeZero(f, s.negativeZero);
-    return encodeSaturated(f, saturateFinite(f, rho.saturation, rho.rounding, negative, 0n, true), negative, 0n, s);
-  }
-  if (flags && isSubnormalInput(x)) flags.denormal++;
-  const r = roundToPrecision(x, f.P, f.minQuantumExponent, f.bias + f.P - 2, rho.rounding, rho.stochasticBits, R);
+  if (x.kind === "infinity") return { kind: "infinity", negative };
+  if (x.significand === 0n) return { kind: "finite", negative, mag: 0n, isZero: true, inexact: false };
+  const r = roundSignificand(x, f.P, f.minQuantumExponent, f.bias + f.P - 2, rho.rounding, rho.stochasticBits, R);
   let mag = r.S === 0n ? 0n : r.S + BigInt(r.Q + f.P + f.bias - 2) * (1n << BigInt(f.P - 1));
   let inexact = r.inexact;
   if (f.subnormals === "flush" && mag !== 0n && mag < 1n << BigInt(f.P - 1)) {
     mag = 0n; // flushing a nonzero subnormal result is inexact
     inexact = true;
   }
-  if (flags && inexact && mag < BigInt(f.minNormalCode) + (f.zero ? 0n : 1n)) flags.underflow++;
   // In a format without zero (E8M0) magnitude code 0 is MinFinite; only S = 0 is the value zero.
-  const isZero = f.zero ? mag === 0n : r.S === 0n;
-  const outcome = saturateFinite(f, rho.saturation, rho.rounding, negative, mag, isZero);
-  if (flags && outcome !== "value" && mag > f.bigCodes.maxFinite) flags.overflow++;
-  return encodeSaturated(f, outcome, negative, mag, s);
+  return { kind: "finite", negative, mag, isZero: f.zero ? mag === 0n : r.S === 0n, inexact };
 }
 
-/** Rules 3–17 of §4.7.5: an infinite input. */
-function saturateInfinity(f: Format, sat: Saturation, negative: boolean): Saturated {
-  if (sat === "SatFinite") return negative ? "minFinite" : "maxFinite";
+/** The number (1–25) of the ωSaturate rule of §4.7.5 that fired; SATURATE_RESULTS gives its result. */
+export type SaturationRule = number;
+
+/** What ωSaturate yields, before ωEncode. */
+export type Saturated = "value" | "maxFinite" | "minFinite" | "posInf" | "negInf" | "nan";
+
+/** Result of each rule of §4.7.5, indexed by rule number (Mhi = maxFinite, Mlo = minFinite). */
+export const SATURATE_RESULTS: readonly Saturated[] = Object.freeze([
+  "nan", // unused: rules are numbered from 1
+  "nan", "value", // 1, 2
+  "maxFinite", "minFinite", "minFinite", "maxFinite", // 3–6: SatFinite
+  "posInf", "maxFinite", "negInf", "minFinite", "minFinite", "maxFinite", // 7–12: SatPropagate
+  "posInf", "maxFinite", "negInf", "nan", "minFinite", // 13–17: SatNone, ±∞
+  "maxFinite", "maxFinite", "minFinite", "negInf", "nan", "minFinite", "posInf", "maxFinite", // 18–25: SatNone, finite
+] as const);
+
+/** ωSaturate_{Mlo,Mhi}(Sat, Round, X, Σ, Δ) (§4.7.5): the first of the 25 ordered rules that matches. */
+export function saturate(f: FormatEncoding, sat: Saturation, rnd: Rounding, x: RoundedCode): SaturationRule {
+  if (x.kind === "nan") return 1;
+  const extended = f.infinity;
+  const signed = f.signed;
+  const posInf = x.kind === "infinity" && !x.negative;
+  const negInf = x.kind === "infinity" && x.negative;
+  let below = false; // X < Mlo: a negative nonzero value of an unsigned format; zero in a format without zero
+  let above = false; // X > Mhi
+  if (x.kind === "finite") {
+    const max = f.bigCodes.maxFinite;
+    below = signed ? x.negative && x.mag > max : (x.negative && !x.isZero) || (!f.zero && x.isZero);
+    above = !x.negative && x.mag > max;
+    if (!below && !above) return 2;
+  }
+  if (sat === "SatFinite") return posInf ? 3 : negInf ? 4 : below ? 5 : 6;
   if (sat === "SatPropagate") {
-    if (!negative) return f.infinity ? "posInf" : "maxFinite"; // rules 7, 8
-    return f.infinity && f.signed ? "negInf" : "minFinite"; // rules 9, 10
+    if (posInf) return extended ? 7 : 8;
+    if (negInf) return signed && extended ? 9 : 10;
+    return below ? 11 : 12;
   }
-  // SatNone
-  if (!negative) return f.infinity ? "posInf" : f.finiteOverflow === "nan" ? "nan" : "maxFinite"; // 13, 14
-  if (f.signed && f.infinity) return "negInf"; // 15
-  if (!f.signed) return "nan"; // 16
-  return f.finiteOverflow === "nan" ? "nan" : "minFinite"; // 17
+  if (posInf) return extended ? 13 : 14;
+  if (negInf) return signed && extended ? 15 : !signed ? 16 : 17;
+  if (above && rnd === "ToOdd" && !signed && extended) return 18;
+  if (above && (rnd === "TowardZero" || rnd === "TowardNegative")) return 19;
+  if (below && (rnd === "TowardZero" || rnd === "TowardPositive")) return 20;
+  if (below) return signed && extended ? 21 : !signed ? 22 : 23;
+  return extended ? 24 : 25;
 }
 
-/** Rules 2, 5–6, 11–12, 18–25 of §4.7.5 for a rounded finite magnitude code `mag` (exponent unbounded above). */
-function saturateFinite(f: Format, sat: Saturation, rnd: Rounding, negative: boolean, mag: bigint, isZero: boolean): Saturated {
-  const max = f.bigCodes.maxFinite;
-  // "X < Mlo": a negative nonzero result in an unsigned format; the value zero in a format without zero.
-  const below = f.signed ? negative && mag > max : (negative && !isZero) || (!f.zero && isZero);
-  const above = !negative && mag > max;
-  if (!below && !above) return "value"; // rule 2
-  if (sat !== "SatNone") return above ? "maxFinite" : "minFinite"; // rules 5, 6, 11, 12
-  if (above) {
-    if (rnd === "ToOdd" && !f.signed && f.infinity) return "maxFinite"; // 18
-    if (rnd === "TowardZero" || rnd === "TowardNegative") return "maxFinite"; // 19
-    if (f.infinity) return "posInf"; // 24
-    return f.finiteOverflow === "nan" ? "nan" : "maxFinite"; // 25
-  }
-  if (rnd === "TowardZero" || rnd === "TowardPositive") return "minFinite"; // 20
-  if (f.signed && f.infinity) return "negInf"; // 21
-  if (!f.signed) return "nan"; // 22
-  return f.finiteOverflow === "nan" ? "nan" : "minFinite"; // 23
-}
-
-/** ωEncode (§4.7.6) of a saturation outcome. */
-function encodeSaturated(f: Format, s: Saturated, negative: boolean, mag: bigint, signs: { negativeZero: boolean; nanSign: 1 | -1 }): bigint {
+/**
+ * ωEncode (§4.7.6) of a saturation result: P3109 datums, so every zero is +0 and NaN is the canonical NaN code
+ * (−1n for an encoding without NaN, which only vendor formats have; their cast substitutes a code).
+ */
+export function encode(f: FormatEncoding, s: Saturated, x: RoundedCode): bigint {
   const codes = f.bigCodes;
-  const sign = codes.signBit;
   switch (s) {
     case "value":
-      if (mag === 0n) return encodeZero(f, signs.negativeZero);
-      return negative ? mag + sign : mag;
+      if (x.kind !== "finite" || x.mag === 0n) return 0n;
+      return x.negative ? x.mag + codes.signBit : x.mag;
     case "maxFinite":
       return codes.maxFinite;
     case "minFinite":
@@ -118,54 +104,12 @@ function encodeSaturated(f: Format, s: Saturated, negative: boolean, mag: bigint
     case "negInf":
       return codes.negInf;
     case "nan":
-      return encodeNaN(f, signs.nanSign, undefined);
+      return codes.nan;
   }
 }
 
-/** Zero: +0 in P3109 formats (no −0) and in formats without −0 (FNUZ); the input's sign elsewhere. */
-function encodeZero(f: Format, negative: boolean): bigint {
-  if (!f.zero) return 0n; // not reached by ωProject: saturation handles formats without zero
-  return negative && f.signed && f.signedZeroAndNaN && f.negativeZero === "zero" ? f.bigCodes.signBit : 0n;
-}
-
-/** The NaN code: canonical for P3109, signed (and payload-truncated where the format says so) for vendor formats. */
-function encodeNaN(f: Format, sign: 1 | -1, payload: bigint | undefined): bigint {
-  const negative = sign < 0 && f.signed && f.signedZeroAndNaN;
-  if (!f.hasNaN) {
-    // Formats without NaN (MX elements, Tesla): ml_dtypes gives the −0 code with the sign flipped; Tesla clamps.
-    if (f.nanSubstitute === "negzero-xor-sign") return negative ? 0n : f.bigCodes.signBit;
-    return f.bigCodes.maxFinite;
-  }
-  const codes = f.bigCodes;
-  let code = codes.nan;
-  if (f.nanPayload === "keep" && payload !== undefined && f.infinity) {
-    // numpy float16: keep the top P−1 bits of the (52-bit, left-aligned) payload, and stay a NaN.
-    const t = payload >> BigInt(52 - f.trailingBits);
-    code = codes.infMagnitude + (t === 0n ? 1n : t);
-  }
-  const negativeNaN = negative && f.highNaNs > 0;
-  return negativeNaN ? code + codes.signBit : code;
-}
-
-function isSubnormalInput(x: Finite): boolean {
-  // Inputs reach the bulk API as binary32/binary64 values; their subnormals have the smallest exponents.
-  return (x.exponent === -149 && bitLength(x.significand) < 24) || (x.exponent === -1074 && bitLength(x.significand) < 53);
-}
-
-/**
- * ml_dtypes' float32 → float8_e8m0fnu cast (vendor-formats.md, "E8M0"): 0, negatives, ±∞ and NaN give 0xFF;
- * rounding is to nearest with ties away from zero (the kept bit is the implicit 1); below 2^−126 the cast
- * rounds as if code 0 were zero (x ≤ 2^−127 → 0x00, 2^−127 < x < 2^−126 → 0x01); x ≥ 1.5·2^127 → 0xFF.
- */
-function mlDtypesE8M0(x: Exact): number {
-  if (x.kind !== "finite" || x.significand === 0n || x.sign < 0) return 0xff;
-  const L = bitLength(x.significand) - 1 + x.exponent;
-  if (L < -126) {
-    // Compare with 2^−127: equal or below → code 0, above → code 1.
-    return L < -127 || (L === -127 && x.significand === 1n << BigInt(bitLength(x.significand) - 1)) ? 0 : 1;
-  }
-  // Ties away: round up iff the bit below the leading one is set.
-  const nextBit = bitLength(x.significand) >= 2 ? (x.significand >> BigInt(bitLength(x.significand) - 2)) & 1n : 0n;
-  const e = L + Number(nextBit);
-  return e + 127 > 254 ? 0xff : e + 127;
+/** ωProject_{f,ρ}(X) (§4.7.3) exactly as the report defines it: no library cast policy, no flags. */
+export function projectP3109(x: Exact, f: FormatEncoding, rho: ResolvedProjection, R = 0): bigint {
+  const r = roundToPrecision(x, f, rho, R);
+  return encode(f, SATURATE_RESULTS[saturate(f, rho.saturation, rho.rounding, r)]!, r);
 }

@@ -12,11 +12,11 @@ export interface Rounded {
 }
 
 /**
- * Rounds |x| (x finite, nonzero) to P significant bits with quantum exponent at least `minQ`.
- * `quantumOffset` is B + P − 2 (the code offset), so the code parity of a truncated P = 1 value is Q + that + 1.
+ * The integer core of ωRoundToPrecision: rounds |x| (x finite, nonzero) to P significant bits with quantum exponent at least `minQ`.
+ * `codeOffset` is B + P − 2 (the code offset), so the code parity of a truncated P = 1 value is Q + that + 1.
  * R is the random value for the stochastic modes (0 ≤ R < 2^N).
  */
-export function roundToPrecision(x: Finite, P: number, minQ: number, codeOffset: number, mode: Rounding, N: number, R: number): Rounded {
+export function roundSignificand(x: Finite, P: number, minQ: number, codeOffset: number, mode: Rounding, N: number, R: number): Rounded {
   const m = x.significand;
   const e = x.exponent;
   const L = bitLength(m) - 1 + e; // ⌊log2 |X|⌋

@@ -8,13 +8,13 @@ export type NanPayload = "drop" | "keep" | "keepOnDecode";
 export type Family = "P3109" | "IEEE" | "OCP" | "FNUZ" | "MX" | "Tesla" | "Custom";
 
 /**
- * The parameters that define a format. Codes are ordered by magnitude (sign–magnitude for signed formats):
+ * The encoding: how codes map to datums. Codes are ordered by magnitude (sign–magnitude for signed formats):
  * the magnitude field is K−1 bits (signed) or K bits (unsigned); the top `highNaNs` magnitudes are NaN, the
  * magnitude just below them is +Inf when `infinity` is set, everything else is a finite value
  * `(E == 0 && zero ? T : T + 2^(P−1)) · 2^(max(E, zero ? 1 : 0) − bias − (P−1))` with E the exponent field and T
  * the trailing significand (P3109 §4.7.2, IEEE 754 §3.4).
  */
-export interface FormatSpec {
+export interface Encoding {
   readonly name: string;
   readonly family: Family;
   /** Bit width K (3 ≤ K ≤ 16 for P3109; 32 and 64 for the external IEEE formats). */
@@ -34,6 +34,13 @@ export interface FormatSpec {
   readonly zero: boolean;
   /** "gradual": IEEE subnormals; "flush": subnormal codes decode to 0 and results below MinNormal flush to 0. */
   readonly subnormals: "gradual" | "flush";
+}
+
+/**
+ * Cast policy, not encoding: what a vendor's cast does where ωProject (P3109 §4.7.3) leaves no choice to the
+ * encoding or decides differently. src/exact/cast.ts applies it around the projection.
+ */
+export interface CastPolicy {
   /** SatNone in a format without infinities: overflow (and ±Inf) "clamp" to ±MaxFinite (P3109 v4.0) or give "nan" (OCP FN, FNUZ). */
   readonly finiteOverflow: "clamp" | "nan";
   /** A NaN input in a format without NaN: "negzero-xor-sign" (ml_dtypes MX types) or "maxfinite" (Tesla: clamp). */
@@ -49,25 +56,45 @@ export interface FormatSpec {
   readonly defaultProjection: "P3109" | "ml_dtypes" | "ml_dtypes_e8m0" | "Tesla";
 }
 
-/** A format with every derived constant precomputed (P3109 §4.14 format queries and the code layout). */
-export class Format implements FormatSpec {
-  readonly name!: string;
-  readonly family!: Family;
-  readonly K!: number;
-  readonly P!: number;
-  readonly bias!: number;
-  readonly signed!: boolean;
-  readonly infinity!: boolean;
-  readonly highNaNs!: number;
-  readonly negativeZero!: "zero" | "nan";
-  readonly zero!: boolean;
-  readonly subnormals!: "gradual" | "flush";
-  readonly finiteOverflow!: "clamp" | "nan";
-  readonly nanSubstitute!: "negzero-xor-sign" | "maxfinite";
-  readonly nanPayload!: NanPayload;
-  readonly signedZeroAndNaN!: boolean;
-  readonly defaultProjection!: "P3109" | "ml_dtypes" | "ml_dtypes_e8m0" | "Tesla";
+/** The parameters that define a format: its encoding and the cast policy of its library. */
+export type FormatSpec = Encoding & CastPolicy;
 
+/** A Format seen as an encoding only: code that implements the report's ω-functions takes this type. */
+export type FormatEncoding = Omit<Format, keyof CastPolicy>;
+
+/** Every defining field, once, in serialisation order, each marked as encoding or cast policy (the type forces all). */
+const FIELD_KINDS: { readonly [F in keyof FormatSpec]-?: F extends keyof CastPolicy ? "policy" : "encoding" } = {
+  name: "encoding",
+  family: "encoding",
+  K: "encoding",
+  P: "encoding",
+  bias: "encoding",
+  signed: "encoding",
+  infinity: "encoding",
+  highNaNs: "encoding",
+  negativeZero: "encoding",
+  zero: "encoding",
+  subnormals: "encoding",
+  finiteOverflow: "policy",
+  nanSubstitute: "policy",
+  nanPayload: "policy",
+  signedZeroAndNaN: "policy",
+  defaultProjection: "policy",
+};
+export const FORMAT_FIELDS = Object.freeze(Object.keys(FIELD_KINDS)) as readonly (keyof FormatSpec)[];
+
+/** The one identity key of a format: its defining fields in FORMAT_FIELDS order. */
+function formatKey(spec: FormatSpec): string {
+  return JSON.stringify(FORMAT_FIELDS.map((k) => spec[k]));
+}
+
+let construct: (spec: FormatSpec) => Format;
+
+/** The defining fields of a Format are its FormatSpec (declared once there; the constructor copies them). */
+export interface Format extends FormatSpec {}
+
+/** A format with every derived constant precomputed (P3109 §4.14 format queries and the code layout). */
+export class Format {
   /** Number of codes, 2^K. */
   readonly codeCount: number;
   /** Bits of the magnitude field: K−1 (signed) or K (unsigned). */
@@ -98,8 +125,13 @@ export class Format implements FormatSpec {
   /** The special codes as exact bigints (the number fields above are exact for K ≤ 53 only, e.g. not binary64). */
   readonly bigCodes: BigCodes;
 
-  constructor(spec: FormatSpec) {
-    Object.assign(this, spec);
+  static {
+    construct = (spec) => new Format(spec);
+  }
+
+  /** Use makeFormat: it validates and interns, so equal parameters give the same object. */
+  private constructor(spec: FormatSpec) {
+    for (const k of FORMAT_FIELDS) (this as Record<string, unknown>)[k] = spec[k];
     const { K, P, signed } = spec;
     const c = specialCodes(spec);
     this.bigCodes = c;
@@ -163,8 +195,7 @@ export class Format implements FormatSpec {
 
   /** A format serialises as its defining parameters (everything else is derived from them). */
   toJSON(): FormatSpec {
-    const { name, family, K, P, bias, signed, infinity, highNaNs, negativeZero, zero, subnormals, finiteOverflow, nanSubstitute, nanPayload, signedZeroAndNaN, defaultProjection } = this;
-    return { name, family, K, P, bias, signed, infinity, highNaNs, negativeZero, zero, subnormals, finiteOverflow, nanSubstitute, nanPayload, signedZeroAndNaN, defaultProjection };
+    return Object.fromEntries(FORMAT_FIELDS.map((k) => [k, this[k]])) as unknown as FormatSpec;
   }
 }
 
@@ -208,8 +239,25 @@ function specialCodes(spec: FormatSpec): BigCodes {
   };
 }
 
-/** Validates the numeric parameters shared by every family and builds the Format. */
+/** Every Format, keyed by formatKey: equal parameters give the same object (and the same cached tables). */
+const interned = new Map<string, Format>();
+
+/** The interned Format of a spec; the spec is validated (typed errors naming the field) the first time. */
 export function makeFormat(spec: FormatSpec): Format {
+  if (spec === null || typeof spec !== "object") throw new FormatError("spec", `got ${describe(spec)}; allowed: { name, family, K, P, bias, signed, … }`);
+  const key = formatKey(spec);
+  let format = interned.get(key);
+  if (!format) {
+    validate(spec);
+    format = construct(spec);
+    if (format.maxFiniteMagnitude < 0) throw new FormatError("name", `${spec.name} has no finite values`);
+    interned.set(key, format);
+  }
+  return format;
+}
+
+/** Validates the parameters shared by every family. */
+function validate(spec: FormatSpec): void {
   const { K, P, bias, signed } = spec;
   if (!Number.isInteger(K) || K < 2 || K > 64) throw new FormatError("K", `got ${describe(K)}; allowed: an integer in [2, 64]`);
   if (typeof signed !== "boolean") throw new FormatError("signed", `got ${describe(signed)}; allowed: true or false`);
@@ -239,7 +287,4 @@ export function makeFormat(spec: FormatSpec): Format {
   if (!Number.isInteger(spec.highNaNs) || spec.highNaNs < 0 || spec.highNaNs >= magnitudes - 1) {
     throw new FormatError("highNaNs", `got ${describe(spec.highNaNs)}; allowed: an integer in [0, ${magnitudes - 2}]`);
   }
-  const format = new Format(spec);
-  if (format.maxFiniteMagnitude < 0) throw new FormatError("name", `${spec.name} has no finite values`);
-  return format;
 }

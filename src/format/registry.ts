@@ -2,23 +2,8 @@
 import { FormatError, describe } from "../errors.js";
 import { Format, type FormatSpec, makeFormat } from "./model.js";
 
-/** Formats built from parameters are interned, so equal names give the same object (and the same cached tables). */
-const interned = new Map<string, Format>();
-function intern(key: string, build: () => Format): Format {
-  let f = interned.get(key);
-  if (!f) {
-    f = build();
-    interned.set(key, f);
-  }
-  return f;
-}
-
 /** P3109 Binary{K}p{P}{s|u}{e|f} (Interim Report v4.0 §3.1–3.2): bias 2^(K−P−1) signed, 2^(K−P) unsigned. */
 export function p3109(K: number, P: number, signed: boolean, extended: boolean): Format {
-  return intern(`p3109/${K}/${P}/${signed}/${extended}`, () => buildP3109(K, P, signed, extended));
-}
-
-function buildP3109(K: number, P: number, signed: boolean, extended: boolean): Format {
   if (!Number.isInteger(K) || K < 3 || K > 16) throw new FormatError("K", `got ${describe(K)}; allowed: an integer in [3, 16] for P3109 formats`);
   const maxP = signed ? K - 1 : K;
   if (!Number.isInteger(P) || P < 1 || P > maxP) {
@@ -78,7 +63,7 @@ register(ieeeLike("bfloat16", 8, 7, { nanPayload: "keepOnDecode" }), "bf16");
 register(ieeeLike("binary32", 8, 23, { nanPayload: "keep" }), "float32", "f32");
 register(ieeeLike("binary64", 11, 52, { nanPayload: "keep" }), "float64", "f64");
 
-// ml_dtypes / OCP OFP8 / ONNX names (vendor-formats.md, ml_dtypes table).
+// ml_dtypes / OCP OFP8 / ONNX names and their aliases.
 register(ieeeLike("float8_e5m2", 5, 2), "FLOAT8E5M2", "E5M2", "F8_E5M2");
 register(ieeeLike("float8_e4m3", 4, 3));
 register(ieeeLike("float8_e3m4", 3, 4));
@@ -121,22 +106,20 @@ register(
 );
 
 /**
- * Tesla CFloat8_1_4_3 / CFloat8_1_5_2 (seed 001 Table 3) and CFloat16 SHP (1+5+10): a configurable 6-bit bias, no
+ * Tesla CFloat8_1_4_3 / CFloat8_1_5_2 and CFloat16 SHP (1+5+10): a configurable 6-bit bias, no
  * Inf or NaN, clamping on overflow and on Inf/NaN input, IEEE-style subnormals.
  */
 function teslaSigned(name: string, E: number, M: number, bias: number): Format {
   requireTeslaBias(bias);
-  return intern(`${name}/${bias}`, () =>
-    ieeeLike(`${name}(bias=${bias})`, E, M, {
-      family: "Tesla",
-      bias,
-      infinity: false,
-      highNaNs: 0,
-      finiteOverflow: "clamp",
-      nanSubstitute: "maxfinite",
-      defaultProjection: "Tesla",
-    }),
-  );
+  return ieeeLike(`${name}(bias=${bias})`, E, M, {
+    family: "Tesla",
+    bias,
+    infinity: false,
+    highNaNs: 0,
+    finiteOverflow: "clamp",
+    nanSubstitute: "maxfinite",
+    defaultProjection: "Tesla",
+  });
 }
 
 export const cfloat8 = (E: number, M: number, bias: number): Format => teslaSigned(`cfloat8_1_${E}_${M}`, E, M, bias);
@@ -240,5 +223,13 @@ export function customFormat(spec: Partial<FormatSpec> & { name: string; K: numb
     defaultProjection: "P3109",
     ...spec,
   };
-  return intern(`custom/${JSON.stringify(full)}`, () => makeFormat(full));
+  return makeFormat(full);
+}
+
+/**
+ * The Format of a serialised spec (`Format.toJSON()`, e.g. after crossing to a worker): the same interned object
+ * as the format it came from.
+ */
+export function formatFromSpec(spec: FormatSpec): Format {
+  return makeFormat(spec);
 }

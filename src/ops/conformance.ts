@@ -1,4 +1,4 @@
-// Conformance description (P3109 §4.5, §4.6; P3109/Public Exemplars scheme, digest §6.2–6.3): the mandatory
+// Conformance description (P3109 §4.5, §4.6, in the working group's declaration-file scheme): the mandatory
 // specializations, a "is this specialization supported" query, and the four declaration files generated from the
 // operation catalogue and from κ measured exhaustively at generation time.
 import { ArgumentTypeError, describe as describeValue } from "../errors.js";

@@ -1,20 +1,7 @@
-// Exact arithmetic on finite datums (ℝ, no −0) and the ω-operand view of a code (P3109 §4.3, §4.8).
+// Exact arithmetic on finite datums (ℝ, no −0) (P3109 §4.3).
 // Everything here is integer arithmetic: sums and products are exact; square roots return the round-to-odd value
 // the projection contract of sticky.ts asks for.
-import { decodeExact } from "../exact/decode.js";
-import { type Exact, type Finite, NAN, ZERO, bitLength, finite, fromFloat64Bits } from "../exact/value.js";
-import type { Format } from "../format/model.js";
-
-/**
- * ωDecode of an operand as the ω-functions see it: ωDecodeExternal maps −0 to 0 and every NaN to the one NaN
- * (§4.8), so no ω-rule ever meets a signed zero or a signed NaN.
- */
-export function operandValue(code: number | bigint, f: Format): Exact {
-  const x = typeof code === "bigint" ? (f.K === 64 ? fromFloat64Bits(code) : decodeExact(Number(code), f)) : decodeExact(code, f);
-  if (x.kind === "nan") return NAN;
-  if (x.kind === "finite" && x.significand === 0n) return ZERO;
-  return x;
-}
+import { type Finite, ZERO, bitLength, finite } from "../exact/value.js";
 
 /** A finite value with +0 for zero (P3109 operations produce no −0). */
 export function make(sign: 1 | -1, significand: bigint, exponent: number): Finite {

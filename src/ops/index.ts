@@ -1,7 +1,7 @@
 // The P3109 operation catalogue (report §4.9–4.16, §5.5): specializations, ω-functions, κ-approximations and the
 // conformance declarations generated from the catalogue.
 export { specialize, requireOperationFormat, codeArrayFor, type Specialization, type OperationSpec, type MapOptions, type Code, type CodeArrayLike, type Result } from "./specialize.js";
-export { operationInfo, operationNames, registerTranscendental, type OpInfo, type OpKind, type OpGroup } from "./registry.js";
+export { operationInfo, operationNames, type OpInfo, type OpKind, type OpGroup } from "./registry.js";
 export { CLASS_NAMES, type ClassName } from "./comparison.js";
 export { FORMAT_QUERIES, type FormatQuery } from "./queries.js";
 export type { Omega } from "./arithmetic.js";

@@ -2,11 +2,11 @@
 // approximate result ã(x), maximised over all operands — measured exhaustively — and two published approximate
 // operations, ExpFast and SqrtFast, that are named differently from the exact ones as §4.4 requires.
 import { ArgumentTypeError, CodeRangeError, FormatError, describe } from "../errors.js";
-import { project } from "../exact/project.js";
+import { project } from "../exact/cast.js";
+import { operandValue } from "../exact/decode.js";
 import { type ResolvedProjection, isStochastic } from "../exact/projection.js";
 import { type Exact, fromNumber, toNumberExact } from "../exact/value.js";
 import type { Format } from "../format/model.js";
-import { operandValue } from "./exact-arith.js";
 import { type Code, type OperationSpec, type Specialization, specialize } from "./specialize.js";
 
 /** An approximate operation with the same operand and result formats as the exact specialization it approximates. */

@@ -1,4 +1,4 @@
-// Format and projection queries (P3109 §4.14, §4.15) for P3109 and external formats (§1.8 of the digest).
+// Format and projection queries (P3109 §4.14, §4.15) for P3109 and the external formats of §4.8.
 // Code-valued queries return a code of the queried format (a bigint for binary64, whose codes exceed 2^53).
 import type { ResolvedProjection, Rounding, Saturation } from "../exact/projection.js";
 import type { Format, Domain, Signedness } from "../format/model.js";

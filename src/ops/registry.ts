@@ -5,7 +5,7 @@ import type { Omega } from "./arithmetic.js";
 import * as C from "./comparison.js";
 import type { Predicate } from "./comparison.js";
 import * as E from "./extrema.js";
-import { FORMAT_QUERIES, type FormatQuery } from "./queries.js";
+import { FORMAT_QUERIES } from "./queries.js";
 import * as S from "./scaled.js";
 import { TRANSCENDENTAL } from "./transcendental/index.js";
 
@@ -102,14 +102,10 @@ numeric("ScaledMultiply", 4, "S", "§5.5", S.ScaledMultiply);
 /** Annex G groups B and C: which transcendental functions belong to B (the rest are C). */
 const GROUP_B_TRANSCENDENTAL = new Set(["Exp", "Exp2", "ExpMinusOne", "Log", "Log2", "LogOnePlus", "Softplus"]);
 
-/** Adds the transcendental ω-functions ({ name: { arity, omega } }) to the catalogue. */
-export function registerTranscendental(functions: Record<string, { arity: 1 | 2; omega: Omega }>): void {
-  for (const [name, { arity, omega }] of Object.entries(functions)) {
-    put({ name, kind: "numeric", arity, group: GROUP_B_TRANSCENDENTAL.has(name) ? "B" : "C", section: "§4.10", omega, transcendental: true });
-  }
+// §4.10 transcendental ω-functions.
+for (const [name, { arity, omega }] of Object.entries(TRANSCENDENTAL)) {
+  put({ name, kind: "numeric", arity, group: GROUP_B_TRANSCENDENTAL.has(name) ? "B" : "C", section: "§4.10", omega, transcendental: true });
 }
-
-registerTranscendental(TRANSCENDENTAL);
 
 /** The operation named `name`, or undefined. */
 export function operationInfo(name: string): OpInfo | undefined {
@@ -119,8 +115,4 @@ export function operationInfo(name: string): OpInfo | undefined {
 /** Every operation name, in catalogue order. */
 export function operationNames(): string[] {
   return [...table.keys()];
-}
-
-export function isFormatQuery(name: string): name is FormatQuery {
-  return (FORMAT_QUERIES as readonly string[]).includes(name);
 }

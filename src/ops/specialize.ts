@@ -2,14 +2,15 @@
 // operand formats, result format and projection. Scalars go through the exact core (ωDecode → ω-function →
 // ωProject); arrays of ≤ 8-bit codes go through tables built once per specialization from that same core.
 import { ArgumentTypeError, CodeRangeError, FormatError, ProjectionError, describe } from "../errors.js";
-import { project, projectBig } from "../exact/project.js";
+import { project, projectBig } from "../exact/cast.js";
+import { operandValue } from "../exact/decode.js";
 import { type ResolvedProjection, type Rounding, type Saturation, isStochastic, requireRandom, resolveProjection } from "../exact/projection.js";
+import { exactValues } from "../exact/tables.js";
 import type { Exact } from "../exact/value.js";
 import type { Format } from "../format/model.js";
 import { format } from "../format/registry.js";
 import { randomR, seedKeys } from "../random.js";
 import { CLASS_NAMES, Class, type ClassName } from "./comparison.js";
-import { operandValue } from "./exact-arith.js";
 import { applyTableWasm } from "./lut-kernel.js";
 import { NextGreaterThan, NextLessThan } from "./next.js";
 import { type QueryResult, RoundOf, SatOf, formatQuery } from "./queries.js";
@@ -80,19 +81,6 @@ export function requireOperationFormat(fmt: unknown, argument: string): Format {
   return f;
 }
 
-const decodeCache = new Map<Format, Exact[]>();
-
-/** ω-values of every code of a ≤ 16-bit format, computed once. */
-function decodedCodes(f: Format): Exact[] {
-  let t = decodeCache.get(f);
-  if (!t) {
-    t = new Array<Exact>(f.codeCount);
-    for (let c = 0; c < f.codeCount; c++) t[c] = operandValue(c, f);
-    decodeCache.set(f, t);
-  }
-  return t;
-}
-
 /** ω-value of a code, validated against its format. */
 function operand(code: unknown, f: Format, argument: string): Exact {
   if (f.K === 64) {
@@ -104,7 +92,7 @@ function operand(code: unknown, f: Format, argument: string): Exact {
   if (typeof code !== "number" || !Number.isInteger(code) || code < 0 || code >= f.codeCount) {
     throw new CodeRangeError(argument, `got ${describe(code)}; allowed: a ${f.name} code, an integer in [0, ${f.codeCount - 1}]`);
   }
-  return f.K <= 16 ? decodedCodes(f)[code]! : operandValue(code, f);
+  return f.K <= 16 ? exactValues(f)[code]! : operandValue(code, f);
 }
 
 /** Typed array holding codes of f. */
@@ -230,7 +218,7 @@ function build(info: OpInfo, operands: readonly Format[], result: Format | undef
   /** Calls fn(values, codes, index) for every operand combination, index = Σ code_i · stride_i (row-major). */
   const forEachCombination = (fn: (values: Exact[], codes: number[], index: number) => void): void => {
     const counts = operands.map((f) => f.codeCount);
-    const decoded = operands.map((f) => decodedCodes(f));
+    const decoded = operands.map((f) => exactValues(f));
     const total = counts.reduce((a, b) => a * b, 1);
     const codes = new Array<number>(arity).fill(0);
     for (let index = 0; index < total; index++) {

@@ -10,7 +10,7 @@ import { type CodeArray, type QuantizeOptions, codeArrayType, decodeTable32, deq
 import { type FormatLike, resolveFormat } from "../api/scalar.js";
 import { format } from "../format/registry.js";
 import { ArgumentTypeError, CodeRangeError, describe, requireInteger } from "../errors.js";
-import type { ConversionFlags } from "../exact/project.js";
+import type { ConversionFlags } from "../exact/cast.js";
 import type { Format, FormatSpec } from "../format/model.js";
 import { type DotOptions, type MatOptions, type MatScales, type ResolvedDot, dotRows, dotRowsArgs, matmul, matmulArgs } from "../dot/index.js";
 import type { DotContext } from "../dot/reference.js";

@@ -1,6 +1,6 @@
 // Messages between a Pool (pool.ts) and its workers (worker.ts), and the typed errors that cross between them.
 import { ArgumentTypeError, CodeRangeError, FormatError, ProjectionError } from "../errors.js";
-import type { ConversionFlags } from "../exact/project.js";
+import type { ConversionFlags } from "../exact/cast.js";
 import type { Projection } from "../exact/projection.js";
 import type { FormatSpec } from "../format/model.js";
 

@@ -2,7 +2,7 @@
 // quantize/dequantize on its part of other shared arrays with the library's own Wasm instance and memory.
 import { dequantize, quantize, quantizeReference, requireCodes, resolveQuantize } from "../api/bulk.js";
 import { CodeRangeError } from "../errors.js";
-import { newFlags } from "../exact/project.js";
+import { newFlags } from "../exact/cast.js";
 import { type Format, type FormatSpec, makeFormat } from "../format/model.js";
 import { randomR, seedKeys } from "../random.js";
 import { requireBelow } from "../wasm/decode.js";

@@ -5,12 +5,12 @@ import { type QuantizeOptions, dequantize, quantize, requireAttached } from "../
 import { type PackedBits, packCodes, unpackCodes } from "../api/packed.js";
 import { type FormatLike, encode, resolveFormat } from "../api/scalar.js";
 import { ArgumentTypeError, CodeRangeError, FormatError, describe, requireInteger } from "../errors.js";
+import { valueTable } from "../exact/tables.js";
 import type { Format } from "../format/model.js";
 import { kernels } from "../wasm/instance.js";
 import { WasmArray, inWasm, memoryBuffer, requireLive } from "../wasm/memory.js";
 import { ArrayIterator } from "./iterator.js";
 import { type Codes, type CodesType, CodeStorage, freedError } from "./storage.js";
-import { canonicalFormat, valueTable } from "./values.js";
 
 /** What a MiniFloatArray is built from: numbers, or float32/float64 values (also as Wasm arrays), or another view. */
 export type MiniFloatSource = ArrayLike<number> | Iterable<number> | Float32Array | Float64Array | WasmArray<Float32Array> | WasmArray<Float64Array> | MiniFloatArray;
@@ -126,7 +126,7 @@ export class MiniFloatArray implements Iterable<number> {
    * storage and first element it views.
    */
   constructor(fmt: FormatLike, length: number, shared?: { storage: CodeStorage; offset: number }) {
-    this.format = canonicalFormat(resolveFormat(fmt));
+    this.format = resolveFormat(fmt);
     const type = codesType(this.format);
     this.BYTES_PER_ELEMENT = type.BYTES_PER_ELEMENT;
     if (shared !== undefined) {

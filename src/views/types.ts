@@ -2,7 +2,6 @@
 import { type FormatLike, resolveFormat } from "../api/scalar.js";
 import type { Format } from "../format/model.js";
 import { type FromOptions, MiniFloatArray, type MiniFloatSource } from "./minifloat-array.js";
-import { canonicalFormat } from "./values.js";
 
 export interface MiniFloatArrayType {
   /** `length` zero codes of the format. */
@@ -19,7 +18,7 @@ export interface MiniFloatArrayType {
  * however it was made (from(), subarray(), slice()).
  */
 export function miniFloatArrayType(fmt: FormatLike): MiniFloatArrayType {
-  const f = canonicalFormat(resolveFormat(fmt));
+  const f = resolveFormat(fmt);
   const Bound = class extends MiniFloatArray {
     constructor(length: number) {
       super(f, length);

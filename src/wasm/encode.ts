@@ -1,6 +1,6 @@
 // Quantize in Wasm: derives the encode kernel's constant block (assembly/encode.ts) from a Format and a projection
 // and streams float32 arrays through it. Unsupported cases return undefined so the caller runs the exact reference.
-import { project } from "../exact/project.js";
+import { project } from "../exact/cast.js";
 import { type ResolvedProjection, type Rounding, isStochastic } from "../exact/projection.js";
 import { type Exact, finite } from "../exact/value.js";
 import type { Format } from "../format/model.js";

@@ -26,8 +26,6 @@ export function fin(x: Exact): Finite {
   return normalize(x) as Finite;
 }
 
-export const isZeroF = (x: Finite): boolean => x.significand === 0n;
-
 /** Compares |x| with 2^k (x ≠ 0, normalised): −1, 0, 1. */
 export function compareAbsPow2(x: Finite, k: number): number {
   const L = floorLog2(x);

@@ -1,4 +1,4 @@
-// ω-operations of the exponential and logarithm family (P3109 §4.10; digest §4.1). Special-case rules are
+// ω-operations of the exponential and logarithm family (P3109 §4.10). Special-case rules are
 // numbered in the report's order; the first match wins. Every inexact result is a round-to-odd value with
 // `precision` bits (see ../sticky.ts); exact results are returned exactly.
 import { NAN, NEG_INF, POS_INF, ZERO, finite, floorLog2 } from "../../exact/value.js";

@@ -1,4 +1,4 @@
-// ω-operations Sinh, Cosh, Tanh, ArcSinh, ArcCosh, ArcTanh (P3109 §4.10; digest §4.1), rules in order.
+// ω-operations Sinh, Cosh, Tanh, ArcSinh, ArcCosh, ArcTanh (P3109 §4.10), rules in order.
 // Formulas are chosen without cancellation so that exact dyadic arguments give enclosures of small relative
 // width: sinh via expm1, tanh via expm1(2X), arsinh/arcosh/artanh via log1p.
 import { NAN, NEG_INF, POS_INF, ZERO, floorLog2 } from "../../exact/value.js";

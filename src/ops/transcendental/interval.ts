@@ -2,7 +2,7 @@
 // An interval [lo·2^e, hi·2^e] (lo ≤ hi, BigInt endpoints, one shared exponent) always contains the real it
 // encloses; every operation rounds its lower end down and its upper end up, so enclosures never lose the real.
 // Precision is relative ("floating"): `trim(x, w)` keeps w significant bits of the larger endpoint magnitude.
-import { type Exact, type Finite, bitLength, finite } from "../../exact/value.js";
+import { type Finite, bitLength, finite } from "../../exact/value.js";
 
 export interface Interval {
   readonly lo: bigint;
@@ -187,21 +187,13 @@ export function sqrt(a: Interval, w: number): Interval {
   return trim({ lo: r, hi: t, e: e / 2 }, w);
 }
 
-export function hull(a: Interval, b: Interval): Interval {
-  const e = Math.min(a.e, b.e);
-  const [al, ah] = align(a, e);
-  const [bl, bh] = align(b, e);
-  return { lo: al < bl ? al : bl, hi: ah > bh ? ah : bh, e };
-}
-
 /** [−m, m] where m = max|x|. */
 export function symmetric(x: Interval): Interval {
   const m = abs(x.lo) > abs(x.hi) ? abs(x.lo) : abs(x.hi);
   return { lo: -m, hi: m, e: x.e };
 }
 
-/** True when the whole interval is ≥ 0 / > 0 / ≤ 0 / < 0. */
-export const nonNegative = (x: Interval): boolean => x.lo >= 0n;
+/** True when the whole interval is > 0 / < 0. */
 export const positive = (x: Interval): boolean => x.lo > 0n;
 export const negative = (x: Interval): boolean => x.hi < 0n;
 
@@ -216,11 +208,6 @@ export function approx(x: Interval): number {
   if (ex > 1100) return v > 0 ? Infinity : -Infinity;
   if (ex < -1200) return v * 2 ** -600 * 2 ** (ex + 600);
   return v * 2 ** ex;
-}
-
-/** 2^−k as a dyadic bound on the magnitude of x: true when max|x| ≤ 2^t. */
-export function magnitudeAtMost(x: Interval, t: number): boolean {
-  return top(x) <= t;
 }
 
 // ------------------------------------------------------------------------------------------------------------
@@ -270,14 +257,4 @@ export function roundOdd(x: Interval, p: number): Finite | undefined {
 export function farOutside(sign: 1 | -1, large: boolean, p: number): Finite {
   const s = (1n << BigInt(p - 1)) | 1n;
   return finite(sign, s, large ? 1 << 20 : -(1 << 20) - p);
-}
-
-/** Exact dyadic helpers on Finite values. */
-export function finiteToBig(x: Finite): [bigint, number] {
-  return [x.sign < 0 ? -x.significand : x.significand, x.exponent];
-}
-
-export function exactOf(m: bigint, e: number): Exact {
-  if (m === 0n) return finite(1, 0n, 0);
-  return m < 0n ? finite(-1, -m, e) : finite(1, m, e);
 }

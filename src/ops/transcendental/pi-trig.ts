@@ -1,4 +1,4 @@
-// ω-operations SinPi, CosPi, TanPi, ArcSinPi, ArcCosPi, ArcTanPi and ArcTan2Pi (P3109 §4.10; digest §4.1).
+// ω-operations SinPi, CosPi, TanPi, ArcSinPi, ArcCosPi, ArcTanPi and ArcTan2Pi (P3109 §4.10).
 // Dyadic arguments are reduced exactly (X mod 2 is a dyadic number), so integers and half-integers give their
 // exact results, and the remaining argument t ∈ (0, ½) is multiplied by an enclosure of π only at the end.
 // Exact points: SinPi/CosPi ∈ {0, ±1} at multiples of ½, TanPi ∈ {0, ±1} at multiples of ¼ (NaN at the poles,

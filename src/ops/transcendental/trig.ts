@@ -1,4 +1,4 @@
-// ω-operations Sin, Cos, Tan, ArcSin, ArcCos, ArcTan and ArcTan2 (P3109 §4.10; digest §4.1), rules in order.
+// ω-operations Sin, Cos, Tan, ArcSin, ArcCos, ArcTan and ArcTan2 (P3109 §4.10), rules in order.
 // Sin/Cos/Tan reduce X modulo π/2 with π taken to as many bits as X has integer bits (Payne–Hanek in effect:
 // the bits of π are scaled to the argument's exponent), so arguments up to 2^32765 are reduced exactly enough.
 import { type Exact, type Finite, NAN, ZERO } from "../../exact/value.js";
@@ -101,7 +101,7 @@ export const ArcTan: Omega = ([a], p) => {
 };
 
 /**
- * Classification shared by ArcTan2 and ArcTan2Pi (digest §4.1 rules, report v4.0 order): NaN, a result that is a
+ * Classification shared by ArcTan2 and ArcTan2Pi (§4.10 rules, report v4.0 order): NaN, a result that is a
  * multiple of π (0, ±½, 1), or both operands finite and nonzero.
  */
 export type Atan2Case = { kind: "nan" } | { kind: "piMultiple"; k: 0 | 0.5 | 1 | -0.5 } | { kind: "finite"; y: Finite; x: Finite };

@@ -1,0 +1,146 @@
+// Every derived per-code table of a format, built once per Format object. Formats are interned (makeFormat), so
+// object identity is the only cache key needed and the tables go when the format does.
+import { ArgumentTypeError, CodeRangeError } from "../errors.js";
+import type { Format } from "../format/model.js";
+import { operandValue } from "./decode.js";
+import { type Exact, scaleByPowerOfTwo } from "./value.js";
+
+/** Tables enumerate every code, so they exist for formats of up to 16 bits (65 536 entries). */
+function requireTableFormat(f: Format): void {
+  if (f.K > 16) throw new ArgumentTypeError("fmt", `${f.name} has ${f.K}-bit codes; allowed: a format of at most 16 bits (per-code tables)`);
+}
+
+function cached<T>(cache: WeakMap<Format, T>, f: Format, build: () => T): T {
+  let t = cache.get(f);
+  if (t === undefined) {
+    requireTableFormat(f);
+    t = build();
+    cache.set(f, t);
+  }
+  return t;
+}
+
+const exactCache = new WeakMap<Format, readonly Exact[]>();
+
+/** ωDecode of every code as the ω-functions see it (P3109 §4.8: −0 is 0, every NaN the one NaN). */
+export function exactValues(f: Format): readonly Exact[] {
+  return cached(exactCache, f, () => Object.freeze(Array.from({ length: f.codeCount }, (_, c) => operandValue(c, f))));
+}
+
+/**
+ * Calls visit(mag, m, e) for every finite magnitude code: its value is m·2^e (ωDecode §4.7.2) with m < 2^16 an
+ * integer, so the tables are built in exact number arithmetic instead of BigInt.
+ */
+function forEachFinite(f: Format, visit: (mag: number, m: number, e: number) => void): void {
+  const t = f.trailingBits;
+  const hidden = 2 ** t;
+  for (let mag = 0; mag <= f.maxFiniteMagnitude; mag++) {
+    const T = mag % hidden;
+    const E = (mag - T) / hidden;
+    const subnormal = E === 0 && f.zero;
+    visit(mag, subnormal ? (f.subnormals === "flush" ? 0 : T) : T + hidden, (subnormal ? 1 : E) - f.bias - t);
+  }
+}
+
+/** A magnitude whose value is zero: code 0, or a flushed subnormal. */
+function isZeroMagnitude(f: Format, mag: number): boolean {
+  return f.zero && (mag === 0 || (f.subnormals === "flush" && mag < 2 ** f.trailingBits));
+}
+
+/** The sign bit of a negative code's entry: always for nonzero numbers and ∞; for zeros and NaNs per the policy. */
+function negativeSign(f: Format, mag: number, signBit: number): number {
+  return f.signedZeroAndNaN || !(mag >= f.highNaNStart || isZeroMagnitude(f, mag)) ? signBit : 0;
+}
+
+/** float64 values of every code and the first code whose value a float64 cannot hold (−1 when none). */
+interface Float64Values {
+  readonly values: Float64Array;
+  readonly firstInexact: number;
+}
+const float64Cache = new WeakMap<Format, Float64Values>();
+
+function float64Values(f: Format): Float64Values {
+  return cached(float64Cache, f, () => {
+    const values = new Float64Array(f.codeCount).fill(NaN);
+    let firstInexact = -1;
+    forEachFinite(f, (mag, m, e) => {
+      if (m === 0) return void (values[mag] = 0);
+      // Exactly representable: no bit below 2^−1074 (the least subnormal), none at or above 2^1024.
+      const low = e + 31 - Math.clz32(m & -m);
+      const high = e + 31 - Math.clz32(m);
+      if (low >= -1074 && high <= 1023) values[mag] = e >= -1074 ? m * 2 ** e : scaleByPowerOfTwo(m, e);
+      else if (firstInexact < 0) firstInexact = mag;
+    });
+    if (f.infinity) values[f.infMagnitude] = Infinity;
+    for (let mag = 0; mag < f.signBit; mag++) {
+      const v = values[mag]!;
+      // NaN entries stay the one canonical NaN: negating would set its sign bit, which arithmetic propagates.
+      values[f.signBit + mag] = v !== v ? NaN : negativeSign(f, mag, 1) ? -v : Math.abs(v);
+    }
+    if (f.signed && f.isNaNCode(f.signBit)) values[f.signBit] = NaN;
+    return { values, firstInexact };
+  });
+}
+
+/**
+ * The exact value of every code as a float64: NaN for NaN codes, −0 for a negative-zero code. Throws
+ * CodeRangeError for a format with a value a float64 cannot hold (only custom formats with extreme biases), as
+ * the scalar `decode` does for that code.
+ */
+export function valueTable(f: Format): Float64Array {
+  const { values, firstInexact } = float64Values(f);
+  if (firstInexact >= 0) {
+    throw new CodeRangeError("fmt", `code ${firstInexact} of ${f.name} has a value a float64 cannot hold exactly; allowed: formats whose values fit float64 (use decodeExact)`);
+  }
+  return values;
+}
+
+/**
+ * As `valueTable`, but a value a float64 cannot hold is NaN instead of an error: the dot-product and block
+ * references read their (≤ 8-bit) operand values from here and treat such codes as NaN.
+ */
+export function valueTableOrNaN(f: Format): Float64Array {
+  return float64Values(f).values;
+}
+
+/** MaxFinite of a format as a float64 (NaN when it does not fit one). */
+export function maxFiniteValue(f: Format): number {
+  return valueTableOrNaN(f)[f.maxFiniteMagnitude]!;
+}
+
+const float32Cache = new WeakMap<Format, Uint32Array>();
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
+/**
+ * float32 bit patterns of every code: Convert<f, binary32, (NearestTiesToEven, SatNone)> (P3109 §4.9.1), exact
+ * for every format whose values fit binary32; vendor formats keep NaN signs and payloads as ml_dtypes does.
+ */
+export function decodeTable32(f: Format): Uint32Array {
+  return cached(float32Cache, f, () => {
+    const t = new Uint32Array(f.codeCount);
+    forEachFinite(f, (mag, m, e) => {
+      if (m === 0) return;
+      // Below 2^−150 (half the least binary32 subnormal) RNE gives 0, from 2^129 on ∞; between these bounds m·2^e
+      // is exact in float64 and Math.fround rounds it once, to nearest even, overflowing to ∞ as binary32 does.
+      const high = e + 31 - Math.clz32(m);
+      f32[0] = high < -151 ? 0 : high > 128 ? Infinity : m * 2 ** e;
+      t[mag] = u32[0]!;
+    });
+    if (f.infinity) t[f.infMagnitude] = 0x7f800000;
+    for (let mag = f.highNaNStart; mag < 2 ** f.magnitudeBits; mag++) t[mag] = nanBits32(f, mag);
+    for (let mag = 0; mag < f.signBit; mag++) t[f.signBit + mag] = (t[mag]! | negativeSign(f, mag, 0x80000000)) >>> 0;
+    if (f.signed && f.isNaNCode(f.signBit)) t[f.signBit] = ((f.signedZeroAndNaN ? 0x80000000 : 0) | nanBits32(f, f.signBit)) >>> 0;
+    return t;
+  });
+}
+
+/**
+ * The binary32 NaN of a NaN code: the quiet NaN, or for formats whose policy keeps payloads the trailing bits T
+ * top-aligned (a zero payload becomes 1, so the result stays a NaN).
+ */
+function nanBits32(f: Format, code: number): number {
+  if (!(f.signedZeroAndNaN && f.nanPayload !== "drop" && f.infinity)) return 0x7fc00000;
+  const T = f.magnitudeOf(code) % 2 ** f.trailingBits;
+  return 0x7f800000 + (T === 0 ? 1 : T * 2 ** (23 - f.trailingBits));
+}
