@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { decode } from "../src/api/scalar.js";
 import { quantize } from "../src/api/bulk.js";
 import { countOverflows, overflowLimit } from "../src/cli/overflow.js";
-import { newFlags } from "../src/exact/project.js";
+import { newFlags } from "../src/exact/cast.js";
 import type { Rounding } from "../src/exact/projection.js";
 import { format } from "../src/format/registry.js";
 

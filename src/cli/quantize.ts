@@ -18,7 +18,7 @@ import { CHUNK_ELEMENTS, type TensorPlan, convertFile } from "./convert-file.js"
 import type { Command } from "./io.js";
 import { ErrorStats } from "./stats.js";
 import { countOverflows, overflowLimit } from "./overflow.js";
-import { newFlags } from "../exact/project.js";
+import { newFlags } from "../exact/cast.js";
 import { bytes, num, percent, rate, renderTable } from "./text.js";
 
 const HELP = `Usage: minifloat quantize <in.safetensors> (--to <format> | --block <scheme>) -o <out.safetensors> [options]
