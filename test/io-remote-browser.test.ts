@@ -72,12 +72,20 @@ describe("remote safetensors in headless Chromium", () => {
       const fromUrl = await valuesOf(remote);
       const blob = await (await fetch("/files/model.safetensors")).blob();
       const fromBlob = await valuesOf(await m.openSafetensors(blob));
-      const failure = (url: string) => m.openSafetensors(url).then(
-        () => "opened",
-        (e: Error) => `${e.name}: ${e.message}`,
-      );
+      const failure = (url: string) =>
+        m.openSafetensors(url).then(
+          () => "opened",
+          (e: Error) => `${e.name}: ${e.message}`,
+        );
       const last = events.at(-1);
-      return { path, fromUrl, fromBlob, last, ignored: await failure("/files/model.safetensors?ignore-range"), missing: await failure("/files/none.safetensors") };
+      return {
+        path,
+        fromUrl,
+        fromBlob,
+        last,
+        ignored: await failure("/files/model.safetensors?ignore-range"),
+        missing: await failure("/files/none.safetensors"),
+      };
     });
     const expected = await localValues();
     expect(result.path).toBe(`${server.origin}/files/model.safetensors`);
@@ -93,9 +101,11 @@ describe("remote safetensors in headless Chromium", () => {
   it("runs the example page: lists the tensors and dequantizes one in a Web Worker with a progress bar", async () => {
     const { page, problems } = await open("/examples/remote/index.html?url=/files/model.safetensors&tensor=big");
     await page.waitForFunction(() => (globalThis as Record<string, unknown>).exampleDone === true, undefined, { timeout: 120_000 });
-    const rows = await page.locator("#tensors tr").evaluateAll((trs) => trs.map((tr) => [...(tr as HTMLTableRowElement).cells].slice(0, 4).map((c) => c.textContent)));
+    const rows = await page
+      .locator("#tensors tr")
+      .evaluateAll((trs) => trs.map((tr) => [...(tr as HTMLTableRowElement).cells].slice(0, 4).map((c) => c.textContent)));
     expect(rows).toEqual(local.tensors.map((t) => [t.name, t.dtype, `[${t.shape.join(", ")}]`, t.format?.name ?? "integers"]));
-    const big = (await localValues())["big"]!.split(" ");
+    const big = (await localValues()).big!.split(" ");
     expect((await page.locator("#result").textContent())?.split("\n")).toEqual([`big: ${big.length} values`, big.slice(0, 16).join(" ")]);
     const progress = await page.locator("#progress").evaluate((p) => [(p as HTMLProgressElement).value, (p as HTMLProgressElement).max]);
     expect(progress).toEqual([big.length * 4, big.length * 4]);

@@ -94,7 +94,9 @@ describe("openSafetensors over HTTP", () => {
     server.files.set("large.bin", new Uint8Array(32 << 20));
     const error = await rejection(openSafetensors(url("?ignore-range", "large.bin")));
     expect(error).toBeInstanceOf(IoError);
-    expect(error.message).toBe(`${url("?ignore-range", "large.bin")}: the server does not support range requests: it answered bytes=0-8 with 200 and the whole file (download stopped); allowed: a server that answers 206 Partial Content`);
+    expect(error.message).toBe(
+      `${url("?ignore-range", "large.bin")}: the server does not support range requests: it answered bytes=0-8 with 200 and the whole file (download stopped); allowed: a server that answers 206 Partial Content`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
     const entry = server.log.at(-1)!;
     expect(entry).toMatchObject({ status: 200, complete: false });
@@ -106,23 +108,36 @@ describe("openSafetensors over HTTP", () => {
     const big = r.tensor("big");
     const broken = await rejection(r.readValues(big));
     expect(broken).toBeInstanceOf(IoError);
-    expect(broken.message).toMatch(new RegExp(`^${escape(url("?break=4096"))}: truncated body: the connection broke after \\d+ of the ${big.end - big.begin} bytes of bytes=\\d+-\\d+ \\(.*\\) \\(2 attempts\\)$`));
+    expect(broken.message).toMatch(
+      new RegExp(
+        `^${literal(url("?break=4096"))}: truncated body: the connection broke after \\d+ of the ${big.end - big.begin} bytes of bytes=\\d+-\\d+ \\(.*\\) \\(2 attempts\\)$`,
+      ),
+    );
     const short = await openSafetensors(url("?short=4096"));
     expect((await rejection(short.readValues(big))).message).toMatch(/: truncated body: the response to bytes=\d+-\d+ ended after 4096 of 1048576 bytes$/);
     // A file cut inside its header is a SafetensorsError, as for a local file.
     server.files.set("cut.safetensors", fixture.bytes.subarray(0, 100));
     await expect(openSafetensors(url("", "cut.safetensors"))).rejects.toThrow(SafetensorsError);
+    // Files shorter than the first request: the size comes from a shorter 206, or from a 416 for an empty file.
+    server.files.set("tiny.bin", Uint8Array.of(1, 2, 3, 4));
+    server.files.set("empty.bin", new Uint8Array(0));
+    await expect(openSafetensors(url("", "tiny.bin"))).rejects.toThrow(/tiny\.bin: is not a safetensors file: it has 4 bytes/);
+    await expect(openSafetensors(url("", "empty.bin"))).rejects.toThrow(/empty\.bin: is not a safetensors file: it has 0 bytes/);
   });
 
   it("names the status of a missing or forbidden file and of other answers", async () => {
     const missing = await rejection(openSafetensors(url("", "missing.safetensors")));
     expect(missing).toBeInstanceOf(IoError);
     expect(missing.message).toBe(`${url("", "missing.safetensors")}: not found (HTTP 404 Not Found)`);
-    const answer = (status: number, headers: Record<string, string> = {}) => ({ fetch: async () => new Response(status === 206 ? "x" : null, { status, headers }) });
+    const answer = (status: number, headers: Record<string, string> = {}) => ({
+      fetch: async () => new Response(status === 206 ? "x" : null, { status, headers }),
+    });
     await expect(openSafetensors(url(), answer(403))).rejects.toThrow(/: access denied \(HTTP 403\); pass credentials in options\.headers/);
     await expect(openSafetensors(url(), answer(302))).rejects.toThrow(/: answered bytes=0-8 with HTTP 302; allowed: 206 Partial Content$/);
     await expect(openSafetensors(url(), answer(206))).rejects.toThrow(/: answered bytes=0-8 with no Content-Range header/);
-    await expect(openSafetensors(url(), answer(206, { "content-range": "bytes 0-0/*" }))).rejects.toThrow(/Content-Range "bytes 0-0\/\*"; allowed: bytes first-last\/size/);
+    await expect(openSafetensors(url(), answer(206, { "content-range": "bytes 0-0/*" }))).rejects.toThrow(
+      /Content-Range "bytes 0-0\/\*"; allowed: bytes first-last\/size/,
+    );
   });
 
   it("retries network errors and 5xx with backoff, then names the failure and the attempts", async () => {
@@ -141,7 +156,11 @@ describe("openSafetensors over HTTP", () => {
     server.files.set("changing.safetensors", fixture.bytes);
     const r = await openSafetensors(url("", "changing.safetensors"));
     server.files.set("changing.safetensors", new Uint8Array([...fixture.bytes, 0]));
-    await expect(r.readValues(r.tensor("w"))).rejects.toThrow(new RegExp(`^${escape(url("", "changing.safetensors"))}: changed on the server: it had ${fixture.bytes.length} bytes when opened and has ${fixture.bytes.length + 1} now; reopen it$`));
+    await expect(r.readValues(r.tensor("w"))).rejects.toThrow(
+      new RegExp(
+        `^${literal(url("", "changing.safetensors"))}: changed on the server: it had ${fixture.bytes.length} bytes when opened and has ${fixture.bytes.length + 1} now; reopen it$`,
+      ),
+    );
   });
 
   it("sends the caller's headers with each range request through an injected fetch", async () => {
@@ -163,6 +182,6 @@ describe("openSafetensors over HTTP", () => {
   });
 });
 
-function escape(text: string): string {
+function literal(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

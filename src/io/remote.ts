@@ -131,7 +131,14 @@ function remoteSettings(options: RemoteOptions | undefined, argument: string): S
  * Bytes [position, position + length) (fewer when the size is still unknown and the file is shorter) and the file's
  * size, retrying transient failures with exponential backoff.
  */
-async function fetchRange(url: string, position: number, length: number, s: Settings, size: number | undefined, onProgress: RemoteOptions["onProgress"]): Promise<{ bytes: Uint8Array; total: number }> {
+async function fetchRange(
+  url: string,
+  position: number,
+  length: number,
+  s: Settings,
+  size: number | undefined,
+  onProgress: RemoteOptions["onProgress"],
+): Promise<{ bytes: Uint8Array; total: number }> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await attemptRange(url, position, length, s, size, onProgress);
@@ -143,7 +150,14 @@ async function fetchRange(url: string, position: number, length: number, s: Sett
   }
 }
 
-async function attemptRange(url: string, position: number, length: number, s: Settings, size: number | undefined, onProgress: RemoteOptions["onProgress"]): Promise<{ bytes: Uint8Array; total: number }> {
+async function attemptRange(
+  url: string,
+  position: number,
+  length: number,
+  s: Settings,
+  size: number | undefined,
+  onProgress: RemoteOptions["onProgress"],
+): Promise<{ bytes: Uint8Array; total: number }> {
   const range = `bytes=${position}-${position + length - 1}`;
   const controller = new AbortController();
   let response: Response;
@@ -163,7 +177,10 @@ async function attemptRange(url: string, position: number, length: number, s: Se
   const match = /^bytes (\d+)-(\d+)\/(\d+)$/i.exec(contentRange ?? "");
   if (!match) {
     controller.abort();
-    const why = contentRange === null ? "no Content-Range header (a cross-origin server must expose it: Access-Control-Expose-Headers: Content-Range)" : `Content-Range ${JSON.stringify(contentRange)}`;
+    const why =
+      contentRange === null
+        ? "no Content-Range header (a cross-origin server must expose it: Access-Control-Expose-Headers: Content-Range)"
+        : `Content-Range ${JSON.stringify(contentRange)}`;
     throw new IoError(url, `answered ${range} with ${why}; allowed: bytes first-last/size`);
   }
   const [first, last, total] = [Number(match[1]), Number(match[2]), Number(match[3])];
@@ -180,7 +197,14 @@ async function attemptRange(url: string, position: number, length: number, s: Se
 }
 
 /** The body of a 206 response: exactly `want` bytes, reported to onProgress as they arrive. */
-async function readBody(url: string, response: Response, want: number, range: string, controller: AbortController, onProgress: RemoteOptions["onProgress"]): Promise<Uint8Array> {
+async function readBody(
+  url: string,
+  response: Response,
+  want: number,
+  range: string,
+  controller: AbortController,
+  onProgress: RemoteOptions["onProgress"],
+): Promise<Uint8Array> {
   const bytes = new Uint8Array(want);
   if (!response.body) throw new IoError(url, `answered ${range} without a body`);
   const reader = response.body.getReader();
@@ -209,10 +233,14 @@ function statusError(url: string, response: Response, range: string): Error {
   const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
   if (response.status >= 500) return new Transient(`${status} on ${range}`);
   if (response.status === 200) {
-    return new IoError(url, `the server does not support range requests: it answered ${range} with 200 and the whole file (download stopped); allowed: a server that answers 206 Partial Content`);
+    return new IoError(
+      url,
+      `the server does not support range requests: it answered ${range} with 200 and the whole file (download stopped); allowed: a server that answers 206 Partial Content`,
+    );
   }
   if (response.status === 404 || response.status === 410) return new IoError(url, `not found (${status})`);
-  if (response.status === 401 || response.status === 403) return new IoError(url, `access denied (${status}); pass credentials in options.headers, e.g. Authorization`);
+  if (response.status === 401 || response.status === 403)
+    return new IoError(url, `access denied (${status}); pass credentials in options.headers, e.g. Authorization`);
   return new IoError(url, `answered ${range} with ${status}; allowed: 206 Partial Content`);
 }
 

@@ -65,7 +65,12 @@ export async function serveRanges(mounts: Record<string, string> = {}): Promise<
     const part = body.subarray(first, last + 1);
     const limit = (key: string) => (q.has(key) && part.length > Number(q.get(key)) ? Number(q.get(key)) : undefined);
     const cut = part.subarray(0, limit("short"));
-    response.writeHead((entry.status = 206), { "content-type": type, "content-range": `bytes ${first}-${last}/${body.length}`, "content-length": cut.length, "cache-control": "no-store" });
+    response.writeHead((entry.status = 206), {
+      "content-type": type,
+      "content-range": `bytes ${first}-${last}/${body.length}`,
+      "content-length": cut.length,
+      "cache-control": "no-store",
+    });
     const cutoff = limit("break");
     if (cutoff === undefined) return send(response, cut, entry);
     entry.sent = cutoff;
