@@ -5,7 +5,7 @@ import { ArgumentTypeError, describe, requireInteger } from "../errors.js";
 import { checkOptions } from "../options.js";
 import { IoError } from "./errors.js";
 import { SafetensorsReader } from "./reader.js";
-import { BlobSource, type ByteSource } from "./source.js";
+import { BlobSource, type ByteSource, checkRange } from "./source.js";
 
 export interface Progress {
   /** Bytes of the current read received so far. */
@@ -66,9 +66,9 @@ export class HttpSource implements ByteSource {
 
   async read(position: number, length: number): Promise<Uint8Array> {
     if (this.closed) throw new IoError(this.name, "is closed; allowed: reads before close()");
+    checkRange(this, position, length);
     if (length === 0) return new Uint8Array(0);
     if (position + length <= this.prefix.length) return this.prefix.slice(position, position + length);
-    if (position + length > this.size) throw new IoError(this.name, `has ${this.size} bytes; bytes [${position}, ${position + length}) are beyond its end`);
     return (await fetchRange(this.name, position, length, this.settings, this.size, this.onProgress)).bytes;
   }
 

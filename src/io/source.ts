@@ -1,5 +1,6 @@
 // Where a safetensors reader gets its bytes: a local file, a Blob/File (browsers) or an HTTP server (remote.ts).
 // The reader only asks for byte ranges, so every source serves the same on-demand reads.
+import { CodeRangeError } from "../errors.js";
 import { IoError, SafetensorsError } from "./errors.js";
 import { onPath } from "./fs-errors.js";
 
@@ -17,6 +18,13 @@ export interface ByteSource {
 /** The error a source gives when its bytes end before a requested range does. */
 export function truncated(name: string, at: number, missing: number): SafetensorsError {
   return new SafetensorsError(name, `ended at byte ${at}; expected ${missing} more bytes: truncated file`);
+}
+
+/** Refuses a range that is not within the source's bytes (the reader only asks for valid ones; direct callers may not). */
+export function checkRange(source: ByteSource, position: number, length: number): void {
+  if (!Number.isSafeInteger(position) || !Number.isSafeInteger(length) || position < 0 || length < 0 || position + length > source.size) {
+    throw new CodeRangeError("position, length", `are ${position}, ${length}; allowed: a range within the ${source.size} bytes of ${source.name}`);
+  }
 }
 
 /** A local file read with positional reads. node:fs is loaded on first use, so browser bundles never load it. */
@@ -42,6 +50,7 @@ export class FileSource implements ByteSource {
   }
 
   async read(position: number, length: number): Promise<Uint8Array> {
+    checkRange(this, position, length);
     const bytes = new Uint8Array(length);
     let done = 0;
     while (done < length) {
@@ -69,6 +78,7 @@ export class BlobSource implements ByteSource {
   }
 
   async read(position: number, length: number): Promise<Uint8Array> {
+    checkRange(this, position, length);
     const bytes = new Uint8Array(await this.blob.slice(position, position + length).arrayBuffer());
     if (bytes.length !== length) throw truncated(this.name, position + bytes.length, length - bytes.length);
     return bytes;
