@@ -60,7 +60,7 @@ export class HttpSource implements ByteSource {
   static async open(url: string | URL, options?: RemoteOptions): Promise<HttpSource> {
     const { onProgress, ...settings } = remoteSettings(options, "HttpSource.open options");
     const name = String(url);
-    const first = await fetchRange(name, 0, PROBE_BYTES, settings, undefined, undefined);
+    const first = await fetchRange({ url: name, position: 0, length: PROBE_BYTES, settings, size: undefined, onProgress: undefined });
     return new HttpSource(name, first.total, settings, first.bytes, onProgress);
   }
 
@@ -69,7 +69,7 @@ export class HttpSource implements ByteSource {
     checkRange(this, position, length);
     if (length === 0) return new Uint8Array(0);
     if (position + length <= this.prefix.length) return this.prefix.slice(position, position + length);
-    return (await fetchRange(this.name, position, length, this.settings, this.size, this.onProgress)).bytes;
+    return (await fetchRange({ url: this.name, position, length, settings: this.settings, size: this.size, onProgress: this.onProgress })).bytes;
   }
 
   async close(): Promise<void> {
@@ -127,56 +127,59 @@ function remoteSettings(options: RemoteOptions | undefined, argument: string): S
   };
 }
 
+/** One range read: what to ask for, what is known of the file, and who hears of its progress. */
+interface RangeRead {
+  readonly url: string;
+  readonly position: number;
+  readonly length: number;
+  readonly settings: Settings;
+  /** The size the first response gave; undefined for that first request. */
+  readonly size: number | undefined;
+  readonly onProgress: RemoteOptions["onProgress"];
+}
+
 /**
  * Bytes [position, position + length) (fewer when the size is still unknown and the file is shorter) and the file's
  * size, retrying transient failures with exponential backoff.
  */
-async function fetchRange(
-  url: string,
-  position: number,
-  length: number,
-  s: Settings,
-  size: number | undefined,
-  onProgress: RemoteOptions["onProgress"],
-): Promise<{ bytes: Uint8Array; total: number }> {
+async function fetchRange(r: RangeRead): Promise<{ bytes: Uint8Array; total: number }> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await attemptRange(url, position, length, s, size, onProgress);
+      return await attemptRange(r);
     } catch (e) {
       if (!(e instanceof Transient)) throw e;
-      if (attempt >= s.retries) throw new IoError(url, `${e.message} (${attempt + 1} attempt${attempt === 0 ? "" : "s"})`);
+      if (attempt >= r.settings.retries) throw new IoError(r.url, `${e.message} (${attempt + 1} attempt${attempt === 0 ? "" : "s"})`);
       await new Promise((resolve) => setTimeout(resolve, BACKOFF_MS * 2 ** attempt));
     }
   }
 }
 
-async function attemptRange(
-  url: string,
-  position: number,
-  length: number,
-  s: Settings,
-  size: number | undefined,
-  onProgress: RemoteOptions["onProgress"],
-): Promise<{ bytes: Uint8Array; total: number }> {
+async function attemptRange(read: RangeRead): Promise<{ bytes: Uint8Array; total: number }> {
+  const { url, position, length, settings } = read;
   const range = `bytes=${position}-${position + length - 1}`;
   const controller = new AbortController();
   let response: Response;
   try {
-    response = await s.fetch(url, { headers: { ...s.headers, range }, signal: controller.signal });
+    response = await settings.fetch(url, { headers: { ...settings.headers, range }, signal: controller.signal });
   } catch (e) {
     throw new Transient(`network error on ${range}: ${causeOf(e)}`);
   }
-  // Anything but 206 is not what was asked for: stop the body (never download a whole file or an error page).
-  if (response.status !== 206) controller.abort();
-  const contentRange = response.headers.get("content-range");
-  if (response.status === 416 && size === undefined) {
-    const total = /^bytes \*\/(\d+)$/i.exec(contentRange ?? "");
-    if (total?.[1] === "0") return { bytes: new Uint8Array(0), total: 0 };
+  try {
+    return await checkedBody(read, response, range);
+  } catch (e) {
+    controller.abort(); // never download the rest of a refused answer (a whole file, an error page)
+    throw e;
   }
+}
+
+/** The bytes of a 206 answer whose Content-Range is the range asked for, and the file's size. */
+async function checkedBody(read: RangeRead, response: Response, range: string): Promise<{ bytes: Uint8Array; total: number }> {
+  const { url, position, length, size } = read;
+  const contentRange = response.headers.get("content-range");
+  if (response.status === 416 && size === undefined && /^bytes \*\/0$/i.test(contentRange ?? "")) return { bytes: new Uint8Array(0), total: 0 };
   if (response.status !== 206) throw statusError(url, response, range);
   const match = /^bytes (\d+)-(\d+)\/(\d+)$/i.exec(contentRange ?? "");
   if (!match) {
-    controller.abort();
     const why =
       contentRange === null
         ? "no Content-Range header (a cross-origin server must expose it: Access-Control-Expose-Headers: Content-Range)"
@@ -184,27 +187,16 @@ async function attemptRange(
     throw new IoError(url, `answered ${range} with ${why}; allowed: bytes first-last/size`);
   }
   const [first, last, total] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  if (size !== undefined && total !== size) {
-    controller.abort();
-    throw new IoError(url, `changed on the server: it had ${size} bytes when opened and has ${total} now; reopen it`);
-  }
+  if (size !== undefined && total !== size) throw new IoError(url, `changed on the server: it had ${size} bytes when opened and has ${total} now; reopen it`);
   const want = Math.min(length, total - position);
   if (first !== position || last !== position + want - 1) {
-    controller.abort();
     throw new IoError(url, `answered ${range} with Content-Range ${contentRange}; allowed: bytes ${position}-${position + want - 1}/${total}`);
   }
-  return { bytes: await readBody(url, response, want, range, controller, onProgress), total };
+  return { bytes: await readBody(read, response, range, want), total };
 }
 
 /** The body of a 206 response: exactly `want` bytes, reported to onProgress as they arrive. */
-async function readBody(
-  url: string,
-  response: Response,
-  want: number,
-  range: string,
-  controller: AbortController,
-  onProgress: RemoteOptions["onProgress"],
-): Promise<Uint8Array> {
+async function readBody({ url, onProgress }: RangeRead, response: Response, range: string, want: number): Promise<Uint8Array> {
   const bytes = new Uint8Array(want);
   if (!response.body) throw new IoError(url, `answered ${range} without a body`);
   const reader = response.body.getReader();
@@ -217,10 +209,7 @@ async function readBody(
       throw new Transient(`truncated body: the connection broke after ${loaded} of the ${want} bytes of ${range} (${causeOf(e)})`);
     }
     if (chunk.done) break;
-    if (loaded + chunk.value.length > want) {
-      controller.abort();
-      throw new IoError(url, `sent more than the ${want} bytes of ${range}`);
-    }
+    if (loaded + chunk.value.length > want) throw new IoError(url, `sent more than the ${want} bytes of ${range}`);
     bytes.set(chunk.value, loaded);
     loaded += chunk.value.length;
     onProgress?.({ loaded, total: want });
