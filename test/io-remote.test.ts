@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ArgumentTypeError } from "../src/errors.js";
-import { HttpSource, IoError, type Progress, SafetensorsError, SafetensorsReader, openSafetensors } from "../src/io/index.js";
+import { type ByteSource, HttpSource, IoError, type Progress, SafetensorsError, SafetensorsReader, openSafetensors } from "../src/io/index.js";
 import { writeFixture } from "./remote/fixture.js";
 import { type RangeServer, serveRanges } from "./remote/server.js";
 
@@ -179,6 +179,30 @@ describe("openSafetensors over HTTP", () => {
       ["Bearer t0ken", "bytes=100-104"],
     ]);
     await expect(source.read(fixture.bytes.length - 2, 5)).rejects.toThrow(/^position, length: are \d+, 5; allowed: a range within the \d+ bytes of http:/);
+  });
+});
+
+describe("SafetensorsReader.open(ByteSource)", () => {
+  /** A source over bytes in memory whose reads come back at an odd offset, or `cut` bytes short. */
+  const memory = (bytes: Uint8Array, cut = 0): ByteSource => ({
+    name: "memory",
+    size: bytes.length,
+    read: async (position, length) => {
+      const padded = new Uint8Array(length + 1);
+      padded.set(bytes.subarray(position, position + length), 1);
+      return padded.subarray(1, 1 + length - (position > 0 ? cut : 0));
+    },
+    close: async () => {},
+  });
+
+  it("reads any source, realigning bytes so that 16/32/64-bit views of them are valid", async () => {
+    const r = await SafetensorsReader.open(memory(fixture.bytes));
+    expect(r.path).toBe("memory");
+    expect(await contents(r)).toEqual(await contents(local));
+  });
+
+  it("names a source whose read comes back short as a truncated file", async () => {
+    await expect(SafetensorsReader.open(memory(fixture.bytes, 3))).rejects.toThrow(/^memory: ended at byte \d+; expected 3 more bytes: truncated file$/);
   });
 });
 
