@@ -63,6 +63,8 @@ for (const [platform, file, plugins] of [["node", "worker.js", []], ["browser", 
 await build({ ...common, platform: "node", outfile: join(root, "build/node/index.js") });
 await build({ ...common, platform: "browser", outfile: join(root, "build/browser/index.js") });
 await build({ ...common, entryPoints: { parallel: join(root, "src/parallel/index.ts") }, platform: "browser", plugins: [browserThreads], outdir: join(root, "build/browser") });
+// minifloat/safetensors for browsers: the reader (HTTP range requests, Blobs); node:fs stays an unused dynamic import.
+await build({ ...common, entryPoints: { safetensors: join(root, "src/io/browser.ts") }, platform: "browser", external: ["node:*"], outdir: join(root, "build/browser") });
 // Node: the `minifloat` executable (build/node/cli.js), the safetensors I/O (`minifloat/safetensors`) and the pool.
 await build({ ...common, entryPoints: { cli: join(root, "src/cli/bin.ts"), safetensors: join(root, "src/io/index.ts"), parallel: join(root, "src/parallel/index.ts") }, platform: "node", outdir: join(root, "build/node"), banner: { js: "#!/usr/bin/env node" } });
 

@@ -1,6 +1,5 @@
 // Bytes of a tensor ↔ codes ↔ values, with the library's exact conversions. safetensors data is little-endian;
 // typed-array views are used directly, so a big-endian host is refused once, here.
-import { endianness } from "node:os";
 import { type CodeArray, type QuantizeOptions } from "../api/bulk.js";
 import type { Format } from "../format/model.js";
 import { dequantize, quantize } from "./kernels.js";
@@ -8,7 +7,8 @@ import type { TensorInfo } from "./header.js";
 import { packCodes, unpackCodes } from "../api/packed.js";
 import { SafetensorsError } from "./errors.js";
 
-if (endianness() !== "LE") throw new SafetensorsError("host", "is big-endian; minifloat's safetensors I/O needs a little-endian host");
+// Checked with a typed array rather than node:os, so the reader also runs in browsers.
+if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new SafetensorsError("host", "is big-endian; minifloat's safetensors I/O needs a little-endian host");
 
 /** Floating-point tensor with a format (integer dtypes hold no values minifloat converts). */
 function requireFormat(t: TensorInfo): Format {

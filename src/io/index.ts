@@ -6,3 +6,5 @@ export { SafetensorsReader } from "./reader.js";
 export { SafetensorsWriter, type WriterOptions } from "./writer.js";
 export { abortPendingWrites, writeFileAtomic } from "./atomic.js";
 export { BLOCK_KEY_PREFIX, SCALES_SUFFIX, type BlockLayout, blockLayouts, blockRecord, blockSpecs, readBlockRows } from "./blocks.js";
+export { BlobSource, type ByteSource, FileSource } from "./source.js";
+export { HttpSource, openSafetensors, type Progress, type RemoteOptions } from "./remote.js";

@@ -1,42 +1,44 @@
 // Streaming safetensors reader: the header is parsed once; tensor data is read on demand with positional reads,
-// so memory stays bounded by the chunk a caller asks for, whatever the file size.
-import { type FileHandle, open } from "node:fs/promises";
+// so memory stays bounded by the chunk a caller asks for, whatever the file size. The bytes come from a ByteSource
+// (a local file, a Blob, an HTTP server with range requests).
 import type { CodeArray } from "../api/bulk.js";
 import { CodeRangeError } from "../errors.js";
 import { bytesToCodes, bytesToValues } from "./convert.js";
-import { IoError, SafetensorsError } from "./errors.js";
-import { onPath } from "./fs-errors.js";
+import { SafetensorsError } from "./errors.js";
 import { type TensorInfo, MAX_HEADER_BYTES, parseHeader } from "./header.js";
+import { type ByteSource, FileSource, truncated } from "./source.js";
 
 export class SafetensorsReader {
   private constructor(
-    readonly path: string,
-    private readonly handle: FileHandle,
+    private readonly source: ByteSource,
     /** Absolute file offset of the data buffer. */
     readonly dataStart: number,
     readonly tensors: readonly TensorInfo[],
     readonly metadata: Readonly<Record<string, string>>,
   ) {}
 
-  /** Opens a file read-only and validates its header; the caller closes it. */
-  static async open(path: string): Promise<SafetensorsReader> {
-    const handle = await onPath(path, () => open(path, "r"));
+  /** The file's name in messages: its path, URL or Blob name. */
+  get path(): string {
+    return this.source.name;
+  }
+
+  /** Opens a file path read-only (or takes a source) and validates the header; the caller closes the reader. */
+  static async open(pathOrSource: string | ByteSource): Promise<SafetensorsReader> {
+    const source = typeof pathOrSource === "string" ? await FileSource.open(pathOrSource) : pathOrSource;
     try {
-      const info = await onPath(path, () => handle.stat());
-      if (info.isDirectory()) throw new IoError(path, "is a directory; allowed: a safetensors file");
-      const size = info.size;
-      const head = await readExactly(handle, 0, Math.min(size, 9), path);
+      const { name: path, size } = source;
+      const head = await readExactly(source, 0, Math.min(size, 9));
       // A safetensors file is an 8-byte little-endian header length, then a JSON object: check the "{" first, so
       // other files are named for what they are rather than for an absurd header length.
       if (size < 9 || head[8] !== 0x7b) throw new SafetensorsError(path, `is not a safetensors file: ${whatFileIs(head)}`);
-      const n = new DataView(head.buffer).getBigUint64(0, true);
+      const n = new DataView(head.buffer, head.byteOffset).getBigUint64(0, true);
       if (n > BigInt(MAX_HEADER_BYTES)) throw new SafetensorsError(path, `header length is ${n} bytes; allowed: at most ${MAX_HEADER_BYTES}`);
       const headerLength = Number(n);
       if (8 + headerLength > size) throw new SafetensorsError(path, `header length is ${headerLength} bytes but the file has only ${size - 8} after the length: truncated file`);
-      const header = parseHeader(await readExactly(handle, 8, headerLength, path), size - 8 - headerLength, path);
-      return new SafetensorsReader(path, handle, 8 + headerLength, header.tensors, header.metadata);
+      const header = parseHeader(await readExactly(source, 8, headerLength), size - 8 - headerLength, path);
+      return new SafetensorsReader(source, 8 + headerLength, header.tensors, header.metadata);
     } catch (e) {
-      await handle.close();
+      await source.close();
       throw e;
     }
   }
@@ -69,7 +71,7 @@ export class SafetensorsReader {
     if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0 || offset + length > size) {
       throw new CodeRangeError("offset, length", `are ${offset}, ${length}; allowed: a range within the ${size} bytes of "${t.name}"`);
     }
-    return readExactly(this.handle, this.dataStart + t.begin + offset, length, this.path);
+    return readExactly(this.source, this.dataStart + t.begin + offset, length);
   }
 
   /** Codes of elements [start, start + count) of a tensor of up to 16 bits (packed F4/F6 unpacked). */
@@ -85,7 +87,7 @@ export class SafetensorsReader {
   }
 
   async close(): Promise<void> {
-    await this.handle.close();
+    await this.source.close();
   }
 }
 
@@ -99,14 +101,9 @@ function whatFileIs(head: Uint8Array): string {
   return "it does not start with an 8-byte header length followed by a JSON object";
 }
 
-/** Reads exactly `length` bytes at `position` into a fresh (8-byte aligned) buffer. */
-async function readExactly(handle: FileHandle, position: number, length: number, path: string): Promise<Uint8Array> {
-  const bytes = new Uint8Array(length);
-  let done = 0;
-  while (done < length) {
-    const { bytesRead } = await onPath(path, () => handle.read(bytes, done, length - done, position + done));
-    if (bytesRead === 0) throw new SafetensorsError(path, `ended at byte ${position + done}; expected ${length - done} more bytes: truncated file`);
-    done += bytesRead;
-  }
-  return bytes;
+/** Exactly `length` bytes at `position`, 8-byte aligned so that F64/F32/16-bit views of them are valid. */
+async function readExactly(source: ByteSource, position: number, length: number): Promise<Uint8Array> {
+  const bytes = await source.read(position, length);
+  if (bytes.length < length) throw truncated(source.name, position + bytes.length, length - bytes.length);
+  return bytes.byteOffset % 8 === 0 && bytes.length === length ? bytes : bytes.slice(0, length);
 }

@@ -1,0 +1,88 @@
+// Where a safetensors reader gets its bytes: a local file, a Blob/File (browsers) or an HTTP server (remote.ts).
+// The reader only asks for byte ranges, so every source serves the same on-demand reads.
+import { CodeRangeError } from "../errors.js";
+import { IoError, SafetensorsError } from "./errors.js";
+import { onPath } from "./fs-errors.js";
+
+/** Random access to the bytes of one file. */
+export interface ByteSource {
+  /** What errors name: a path, a URL or a Blob's name. */
+  readonly name: string;
+  /** Size in bytes. */
+  readonly size: number;
+  /** Exactly `length` bytes at `position` (a fresh array), or a typed error (IoError, SafetensorsError when truncated). */
+  read(position: number, length: number): Promise<Uint8Array>;
+  close(): Promise<void>;
+}
+
+/** The error a source gives when its bytes end before a requested range does. */
+export function truncated(name: string, at: number, missing: number): SafetensorsError {
+  return new SafetensorsError(name, `ended at byte ${at}; expected ${missing} more bytes: truncated file`);
+}
+
+/** Refuses a range that is not within the source's bytes (the reader only asks for valid ones; direct callers may not). */
+export function checkRange(source: ByteSource, position: number, length: number): void {
+  if (!Number.isSafeInteger(position) || !Number.isSafeInteger(length) || position < 0 || length < 0 || position + length > source.size) {
+    throw new CodeRangeError("position, length", `are ${position}, ${length}; allowed: a range within the ${source.size} bytes of ${source.name}`);
+  }
+}
+
+/** A local file read with positional reads. node:fs is loaded on first use, so browser bundles never load it. */
+export class FileSource implements ByteSource {
+  private constructor(
+    readonly name: string,
+    readonly size: number,
+    private readonly handle: import("node:fs/promises").FileHandle,
+  ) {}
+
+  /** Opens `path` read-only; a directory or a missing file is an IoError naming the path. */
+  static async open(path: string): Promise<FileSource> {
+    const { open } = await import("node:fs/promises");
+    const handle = await onPath(path, () => open(path, "r"));
+    try {
+      const info = await onPath(path, () => handle.stat());
+      if (info.isDirectory()) throw new IoError(path, "is a directory; allowed: a safetensors file");
+      return new FileSource(path, info.size, handle);
+    } catch (e) {
+      await handle.close();
+      throw e;
+    }
+  }
+
+  async read(position: number, length: number): Promise<Uint8Array> {
+    checkRange(this, position, length);
+    const bytes = new Uint8Array(length);
+    let done = 0;
+    while (done < length) {
+      const { bytesRead } = await onPath(this.name, () => this.handle.read(bytes, done, length - done, position + done));
+      if (bytesRead === 0) throw truncated(this.name, position + done, length - done);
+      done += bytesRead;
+    }
+    return bytes;
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close();
+  }
+}
+
+/** A Blob or File (e.g. from an <input type=file> or a drop), read slice by slice. */
+export class BlobSource implements ByteSource {
+  readonly size: number;
+
+  constructor(
+    private readonly blob: Blob,
+    readonly name = (blob as Partial<File>).name || "blob",
+  ) {
+    this.size = blob.size;
+  }
+
+  async read(position: number, length: number): Promise<Uint8Array> {
+    checkRange(this, position, length);
+    const bytes = new Uint8Array(await this.blob.slice(position, position + length).arrayBuffer());
+    if (bytes.length !== length) throw truncated(this.name, position + bytes.length, length - bytes.length);
+    return bytes;
+  }
+
+  async close(): Promise<void> {}
+}
