@@ -5,4 +5,7 @@ export { MAX_HEADER_BYTES, type TensorInfo, type TensorSpec } from "./header.js"
 export { SafetensorsReader } from "./reader.js";
 export { SafetensorsWriter, type WriterOptions } from "./writer.js";
 export { abortPendingWrites, writeFileAtomic } from "./atomic.js";
+export { GgufError } from "./gguf/errors.js";
+export { GgufReader, type GgufTensorInfo } from "./gguf/reader.js";
+export { type GgmlType, type GgufScalar, type GgufValue, type GgufValueType, DECODABLE_TYPES, GGUF_VERSION, ggmlTypeById, ggmlTypeByName } from "./gguf/format.js";
 export { BLOCK_KEY_PREFIX, SCALES_SUFFIX, type BlockLayout, blockLayouts, blockRecord, blockSpecs, readBlockRows } from "./blocks.js";

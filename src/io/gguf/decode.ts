@@ -28,7 +28,10 @@ export const NVFP4_HALF_SCALES: Float32Array = Float32Array.from({ length: 256 }
   return 0.5 * (exponent === 0 ? mantissa * 2 ** -9 : (1 + mantissa / 8) * 2 ** (exponent - 7));
 });
 
-/** Decodes `blocks` whole blocks of a tensor of type `type` from `bytes` (a fresh buffer, offset 0) into `out`. */
+/**
+ * Decodes `blocks` whole blocks of type `type` from `bytes` (a fresh buffer, offset 0) into `out`; `tensor` names
+ * the tensor and its file in errors.
+ */
 export function decodeBlocks(type: GgmlType, tensor: string, bytes: Uint8Array, blocks: number, out: Float32Array): void {
   switch (type.name) {
     case "F32":
@@ -45,7 +48,7 @@ export function decodeBlocks(type: GgmlType, tensor: string, bytes: Uint8Array, 
     case "NVFP4":
       return decodeNvfp4(bytes, blocks, out);
   }
-  throw new GgufError(`tensor "${tensor}"`, `has unsupported ggml type ${type.name} (${type.id}); allowed for decoding: F32, F16, BF16, Q8_0, MXFP4, NVFP4`);
+  throw new GgufError(tensor, `has unsupported ggml type ${type.name} (${type.id}); allowed for decoding: F32, F16, BF16, Q8_0, MXFP4, NVFP4`);
 }
 
 /** Q8_0 {f16 d; int8 qs[32]}: d · qs[j] in float32, exact (an 11-bit by 8-bit product fits 24 bits). */
