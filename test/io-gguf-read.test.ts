@@ -1,34 +1,8 @@
 // GgufReader against fixtures written by the gguf Python package (scripts/fixtures/gguf.py): header, metadata and
 // every tensor's values bit-exact with gguf.quants.dequantize.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { GgufError, GgufReader, type GgufValue } from "../src/io/index.js";
-
-const FIXTURES = join(import.meta.dirname, "fixtures", "gguf");
-
-interface Expected {
-  alignment: number;
-  dataOffset: number;
-  metadata: Record<string, { type: string; itemType?: string; value: unknown }>;
-  tensors: { name: string; type: string; typeId: number; shape: number[]; offset: number; size: number; values?: string }[];
-  q8_0_input?: string;
-  q8_0_quantized?: string;
-}
-
-export function expected(name: string): Expected {
-  return JSON.parse(readFileSync(join(FIXTURES, `${name}.expected.json`), "utf8"));
-}
-
-export function fixture(name: string): string {
-  return join(FIXTURES, `${name}.gguf`);
-}
-
-/** float32 bit patterns of base64 little-endian float32 bytes. */
-export function bitsOf(base64: string): Uint32Array {
-  const b = Buffer.from(base64, "base64");
-  return new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length));
-}
+import { bitsOf, expected, fixture } from "./io-gguf-fixtures.js";
 
 function bits(a: Float32Array): Uint32Array {
   return new Uint32Array(a.buffer, a.byteOffset, a.length);

@@ -95,8 +95,9 @@ export class GgufWriter {
   async writeValues(values: Float32Array | Float64Array): Promise<void> {
     const t = this.requireCurrent();
     if (!(values instanceof Float32Array || values instanceof Float64Array)) throw new CodeRangeError("values", `is ${describe(values)}; allowed: a Float32Array or Float64Array`);
-    const f32 = values instanceof Float32Array ? values : Float32Array.from(values);
-    await this.writeBytes(encodeValues(t, f32));
+    const left = Math.floor((t.byteSize! - this.written) / t.type!.typeSize) * t.type!.blockSize;
+    if (values.length > left) throw new CodeRangeError("values", `has ${values.length} values; tensor "${t.name}" has ${left} elements left`);
+    await this.writeBytes(encodeValues(t, values instanceof Float32Array ? values : Float32Array.from(values)));
   }
 
   /** Checks every tensor is complete, flushes, and moves the file into place. */
