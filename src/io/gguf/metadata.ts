@@ -29,11 +29,9 @@ export async function readValue(c: HeaderCursor, type: GgufValueType, argument: 
   const itemType = valueType(c.u32(), `${c.path}: the items of ${argument}`);
   const n = await c.count(`the item count of ${argument}`, minimumBytes(itemType));
   if (itemType === "ARRAY") {
+    // An array item is its own item type, count and items, with no value type before it (as the gguf package writes).
     const items: GgufValue[] = [];
-    for (let i = 0; i < n; i++) {
-      await c.need(4, argument);
-      items.push(await readValue(c, valueType(c.u32(), `${c.path}: ${argument}[${i}]`), `${argument}[${i}]`, depth + 1));
-    }
+    for (let i = 0; i < n; i++) items.push(await readValue(c, "ARRAY", `${argument}[${i}]`, depth + 1));
     return { type, itemType, value: items };
   }
   const items: GgufScalar[] = new Array(n);
@@ -92,7 +90,6 @@ export function writeValue(v: GgufValue, argument: string, out: Uint8Array[], de
     else {
       const inner = item as GgufValue;
       if (inner?.type !== "ARRAY") throw new GgufError(`${argument}[${i}]`, `is ${describe(inner)}; allowed: an ARRAY value`);
-      out.push(typeId(inner.type));
       writeValue(inner, `${argument}[${i}]`, out, depth + 1);
     }
   });
