@@ -29,13 +29,7 @@ export class HeaderCursor {
     }
     if (this.position + n <= this.windowStart + this.window.length) return;
     const length = Math.min(Math.max(n, WINDOW), this.remaining);
-    const bytes = new Uint8Array(length);
-    let done = 0;
-    while (done < length) {
-      const { bytesRead } = await onPath(this.path, () => this.handle.read(bytes, done, length - done, this.position + done));
-      if (bytesRead === 0) throw new GgufError(this.path, `ended at byte ${this.position + done} while reading ${what}: truncated file`);
-      done += bytesRead;
-    }
+    const bytes = await readFully(this.handle, this.path, this.position, length, what);
     this.window = bytes;
     this.view = new DataView(bytes.buffer);
     this.windowStart = this.position;
@@ -48,35 +42,17 @@ export class HeaderCursor {
     return at;
   }
 
-  u8(): number {
-    return this.window[this.take(1)]!;
+  /** A value of `n` bytes read by `get` from the window's DataView; advances by `n` (call `need` first). */
+  read<T>(n: number, get: (view: DataView, at: number) => T): T {
+    return get(this.view, this.take(n));
   }
-  i8(): number {
-    return this.view.getInt8(this.take(1));
-  }
-  u16(): number {
-    return this.view.getUint16(this.take(2), true);
-  }
-  i16(): number {
-    return this.view.getInt16(this.take(2), true);
-  }
+
   u32(): number {
     return this.view.getUint32(this.take(4), true);
   }
-  i32(): number {
-    return this.view.getInt32(this.take(4), true);
-  }
-  f32(): number {
-    return this.view.getFloat32(this.take(4), true);
-  }
+
   u64(): bigint {
     return this.view.getBigUint64(this.take(8), true);
-  }
-  i64(): bigint {
-    return this.view.getBigInt64(this.take(8), true);
-  }
-  f64(): number {
-    return this.view.getFloat64(this.take(8), true);
   }
 
   /** A count or length (u64) that must fit in the bytes left, each item taking at least `itemBytes`. */
@@ -96,4 +72,14 @@ export class HeaderCursor {
     const at = this.take(n);
     return utf8.decode(this.window.subarray(at, at + n));
   }
+}
+
+/** Exactly `length` bytes at `position` into a fresh buffer; `what` names them when the file ends first. */
+export async function readFully(handle: FileHandle, path: string, position: number, length: number, what: string): Promise<Uint8Array<ArrayBuffer>> {
+  const bytes = new Uint8Array(length);
+  for (let done = 0, got = -1; done < length; done += got) {
+    got = (await onPath(path, () => handle.read(bytes, done, length - done, position + done))).bytesRead;
+    if (got === 0) throw new GgufError(path, `ended at byte ${position + done} while reading ${what}: truncated file`);
+  }
+  return bytes;
 }

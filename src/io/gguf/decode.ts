@@ -42,11 +42,14 @@ export function decodeBlocks(type: GgmlType, tensor: string, bytes: Uint8Array, 
       dequantize(new Uint16Array(bytes.buffer, bytes.byteOffset, blocks), type.name === "F16" ? "binary16" : "bfloat16", { out: out.subarray(0, blocks) });
       return;
     case "Q8_0":
-      return decodeQ8_0(bytes, blocks, out);
+      decodeQ8_0(bytes, blocks, out);
+      return;
     case "MXFP4":
-      return decodeMxfp4(bytes, blocks, out);
+      decodeMxfp4(bytes, blocks, out);
+      return;
     case "NVFP4":
-      return decodeNvfp4(bytes, blocks, out);
+      decodeNvfp4(bytes, blocks, out);
+      return;
   }
   throw new GgufError(tensor, `has unsupported ggml type ${type.name} (${type.id}); allowed for decoding: F32, F16, BF16, Q8_0, MXFP4, NVFP4`);
 }

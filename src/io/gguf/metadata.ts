@@ -44,20 +44,16 @@ export async function readValue(c: HeaderCursor, type: GgufValueType, argument: 
   return { type, itemType, value: items };
 }
 
+type Getter = (view: DataView, at: number) => GgufScalar;
+const GETTERS: Readonly<Record<Exclude<ItemType, "STRING">, Getter>> = {
+  UINT8: (v, at) => v.getUint8(at), INT8: (v, at) => v.getInt8(at), BOOL: (v, at) => v.getUint8(at) !== 0,
+  UINT16: (v, at) => v.getUint16(at, true), INT16: (v, at) => v.getInt16(at, true), UINT32: (v, at) => v.getUint32(at, true),
+  INT32: (v, at) => v.getInt32(at, true), FLOAT32: (v, at) => v.getFloat32(at, true), UINT64: (v, at) => v.getBigUint64(at, true),
+  INT64: (v, at) => v.getBigInt64(at, true), FLOAT64: (v, at) => v.getFloat64(at, true),
+};
+
 function readScalar(c: HeaderCursor, type: Exclude<ItemType, "STRING">): GgufScalar {
-  switch (type) {
-    case "UINT8": return c.u8();
-    case "INT8": return c.i8();
-    case "UINT16": return c.u16();
-    case "INT16": return c.i16();
-    case "UINT32": return c.u32();
-    case "INT32": return c.i32();
-    case "FLOAT32": return c.f32();
-    case "BOOL": return c.u8() !== 0;
-    case "UINT64": return c.u64();
-    case "INT64": return c.i64();
-    case "FLOAT64": return c.f64();
-  }
+  return c.read(SCALAR_BYTES[type], GETTERS[type]);
 }
 
 /** Integer ranges of the integer types (64-bit ones as bigint). */

@@ -5,7 +5,7 @@ import { type FileHandle, open } from "node:fs/promises";
 import { CodeRangeError } from "../../errors.js";
 import { IoError } from "../errors.js";
 import { onPath } from "../fs-errors.js";
-import { HeaderCursor } from "./cursor.js";
+import { HeaderCursor, readFully } from "./cursor.js";
 import { decodeBlocks } from "./decode.js";
 import { GgufError } from "./errors.js";
 import { ALIGNMENT_KEY, DEFAULT_ALIGNMENT, GGUF_MAGIC, GGUF_VERSIONS, type GgmlType, type GgufValue, MAX_DIMS, alignUp, ggmlTypeById } from "./format.js";
@@ -31,6 +31,8 @@ export interface GgufTensorInfo {
 }
 
 export class GgufReader {
+  private byName: Map<string, GgufTensorInfo> | undefined;
+
   private constructor(
     readonly path: string,
     private readonly handle: FileHandle,
@@ -82,9 +84,8 @@ export class GgufReader {
   }
 
   tensor(name: string): GgufTensorInfo {
-    const t = this.tensors.find((x) => x.name === name);
-    if (!t) throw new GgufError("name", `${JSON.stringify(name)} is not a tensor of ${this.path}`);
-    return t;
+    this.byName ??= new Map(this.tensors.map((t) => [t.name, t]));
+    return this.byName.get(name) ?? raise(new GgufError("name", `${JSON.stringify(name)} is not a tensor of ${this.path}`));
   }
 
   /** Stored bytes [offset, offset + length) of a tensor (for copying tensors unchanged). */
@@ -93,14 +94,7 @@ export class GgufReader {
     if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0 || offset + length > size) {
       throw new CodeRangeError("offset, length", `are ${offset}, ${length}; allowed: a range within the ${size} bytes of "${t.name}" in ${this.path}`);
     }
-    const bytes = new Uint8Array(length);
-    const position = this.dataOffset + t.offset + offset;
-    for (let done = 0; done < length; ) {
-      const { bytesRead } = await onPath(this.path, () => this.handle.read(bytes, done, length - done, position + done));
-      if (bytesRead === 0) throw new GgufError(this.path, `ended at byte ${position + done} inside tensor "${t.name}": truncated file`);
-      done += bytesRead;
-    }
-    return bytes;
+    return readFully(this.handle, this.path, this.dataOffset + t.offset + offset, length, `tensor "${t.name}"`);
   }
 
   /**
@@ -134,6 +128,10 @@ export class GgufReader {
     this.typeOf(t);
     return t.byteSize!;
   }
+}
+
+function raise(error: Error): never {
+  throw error;
 }
 
 /** Magic and version; other files are named for what they are. */

@@ -103,10 +103,10 @@ export class GgufWriter {
   /** Checks every tensor is complete, flushes, and moves the file into place. */
   async commit(): Promise<void> {
     if (this.state !== "open") throw new IoError(this.path, `writer is already ${this.state}`);
-    const t = this.next;
-    if (t) {
+    const incomplete = this.next && new GgufError(`tensor "${this.next.name}"`, `received ${this.written} of its ${this.next.byteSize} bytes; nothing was written to ${this.path}`);
+    if (incomplete) {
       await this.abort();
-      throw new GgufError(`tensor "${t.name}"`, `received ${this.written} of its ${t.byteSize} bytes; nothing was written to ${this.path}`);
+      throw incomplete;
     }
     try {
       const last = this.tensors.at(-1);
@@ -144,10 +144,8 @@ export class GgufWriter {
 
   /** Writes bytes at a file position (the gaps between tensors stay zero). */
   private async put(bytes: Uint8Array, position: number): Promise<void> {
-    for (let done = 0; done < bytes.length; ) {
-      const { bytesWritten } = await onPath(this.path, () => this.handle.write(bytes, done, bytes.length - done, position + done));
-      done += bytesWritten;
-    }
+    let done = 0;
+    while (done < bytes.length) done += (await onPath(this.path, () => this.handle.write(bytes, done, bytes.length - done, position + done))).bytesWritten;
   }
 
   private advance(): void {
@@ -233,7 +231,7 @@ function serializeHeader(metadata: ReadonlyMap<string, GgufValue>, tensors: read
   for (const t of tensors) {
     const info = new DataView(new ArrayBuffer(4 + 8 * t.shape.length + 12));
     info.setUint32(0, t.shape.length, true);
-    [...t.shape].reverse().forEach((d, i) => info.setBigUint64(4 + 8 * i, BigInt(d), true));
+    for (let i = 0; i < t.shape.length; i++) info.setBigUint64(4 + 8 * i, BigInt(t.shape[t.shape.length - 1 - i]!), true);
     info.setUint32(4 + 8 * t.shape.length, t.typeId, true);
     info.setBigUint64(8 + 8 * t.shape.length, BigInt(t.offset), true);
     parts.push(stringBytes(t.name), new Uint8Array(info.buffer));
