@@ -1,0 +1,85 @@
+// Sequential little-endian reads of a GGUF header straight from the file: a window of the file is buffered and
+// refilled on demand, so a header of any size is parsed in bounded memory, and every length is checked against
+// the bytes the file still holds before anything of that length is allocated.
+import type { FileHandle } from "node:fs/promises";
+import { onPath } from "../fs-errors.js";
+import { GgufError } from "./errors.js";
+
+const WINDOW = 1 << 20;
+const utf8 = new TextDecoder("utf-8");
+
+export class HeaderCursor {
+  /** Absolute file offset of the next read. */
+  position = 0;
+  private window = new Uint8Array(0);
+  private view = new DataView(this.window.buffer);
+  private windowStart = 0;
+
+  constructor(private readonly handle: FileHandle, readonly path: string, readonly size: number) {}
+
+  /** Bytes of the file after the read position. */
+  get remaining(): number {
+    return this.size - this.position;
+  }
+
+  /** Makes the next `n` bytes readable; `what` names them in the error when the file ends first. */
+  async need(n: number, what: string): Promise<void> {
+    if (n > this.remaining) {
+      throw new GgufError(this.path, `${what} needs ${n} bytes at byte ${this.position} but the file has ${this.remaining} left: truncated or corrupt file`);
+    }
+    if (this.position + n <= this.windowStart + this.window.length) return;
+    const length = Math.min(Math.max(n, WINDOW), this.remaining);
+    const bytes = await readFully(this.handle, this.path, this.position, length, what);
+    this.window = bytes;
+    this.view = new DataView(bytes.buffer);
+    this.windowStart = this.position;
+  }
+
+  /** Byte offset of the read position within the window; advances by `n`. */
+  private take(n: number): number {
+    const at = this.position - this.windowStart;
+    this.position += n;
+    return at;
+  }
+
+  /** A value of `n` bytes read by `get` from the window's DataView; advances by `n` (call `need` first). */
+  read<T>(n: number, get: (view: DataView, at: number) => T): T {
+    return get(this.view, this.take(n));
+  }
+
+  u32(): number {
+    return this.view.getUint32(this.take(4), true);
+  }
+
+  u64(): bigint {
+    return this.view.getBigUint64(this.take(8), true);
+  }
+
+  /** A count or length (u64) that must fit in the bytes left, each item taking at least `itemBytes`. */
+  async count(what: string, itemBytes: number): Promise<number> {
+    await this.need(8, what);
+    const n = this.u64();
+    if (n * BigInt(itemBytes) > BigInt(this.remaining)) {
+      throw new GgufError(this.path, `${what} is ${n} but only ${this.remaining} bytes follow at byte ${this.position}, room for at most ${Math.floor(this.remaining / itemBytes)}: truncated or corrupt file`);
+    }
+    return Number(n);
+  }
+
+  /** A GGUF string: u64 byte length, then UTF-8 bytes (no terminator). */
+  async string(what: string): Promise<string> {
+    const n = await this.count(`length of ${what}`, 1);
+    await this.need(n, what);
+    const at = this.take(n);
+    return utf8.decode(this.window.subarray(at, at + n));
+  }
+}
+
+/** Exactly `length` bytes at `position` into a fresh buffer; `what` names them when the file ends first. */
+export async function readFully(handle: FileHandle, path: string, position: number, length: number, what: string): Promise<Uint8Array<ArrayBuffer>> {
+  const bytes = new Uint8Array(length);
+  for (let done = 0, got = -1; done < length; done += got) {
+    got = (await onPath(path, () => handle.read(bytes, done, length - done, position + done))).bytesRead;
+    if (got === 0) throw new GgufError(path, `ended at byte ${position + done} while reading ${what}: truncated file`);
+  }
+  return bytes;
+}

@@ -1,0 +1,94 @@
+// Block encoders for the writer: float32 → Q8_0 as ggml's quantize_row_q8_0_ref, and MXFP4/NVFP4 blocks from
+// scales and E2M1 codes the caller already chose (e.g. with minifloat's MX quantizer or from a gpt-oss checkpoint).
+import { CodeRangeError } from "../../errors.js";
+import { unpackCodes } from "../../api/packed.js";
+import { quantize } from "../kernels.js";
+
+/** IEEE conversion to binary16/bfloat16 as ggml's GGML_FP32_TO_FP16 (round to nearest even, overflow to ∞). */
+export const IEEE_RNE = { rounding: "NearestTiesToEven", saturation: "SatNone" } as const;
+
+/**
+ * Q8_0 blocks {f16 d; int8 qs[32]} of float32 values (a multiple of 32), step for step in float32 as ggml:
+ * d = amax / 127, id = 1/d (0 when d = 0), q = roundf(x · id) (ties away from zero), d stored as binary16.
+ * Values are finite (ggml's float-to-int8 conversion of ∞ or NaN is undefined); where 1/d overflows (amax below
+ * 127 · 2^−128), q is 0 and so is d in binary16.
+ */
+export function quantizeQ8_0(values: Float32Array): Uint8Array {
+  if (values.length % 32 !== 0) throw new CodeRangeError("values", `has ${values.length} elements; allowed: a multiple of the Q8_0 block size 32`);
+  const blocks = values.length / 32;
+  const d = new Float32Array(blocks);
+  const q = new Int8Array(values.length);
+  for (let b = 0; b < blocks; b++) {
+    let amax = 0;
+    for (let j = 32 * b; j < 32 * b + 32; j++) {
+      const x = values[j]!;
+      if (!Number.isFinite(x)) throw new CodeRangeError(`values[${j}]`, `is ${x}; allowed: finite values (Q8_0 encodes no NaN or infinity)`);
+      amax = Math.max(amax, Math.abs(x));
+    }
+    d[b] = Math.fround(amax / 127);
+    const id = d[b] === 0 ? 0 : Math.fround(1 / d[b]!);
+    for (let j = 32 * b; j < 32 * b + 32; j++) {
+      const v = Math.fround(values[j]! * id);
+      q[j] = Number.isFinite(v) ? Math.sign(v) * Math.round(Math.abs(v)) : 0;
+    }
+  }
+  const scales = quantize(d, "binary16", IEEE_RNE);
+  const out = new Uint8Array(34 * blocks);
+  for (let b = 0; b < blocks; b++) {
+    out[34 * b] = scales[b]! & 255;
+    out[34 * b + 1] = scales[b]! >> 8;
+    out.set(new Uint8Array(q.buffer, 32 * b, 32), 34 * b + 2);
+  }
+  return out;
+}
+
+/**
+ * MXFP4 blocks {u8 e; u8 qs[16]} from one E8M0 scale per 32 elements and one E2M1 code per element (in element
+ * order). The value of a code is E2M1(code) · 2^(e − 127) in both the OCP MX reading and ggml's, except that
+ * ggml reads code 8 (−0) as +0 and e = 255 (NaN in OCP MX) as 2^128.
+ */
+export function mxfp4Blocks(scales: Uint8Array, codes: Uint8Array): Uint8Array {
+  requireCodes(scales, codes, 32, "MXFP4");
+  const out = new Uint8Array(17 * scales.length);
+  for (let b = 0; b < scales.length; b++) {
+    out[17 * b] = scales[b]!;
+    packHalves(codes, 32 * b, 16, out, 17 * b + 1);
+  }
+  return out;
+}
+
+/** MXFP4 blocks from gpt-oss's packing: 16 bytes per block, byte i holding code 2i (low nibble) and 2i + 1 (high). */
+export function mxfp4BlocksFromPairs(scales: Uint8Array, pairs: Uint8Array): Uint8Array {
+  if (pairs.length !== 16 * scales.length) throw new CodeRangeError("pairs", `has ${pairs.length} bytes; allowed: 16 per scale (${16 * scales.length})`);
+  return mxfp4Blocks(scales, unpackCodes(pairs, 4, 2 * pairs.length));
+}
+
+/**
+ * NVFP4 blocks {u8 d[4]; u8 qs[32]} from one E4M3 (float8_e4m3fn) scale per 16 elements, four per block, and one
+ * E2M1 code per element: value E2M1(code) · E4M3(d). Scales are 0x00…0x7E (positive or zero; ggml ignores the
+ * sign bit and reads 0x7F, NaN in E4M3, as 0).
+ */
+export function nvfp4Blocks(scales: Uint8Array, codes: Uint8Array): Uint8Array {
+  requireCodes(scales, codes, 16, "NVFP4");
+  if (scales.length % 4 !== 0) throw new CodeRangeError("scales", `has ${scales.length} scales; allowed: a multiple of 4 (one NVFP4 block holds four sub-blocks)`);
+  const bad = scales.findIndex((s) => s >= 0x7f);
+  if (bad >= 0) throw new CodeRangeError(`scales[${bad}]`, `is ${scales[bad]}; allowed: an E4M3 code in [0, 126] (non-negative, not NaN)`);
+  const out = new Uint8Array(9 * scales.length);
+  for (let s = 0; s < scales.length; s++) {
+    const block = 36 * (s >> 2);
+    out[block + (s & 3)] = scales[s]!;
+    packHalves(codes, 16 * s, 8, out, block + 4 + 8 * (s & 3));
+  }
+  return out;
+}
+
+function requireCodes(scales: Uint8Array, codes: Uint8Array, group: number, type: string): void {
+  if (codes.length !== group * scales.length) throw new CodeRangeError("codes", `has ${codes.length} codes; allowed: ${group} per ${type} scale (${group * scales.length})`);
+  const bad = codes.findIndex((c) => c > 15);
+  if (bad >= 0) throw new CodeRangeError(`codes[${bad}]`, `is ${codes[bad]}; allowed: an E2M1 code in [0, 15]`);
+}
+
+/** Codes [from, from + 2·half) as `half` bytes: code j in the low nibble, code j + half in the high nibble. */
+function packHalves(codes: Uint8Array, from: number, half: number, out: Uint8Array, at: number): void {
+  for (let j = 0; j < half; j++) out[at + j] = codes[from + j]! | (codes[from + j + half]! << 4);
+}
