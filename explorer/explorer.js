@@ -480,7 +480,7 @@ function runSaturation() {
   const mode = $("sat-mode").value;
   const options = {
     N: Number($("sat-n").value),
-    block: Number($("sat-blk").value),
+    blockSize: Number($("sat-blk").value),
     batches: 1,
     batchSize: Number($("sat-pairs").value),
     partials: $("sat-partials").value,
@@ -494,7 +494,7 @@ function runSaturation() {
       const r = mf.saturationExperiment(options);
       const ms = performance.now() - started;
       renderSaturation(out, r, mode, options);
-      status.textContent = `${r.pairs} pairs of length ${options.N}, BLK ${options.block}, ${options.partials} partials: ${(ms / 1000).toFixed(2)} s.`;
+      status.textContent = `${r.pairs} pairs of length ${options.N}, BLK ${options.blockSize}, ${options.partials} partials: ${(ms / 1000).toFixed(2)} s.`;
       document.body.dataset.saturation = "done";
     } catch (error) {
       status.textContent = "";

@@ -60,11 +60,14 @@ for (const [platform, file, plugins] of [["node", "worker.js", []], ["browser", 
   mkdirSync(dirname(workerPath), { recursive: true });
   if (!existsSync(workerPath) || readFileSync(workerPath, "utf8") !== workerModule) writeFileSync(workerPath, workerModule);
 }
-await build({ ...common, platform: "node", outfile: join(root, "build/node/index.js") });
-await build({ ...common, platform: "browser", outfile: join(root, "build/browser/index.js") });
-await build({ ...common, entryPoints: { parallel: join(root, "src/parallel/index.ts") }, platform: "browser", plugins: [browserThreads], outdir: join(root, "build/browser") });
-// Node: the `minifloat` executable (build/node/cli.js), the safetensors I/O (`minifloat/safetensors`) and the pool.
-await build({ ...common, entryPoints: { cli: join(root, "src/cli/bin.ts"), safetensors: join(root, "src/io/index.ts"), parallel: join(root, "src/parallel/index.ts") }, platform: "node", outdir: join(root, "build/node"), banner: { js: "#!/usr/bin/env node" } });
+// The library entries of each platform build together, sharing chunks: the main entry and its subpaths then use
+// the same classes (a Format or a typed error from one is `instanceof` the other's).
+const library = { index: join(root, "src/index.ts"), p3109: join(root, "src/p3109.ts"), parallel: join(root, "src/parallel/index.ts") };
+const split = { splitting: true, chunkNames: "chunks/[name]-[hash]" };
+await build({ ...common, ...split, entryPoints: { ...library, safetensors: join(root, "src/io/index.ts") }, platform: "node", outdir: join(root, "build/node") });
+await build({ ...common, ...split, entryPoints: library, platform: "browser", plugins: [browserThreads], outdir: join(root, "build/browser") });
+// Node: the `minifloat` executable (build/node/cli.js).
+await build({ ...common, entryPoints: { cli: join(root, "src/cli/bin.ts") }, platform: "node", outdir: join(root, "build/node"), banner: { js: "#!/usr/bin/env node" } });
 
 if (!existsSync(join(root, "build/types/index.d.ts")) || process.env.MINIFLOAT_TYPES !== "0") {
   execFileSync(bin("tsc"), ["-p", root], { stdio: "inherit" });
