@@ -101,7 +101,9 @@ describe("other argument checks", () => {
 
 describe("helpers reject bad arguments by name", () => {
   it("the worker-free helpers: WasmArray, random bits, κ, the saturation experiment, dequantize options", async () => {
-    const { WasmArray, randomR, seedKeys, kappaOf, saturationExperiment } = await import("../src/index.js");
+    const { WasmArray } = await import("../src/index.js");
+    const { kappaOf, saturationExperiment } = await import("../src/p3109.js");
+    const { randomR, seedKeys } = await import("../src/random.js");
     expectTyped(() => new WasmArray(null as never, 3), ArgumentTypeError, "type", /allowed: Uint8Array/);
     expectTyped(() => new WasmArray(Array as never, 3), ArgumentTypeError, "type", /allowed: Uint8Array/);
     expectTyped(() => randomR(1, 2, 3, 40), CodeRangeError, "N", /\[1, 32\]/);

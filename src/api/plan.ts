@@ -45,7 +45,7 @@ export type RandomSource =
  */
 export function resolveRandom(rho: ResolvedProjection, n: number, source: RandomOptions, where = "options"): RandomSource | undefined {
   const { seed, seedIndex, random } = source;
-  if (seedIndex !== undefined && seed === undefined) throw new ProjectionError(`${where}.seedIndex`, "only allowed together with a seed");
+  if (seedIndex !== undefined && seed === undefined) throw new ProjectionError(`${where}.seedIndex`, `only allowed together with ${where}.seed`);
   if (!isStochastic(rho.rounding)) {
     if (seed !== undefined || random !== undefined) {
       throw new ProjectionError(`${where}.${seed !== undefined ? "seed" : "random"}`, `only allowed with a stochastic rounding (rounding is ${rho.rounding})`);
