@@ -1,6 +1,7 @@
 // The format explorer: value table, dynamic range, quantization error and seed 004's saturation experiment of any
 // minifloat format, all computed in the page by the browser bundle. Plain DOM and SVG, no framework.
 import * as mf from "minifloat";
+import { OVERFLOW_MODES, saturationExperiment } from "minifloat/p3109";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
@@ -491,7 +492,7 @@ function runSaturation() {
   setTimeout(() => {
     try {
       const started = performance.now();
-      const r = mf.saturationExperiment(options);
+      const r = saturationExperiment(options);
       const ms = performance.now() - started;
       renderSaturation(out, r, mode, options);
       status.textContent = `${r.pairs} pairs of length ${options.N}, BLK ${options.blockSize}, ${options.partials} partials: ${(ms / 1000).toFixed(2)} s.`;
@@ -569,7 +570,7 @@ async function main() {
   fillSelect($("rounding"), mf.ROUNDINGS, true);
   fillSelect($("saturation"), mf.SATURATIONS, true);
   fillSelect($("sat-partials"), mf.PARTIALS_FORMATS, false);
-  fillSelect($("sat-mode"), mf.OVERFLOW_MODES, false);
+  fillSelect($("sat-mode"), OVERFLOW_MODES, false);
   $("sat-mode").value = "OvINF";
 
   $("format").addEventListener("change", (e) => {
