@@ -6,17 +6,8 @@ import { MX_SCHEMES, blockScheme, quantizeBlocks } from "../src/block/index.js";
 import { planBlocks } from "../src/block/mx.js";
 import { kernelApplies } from "../src/block/wasm.js";
 import { mix32 } from "../src/random.js";
-import { kernelStatus, useKernels } from "../src/wasm/instance.js";
-
-/** Runs `call` on the TypeScript reference (the kernel switch off), then switches the kernels back on. */
-function onReference<T>(call: () => T): T {
-  useKernels(false);
-  try {
-    return call();
-  } finally {
-    useKernels(true);
-  }
-}
+import { kernelStatus } from "../src/wasm/instance.js";
+import { onReference } from "./kernel-switch.js";
 
 function inputs(n: number, seed: number): Float32Array {
   const out = new Float32Array(n);

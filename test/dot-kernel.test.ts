@@ -8,17 +8,7 @@ import { type DotOverflow, dot, dotRows, matmul, matvec, resolveDot } from "../s
 import { dotReference } from "../src/dot/reference.js";
 import { dotKernel, dotKernels } from "../src/dot/wasm.js";
 import { mix32 } from "../src/random.js";
-import { useKernels } from "../src/wasm/instance.js";
-
-/** Runs `call` on the TypeScript reference (the kernel switch off), then switches the kernels back on. */
-function onReference<T>(call: () => T): T {
-  useKernels(false);
-  try {
-    return call();
-  } finally {
-    useKernels(true);
-  }
-}
+import { onReference } from "./kernel-switch.js";
 
 function rng(seed: number): () => number {
   let i = 0;
