@@ -2,8 +2,9 @@
 // in a cross-origin isolated page: host.ts / host-browser.ts). The pool owns one shared Wasm memory (heap.ts);
 // every worker instantiates the threads build of the kernels on it, so arrays allocated there (pool.allocFloat32,
 // pool.allocCodes) are converted in place: each worker runs the kernel on a disjoint range, with its own encode
-// parameter block. Other cases (other arrays, float64 input, flags, formats or modes without a kernel) run the
-// library in each worker on its part of SharedArrayBuffer views (copied through the worker's own Wasm memory).
+// parameter block. Other cases (other arrays, float64 input, flags, formats or modes without a kernel, the kernels
+// switched off) run the library in each worker on its part of SharedArrayBuffer views. quantize plans through
+// api/plan.ts like the single-thread call; dot products are in pool-dot.ts, the thread plumbing in workers.ts.
 // Calls below `minElements` run on the calling thread, where a dispatch (≈0.1 ms) would cost more than it saves.
 import { workerSource } from "../../build/parallel/worker.js";
 import { decodeTable32, dequantize, runQuantize } from "../api/bulk.js";
@@ -158,11 +159,11 @@ export class Pool {
     if (given !== undefined) requireOutput(given, Float32Array, n);
     if (n < this.minElements || f.K > 16) return dequantize(codes, f, options);
     requireSeparate(given, [codes]);
-    if (this.#w.heap.owns(codes) && !(codes instanceof Uint32Array)) return this.#dequantizeShared(codes, f, given);
+    const kernels = kernelStatus().enabled;
+    if (kernels && this.#w.heap.owns(codes) && !(codes instanceof Uint32Array)) return this.#dequantizeShared(codes, f, given);
     const shared = share(codes);
     const out = given && isShared(given) ? given : sharedArray(Float32Array, n);
     const target = given && keep(given);
-    const kernels = kernelStatus().enabled;
     const job = (op: "check" | "dequantize") => (a: number, b: number, id: number): Job => ({ op, id, first: a, format: spec(f), kernels, codes: shared.subarray(a, b), out: out.subarray(a, b) });
     if (f.codeCount < 2 ** (8 * codes.BYTES_PER_ELEMENT)) await this.#w.run(n, job("check"));
     await this.#w.run(n, job("dequantize"));
