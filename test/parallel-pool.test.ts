@@ -69,6 +69,26 @@ describe("parallel equals single-thread", () => {
     expect(flagsOne.invalid).toBeGreaterThan(0);
   });
 
+  it("follows the kernel switch (useKernels(false): the reference in every worker, in the pool's memory too)", async () => {
+    const x = pool.allocFloat32(n);
+    x.array.set(src);
+    const options = { rounding: "StochasticB", stochasticBits: 7, seed: 3 } as const;
+    const fast = quantize(src, "Binary8p3se", options);
+    useKernels(false);
+    try {
+      expect(same(await pool.quantize(src, "Binary8p3se", options), fast)).toBe(0);
+      const codes = await pool.quantize(x.array, "Binary8p3se", options);
+      expect(same(codes, fast)).toBe(0);
+      const c = pool.allocCodes("Binary8p3se", n);
+      c.array.set(codes);
+      expect(same(await pool.dequantize(c.array, "Binary8p3se"), dequantize(fast, "Binary8p3se"))).toBe(0);
+      c.free();
+    } finally {
+      useKernels(true);
+      x.free();
+    }
+  });
+
   it("writes into shared and non-shared outputs and returns them", async () => {
     const sharedSrc = shared(Float32Array, n);
     sharedSrc.set(src);
