@@ -548,9 +548,9 @@ function renderExamples() {
   const table = el("table", { class: "results" });
   table.append(el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "computation (binary16 partials)" }), el("th", { scope: "col", text: "exact" }), ...modes.map((m) => el("th", { scope: "col", text: m })))));
   const body = el("tbody");
-  for (const [label, a, block] of cases) {
-    const exact = mf.dot(enc(a), ones, { formats: fmt, overflow: "exact", block });
-    const cells = modes.map((overflow) => mf.dot(enc(a), ones, { formats: fmt, overflow, block }));
+  for (const [label, a, blockSize] of cases) {
+    const exact = mf.dot(enc(a), ones, { formats: fmt, overflow: "exact", blockSize });
+    const cells = modes.map((overflow) => mf.dot(enc(a), ones, { formats: fmt, overflow, blockSize }));
     body.append(el("tr", {}, el("th", { scope: "row", text: label }), el("td", { text: String(exact) }), ...cells.map((v) => el("td", { text: Number.isNaN(v) ? "NaN" : v === Infinity ? "+Inf" : v === -Infinity ? "-Inf" : String(v) }))));
   }
   table.append(body);

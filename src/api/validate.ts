@@ -49,3 +49,9 @@ export function requireCodes(codes: unknown, f: Format, argument = "codes"): Cod
   if (!(codes instanceof type)) throw new ArgumentTypeError(argument, `got ${describe(codes)}; allowed: a ${type.name} of ${f.name} codes`);
   return requireAttached(codes, argument);
 }
+
+/** Options of 0.1 that would now be ignored silently: a typed error says what replaced them (CHANGELOG 0.2.0). */
+export function rejectRemoved(options: object): void {
+  if ("block" in options) throw new ArgumentTypeError("options.block", "was renamed; allowed: options.blockSize");
+  if ("wasm" in options) throw new ArgumentTypeError("options.wasm", "was removed; allowed: useKernels(false) to run the TypeScript reference");
+}

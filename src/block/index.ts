@@ -14,6 +14,7 @@ import {
   scaleValues,
 } from "./mx.js";
 import { quantizeBlocksKernel } from "./wasm.js";
+import { rejectRemoved } from "../api/validate.js";
 
 export { MX_SCHEMES, MXINT8_ELEMENT, blockScheme, type BlockQuantizeOptions, type BlockScheme, type BlockTensor, type CustomScheme, type SchemeName } from "./mx.js";
 
@@ -26,6 +27,7 @@ export function quantizeBlocks(src: Float32Array, scheme: SchemeName | CustomSch
   if (!(src instanceof Float32Array)) throw new ArgumentTypeError("src", `got ${describe(src)}; allowed: a Float32Array`);
   const s = blockScheme(scheme);
   const plan = planBlocks(src, s, options);
+  if (options) rejectRemoved(options);
   const n = src.length;
   const scales = new Uint8Array(Math.ceil(n / plan.blockSize));
   const elements = new Uint8Array(elementBytes(s, n));

@@ -8,6 +8,7 @@ import { OVERFLOW_MODES, type OverflowMode, type PartialsName, overflowMode, par
 import { type DotContext, dotContext, dotReference } from "./reference.js";
 import { dotKernel } from "./wasm.js";
 import { quantize } from "../api/bulk.js";
+import { rejectRemoved } from "../api/validate.js";
 import { format } from "../format/registry.js";
 
 export type DotOverflow = OverflowMode | "exact";
@@ -61,6 +62,7 @@ export function resolveDot(options: DotOptions | undefined): ResolvedDot {
   }
   const partials = partialsFormat(options.partials ?? "binary16");
   const mode = overflowMode(options.overflow ?? "OvINF", DOT_OVERFLOW_MODES) as DotOverflow;
+  rejectRemoved(options);
   const block = requireInteger("options.blockSize", options.blockSize ?? 16, 1, MAX_BLOCK);
   return { fa, fb, ctx: dotContext(fa, fb, partials, mode, block), packed };
 }
