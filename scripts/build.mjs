@@ -2,7 +2,7 @@
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -64,6 +64,8 @@ for (const [platform, file, plugins] of [["node", "worker.js", []], ["browser", 
 // the same classes (a Format or a typed error from one is `instanceof` the other's).
 const library = { index: join(root, "src/index.ts"), p3109: join(root, "src/p3109.ts"), parallel: join(root, "src/parallel/index.ts") };
 const split = { splitting: true, chunkNames: "chunks/[name]-[hash]" };
+// Chunk names carry a content hash: drop the previous build's, which would otherwise be packed too.
+for (const platform of ["node", "browser"]) rmSync(join(root, "build", platform, "chunks"), { recursive: true, force: true });
 await build({ ...common, ...split, entryPoints: { ...library, safetensors: join(root, "src/io/index.ts") }, platform: "node", outdir: join(root, "build/node") });
 await build({ ...common, ...split, entryPoints: library, platform: "browser", plugins: [browserThreads], outdir: join(root, "build/browser") });
 // Node: the `minifloat` executable (build/node/cli.js).
