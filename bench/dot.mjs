@@ -4,7 +4,17 @@
 // Not part of npm test. Median and best of interleaved rounds (after warm-up calls, so that V8 has tiered the
 // Wasm up: a long first call runs in its baseline compiler).   node bench/dot.mjs [--rounds 7]
 import { loadavg } from "node:os";
-import { allocBytes, allocFloat32, dotRows, dot, decode, quantize, quantizeBlocks } from "minifloat";
+import { allocBytes, allocFloat32, dotRows, dot, decode, quantize, quantizeBlocks, useKernels } from "minifloat";
+
+/** Runs `call` with the kernels switched off (the TypeScript reference), then switches them back on. */
+function onReference(call) {
+  useKernels(false);
+  try {
+    return call();
+  } finally {
+    useKernels(true);
+  }
+}
 
 const args = new Map(process.argv.slice(2).flatMap((a, i, all) => (a.startsWith("--") ? [[a.slice(2), all[i + 1]]] : [])));
 const ROUNDS = Number(args.get("rounds") ?? 7);
@@ -116,7 +126,7 @@ for (const overflow of ["OvSAT", "OvINF", "OvNAN"]) {
 dotCases.push({ label: "dot 16M E4M3, binary16, OvINF (Wasm, operands in Wasm memory)", units: BIG, run: () => dot(wasmA.array, wasmB.array, { formats: "E4M3", overflow: "OvINF" }) });
 dotCases.push({ label: "dotRows bfloat16 partials, OvINF (Wasm)", units: rows * cols, run: () => dotRows(A, B, rows, cols, { formats: "E4M3", partials: "bfloat16", overflow: "OvINF" }) });
 dotCases.push({ label: "plain TypeScript loop (same semantics, OvSAT)", units: 65536, run: () => plainDot(a1, b1) });
-dotCases.push({ label: "TypeScript reference (dot, wasm: false, OvSAT)", units: 65536, run: () => dot(a1, b1, { formats: "E4M3", overflow: "OvSAT", wasm: false }) });
+dotCases.push({ label: "TypeScript reference (dot, useKernels(false), OvSAT)", units: 65536, run: () => onReference(() => dot(a1, b1, { formats: "E4M3", overflow: "OvSAT" })) });
 wasmA.array.set(bigA);
 wasmB.array.set(bigB);
 console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}; ${ROUNDS} rounds`);
@@ -168,7 +178,7 @@ const mxCases = [
   { label: `quantizeBlocks ${N} f32 → mxint8 (Wasm)`, units: N, run: () => quantizeBlocks(src, "mxint8") },
   { label: "quantizeBlocks 16384 f32 → nvfp4 (TypeScript reference)", units: 1 << 14, run: () => quantizeBlocks(small, "nvfp4") },
   { label: "plain TypeScript loop f32 → mxfp4", units: N, run: () => plainMxfp4(plainOut, plainScales) },
-  { label: "TypeScript reference (wasm: false) f32 → mxfp4", units: 1 << 14, run: () => quantizeBlocks(small, "mxfp4", { wasm: false }) },
+  { label: "TypeScript reference (useKernels(false)) f32 → mxfp4", units: 1 << 14, run: () => onReference(() => quantizeBlocks(small, "mxfp4")) },
 ];
 print("MX block quantization (elements per second)", measure(mxCases), "elem/s");
 console.log(`\nload average at the end ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);

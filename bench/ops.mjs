@@ -2,7 +2,8 @@
 // ≤ 8-bit operands use the per-specialization tables (65 536 entries binary, 256 unary); the table build is timed
 // separately; the Wasm gather kernel (assembly/lut.ts) applies byte tables, the TypeScript loop is timed once for
 // comparison. A 12-bit format shows the exact scalar path.
-import { specialize, useKernels } from "../build/node/index.js";
+import { useKernels } from "../build/node/index.js";
+import { specialize } from "../build/node/p3109.js";
 
 const N = 16 * 1024 * 1024;
 const random = (n, bits) => {

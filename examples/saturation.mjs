@@ -3,7 +3,8 @@
 // experiment (N = 2048, rows scaled to a maximum of 192, v1 = |v1|, 100 × 1000 pairs, BLK = 16) next to the
 // notebook's printed figures. Options: --batches <n> (default 100), --batch-size <n> (1000), --seed <n> (1).
 import { parseArgs } from "node:util";
-import { dot, encode, saturationExperiment } from "minifloat";
+import { dot, encode } from "minifloat";
+import { saturationExperiment } from "minifloat/p3109";
 
 const { values: args } = parseArgs({
   options: { batches: { type: "string", default: "100" }, "batch-size": { type: "string", default: "1000" }, seed: { type: "string", default: "1" } },

@@ -1,6 +1,7 @@
 // The format explorer: value table, dynamic range, quantization error and seed 004's saturation experiment of any
 // minifloat format, all computed in the page by the browser bundle. Plain DOM and SVG, no framework.
 import * as mf from "minifloat";
+import { OVERFLOW_MODES, saturationExperiment } from "minifloat/p3109";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
@@ -480,7 +481,7 @@ function runSaturation() {
   const mode = $("sat-mode").value;
   const options = {
     N: Number($("sat-n").value),
-    block: Number($("sat-blk").value),
+    blockSize: Number($("sat-blk").value),
     batches: 1,
     batchSize: Number($("sat-pairs").value),
     partials: $("sat-partials").value,
@@ -491,10 +492,10 @@ function runSaturation() {
   setTimeout(() => {
     try {
       const started = performance.now();
-      const r = mf.saturationExperiment(options);
+      const r = saturationExperiment(options);
       const ms = performance.now() - started;
       renderSaturation(out, r, mode, options);
-      status.textContent = `${r.pairs} pairs of length ${options.N}, BLK ${options.block}, ${options.partials} partials: ${(ms / 1000).toFixed(2)} s.`;
+      status.textContent = `${r.pairs} pairs of length ${options.N}, BLK ${options.blockSize}, ${options.partials} partials: ${(ms / 1000).toFixed(2)} s.`;
       document.body.dataset.saturation = "done";
     } catch (error) {
       status.textContent = "";
@@ -547,9 +548,9 @@ function renderExamples() {
   const table = el("table", { class: "results" });
   table.append(el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "computation (binary16 partials)" }), el("th", { scope: "col", text: "exact" }), ...modes.map((m) => el("th", { scope: "col", text: m })))));
   const body = el("tbody");
-  for (const [label, a, block] of cases) {
-    const exact = mf.dot(enc(a), ones, { formats: fmt, overflow: "exact", block });
-    const cells = modes.map((overflow) => mf.dot(enc(a), ones, { formats: fmt, overflow, block }));
+  for (const [label, a, blockSize] of cases) {
+    const exact = mf.dot(enc(a), ones, { formats: fmt, overflow: "exact", blockSize });
+    const cells = modes.map((overflow) => mf.dot(enc(a), ones, { formats: fmt, overflow, blockSize }));
     body.append(el("tr", {}, el("th", { scope: "row", text: label }), el("td", { text: String(exact) }), ...cells.map((v) => el("td", { text: Number.isNaN(v) ? "NaN" : v === Infinity ? "+Inf" : v === -Infinity ? "-Inf" : String(v) }))));
   }
   table.append(body);
@@ -569,7 +570,7 @@ async function main() {
   fillSelect($("rounding"), mf.ROUNDINGS, true);
   fillSelect($("saturation"), mf.SATURATIONS, true);
   fillSelect($("sat-partials"), mf.PARTIALS_FORMATS, false);
-  fillSelect($("sat-mode"), mf.OVERFLOW_MODES, false);
+  fillSelect($("sat-mode"), OVERFLOW_MODES, false);
   $("sat-mode").value = "OvINF";
 
   $("format").addEventListener("change", (e) => {

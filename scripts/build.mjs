@@ -2,7 +2,7 @@
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -60,13 +60,18 @@ for (const [platform, file, plugins] of [["node", "worker.js", []], ["browser", 
   mkdirSync(dirname(workerPath), { recursive: true });
   if (!existsSync(workerPath) || readFileSync(workerPath, "utf8") !== workerModule) writeFileSync(workerPath, workerModule);
 }
-await build({ ...common, platform: "node", outfile: join(root, "build/node/index.js") });
-await build({ ...common, platform: "browser", outfile: join(root, "build/browser/index.js") });
-await build({ ...common, entryPoints: { parallel: join(root, "src/parallel/index.ts") }, platform: "browser", plugins: [browserThreads], outdir: join(root, "build/browser") });
-// minifloat/safetensors for browsers: the reader (HTTP range requests, Blobs); node:fs stays an unused dynamic import.
-await build({ ...common, entryPoints: { safetensors: join(root, "src/io/browser.ts") }, platform: "browser", external: ["node:*"], outdir: join(root, "build/browser") });
-// Node: the `minifloat` executable (build/node/cli.js), the safetensors I/O (`minifloat/safetensors`) and the pool.
-await build({ ...common, entryPoints: { cli: join(root, "src/cli/bin.ts"), safetensors: join(root, "src/io/index.ts"), parallel: join(root, "src/parallel/index.ts") }, platform: "node", outdir: join(root, "build/node"), banner: { js: "#!/usr/bin/env node" } });
+// The library entries of each platform build together, sharing chunks: the main entry and its subpaths then use
+// the same classes (a Format or a typed error from one is `instanceof` the other's).
+const library = { index: join(root, "src/index.ts"), p3109: join(root, "src/p3109.ts"), parallel: join(root, "src/parallel/index.ts") };
+const split = { splitting: true, chunkNames: "chunks/[name]-[hash]" };
+// Chunk names carry a content hash: drop the previous build's, which would otherwise be packed too.
+for (const platform of ["node", "browser"]) rmSync(join(root, "build", platform, "chunks"), { recursive: true, force: true });
+await build({ ...common, ...split, entryPoints: { ...library, safetensors: join(root, "src/io/index.ts") }, platform: "node", outdir: join(root, "build/node") });
+// minifloat/safetensors for browsers is the reader alone (HTTP range requests, Blobs); node:fs stays an unused
+// dynamic import there.
+await build({ ...common, ...split, entryPoints: { ...library, safetensors: join(root, "src/io/browser.ts") }, platform: "browser", plugins: [browserThreads], external: ["node:*"], outdir: join(root, "build/browser") });
+// Node: the `minifloat` executable (build/node/cli.js).
+await build({ ...common, entryPoints: { cli: join(root, "src/cli/bin.ts") }, platform: "node", outdir: join(root, "build/node"), banner: { js: "#!/usr/bin/env node" } });
 
 if (!existsSync(join(root, "build/types/index.d.ts")) || process.env.MINIFLOAT_TYPES !== "0") {
   execFileSync(bin("tsc"), ["-p", root], { stdio: "inherit" });

@@ -4,7 +4,7 @@
 // With "-" as the directory the files are printed to stdout instead.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { conformanceFiles } from "../build/node/index.js";
+import { conformanceFiles } from "../build/node/p3109.js";
 
 const dir = process.argv[2] ?? "conformance";
 const files = conformanceFiles();

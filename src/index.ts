@@ -1,21 +1,22 @@
-// minifloat: exact small floating-point formats (IEEE P3109, OCP, ml_dtypes, Tesla) for JavaScript.
+// minifloat: exact small floating-point formats (IEEE P3109, OCP, ml_dtypes, Tesla) for JavaScript — the bulk API.
+// The P3109 operations, κ and conformance are in minifloat/p3109; safetensors I/O and the worker pool have subpaths too.
 export { ArgumentTypeError, CodeRangeError, FormatError, ProjectionError, type MiniFloatError } from "./errors.js";
 export { Format, type FormatSpec, type Family, type Signedness, type Domain } from "./format/model.js";
 export { format, customFormat, registeredNames } from "./format/registry.js";
 export type { Exact } from "./exact/value.js";
 export { ROUNDINGS, SATURATIONS, type Projection, type Rounding, type Saturation } from "./exact/projection.js";
 export { newFlags, type ConversionFlags } from "./exact/cast.js";
-export { decode, decodeExact, encode, encodeExact, omegaProject, type FormatLike } from "./api/scalar.js";
-export { quantize, dequantize, type QuantizeOptions, type CodeArray } from "./api/bulk.js";
-export { randomR, seedKeys } from "./random.js";
+export { decode, decodeExact, encode, encodeExact, type FormatLike } from "./api/scalar.js";
+export { quantize, dequantize } from "./api/bulk.js";
+export type { QuantizeOptions, RandomArray, RandomOptions } from "./api/plan.js";
+export type { CodeArray } from "./api/validate.js";
 export { packCodes, unpackCodes, quantizePacked, dequantizePacked, packedLength, type PackedBits } from "./api/packed.js";
 export { allocFloat32, allocCodes, allocBytes } from "./api/wasm-memory.js";
 export { WasmArray } from "./wasm/memory.js";
+// The one kernel switch: useKernels(false) makes every bulk call (here, in minifloat/parallel and its workers) run the reference.
 export { initKernels, useKernels, kernelStatus } from "./wasm/instance.js";
 export { MiniFloatArray, type MiniFloatSource, type FromOptions } from "./views/minifloat-array.js";
 export { miniFloatArrayType, type MiniFloatArrayType, Float8E4M3FNArray, Float8E5M2Array, Float8E4M3FNUZArray, Float8E5M2FNUZArray, Float8E8M0FNUArray, Float6E3M2FNArray, Float6E2M3FNArray, Float4E2M1FNArray, BFloat16Array } from "./views/types.js";
-export { specialize, operationNames, operationInfo, CLASS_NAMES, FORMAT_QUERIES, measureKappa, approximate, kappaOf, conformanceFiles, mandatorySpecializations, isSupported, specializationOf, type Specialization, type OperationSpec, type MapOptions, type Code, type KappaResult, type ApproximateSpecialization } from "./ops/index.js";
-export { quantizeBlocks, dequantizeBlocks, blockScheme, MX_SCHEMES, MXINT8_ELEMENT, blockDecode, blockProject, convertToBlock, convertFromBlock, convertToBlockMaxAbsFinite, blockReduceAdd, blockReduceMultiply, blockDotProduct, blockOp, BLOCK_OPS, type BlockQuantizeOptions, type BlockScheme, type BlockTensor, type CustomScheme, type SchemeName, type ScaledBlock, type BlockProjection, type BlockOperand, type BlockOpName } from "./block/index.js";
+export { quantizeBlocks, dequantizeBlocks, blockScheme, MX_SCHEMES, MXINT8_ELEMENT, type BlockQuantizeOptions, type BlockScheme, type BlockTensor, type CustomScheme, type SchemeName } from "./block/index.js";
 export { dot, dotRows, matvec, matmul, DOT_OVERFLOW_MODES, type DotOptions, type DotOverflow, type MatOptions, type MatScales } from "./dot/index.js";
-export { saturationExperiment, type SaturationOptions, type SaturationResult } from "./dot/saturation.js";
-export { projectPartial, OVERFLOW_MODES, PARTIALS_FORMATS, type OverflowMode, type PartialsName } from "./dot/partials.js";
+export { PARTIALS_FORMATS, type PartialsName } from "./dot/partials.js";

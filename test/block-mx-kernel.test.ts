@@ -7,6 +7,7 @@ import { planBlocks } from "../src/block/mx.js";
 import { kernelApplies } from "../src/block/wasm.js";
 import { mix32 } from "../src/random.js";
 import { kernelStatus } from "../src/wasm/instance.js";
+import { onReference } from "./kernel-switch.js";
 
 function inputs(n: number, seed: number): Float32Array {
   const out = new Float32Array(n);
@@ -43,7 +44,7 @@ describe("MX quantize kernel vs reference", () => {
           const src = inputs(n, n + blockSize);
           expect(kernelApplies(planBlocks(src, blockScheme(scheme), { blockSize }))).toBe(true);
           const fast = quantizeBlocks(src, scheme, { blockSize });
-          const slow = quantizeBlocks(src, scheme, { blockSize, wasm: false });
+          const slow = onReference(() => quantizeBlocks(src, scheme, { blockSize }));
           expect(Buffer.from(fast.scales).equals(Buffer.from(slow.scales))).toBe(true);
           let first = -1;
           for (let i = 0; i < slow.elements.length && first < 0; i++) if (fast.elements[i] !== slow.elements[i]) first = i;
@@ -60,7 +61,7 @@ describe("MX quantize kernel vs reference", () => {
       [{ element: "Binary8p3se", scale: "Binary8p1uf", blockSize: 16 }, {}],
     ] as const) {
       const fast = quantizeBlocks(src, scheme, options);
-      const slow = quantizeBlocks(src, scheme, { ...options, wasm: false });
+      const slow = onReference(() => quantizeBlocks(src, scheme, options));
       expect([...fast.scales]).toEqual([...slow.scales]);
       expect(Buffer.from(fast.elements).equals(Buffer.from(slow.elements))).toBe(true);
     }
@@ -72,7 +73,7 @@ describe("MX quantize kernel vs reference", () => {
     try {
       w.array.set(src);
       const inPlace = quantizeBlocks(w.array, "mxfp4");
-      const copied = quantizeBlocks(src, "mxfp4", { wasm: false });
+      const copied = onReference(() => quantizeBlocks(src, "mxfp4"));
       expect([...inPlace.scales]).toEqual([...copied.scales]);
       expect(Buffer.from(inPlace.elements).equals(Buffer.from(copied.elements))).toBe(true);
     } finally {

@@ -2,7 +2,8 @@
 // convert/from_binary32 through the bulk quantize API. Convert<fx, fr, ρ>(x) = ωProject_{fr,ρ}(ωDecode_fx(x)).
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { quantize, quantizeReference, resolveQuantize } from "../src/api/bulk.js";
+import { quantize, quantizeReference } from "../src/api/bulk.js";
+import { planQuantize } from "../src/api/plan.js";
 import { decode, decodeExact, encodeExact } from "../src/api/scalar.js";
 import type { Rounding, Saturation } from "../src/exact/projection.js";
 import { type Exact, normalize } from "../src/exact/value.js";
@@ -93,8 +94,8 @@ describe("P3109 Convert vectors", () => {
           const got = quantize(src, f, options);
           // Also the exact reference behind quantize (float32 input may take a Wasm fast path).
           const ref = new Uint8Array(n);
-          const q = resolveQuantize(f, n, options);
-          quantizeReference(src, f, q.rho, ref, q.random);
+          const q = planQuantize(src, f, options);
+          quantizeReference(src, f, q.rho, ref, q.random?.at);
           for (let i = 0; i < n; i++) {
             checked++;
             const want = Number(a.data[i * cols + k]);

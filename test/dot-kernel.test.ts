@@ -8,6 +8,7 @@ import { type DotOverflow, dot, dotRows, matmul, matvec, resolveDot } from "../s
 import { dotReference } from "../src/dot/reference.js";
 import { dotKernel, dotKernels } from "../src/dot/wasm.js";
 import { mix32 } from "../src/random.js";
+import { onReference } from "./kernel-switch.js";
 
 function rng(seed: number): () => number {
   let i = 0;
@@ -51,14 +52,14 @@ describe("dot kernel vs reference", () => {
         const b = codes(n, cfg.bits, rand, cfg.bits === 8 && n % 2 ? 0.01 : 0);
         for (const overflow of MODES) {
           for (const block of [1, 3, 16, 32]) {
-            const r = resolveDot({ formats: cfg.formats, partials: cfg.partials, overflow, block });
+            const r = resolveDot({ formats: cfg.formats, partials: cfg.partials, overflow, blockSize: block });
             const ref = dotReference(a, 0, b, 0, n, r.ctx);
             const out = dotKernel(a, b, n, 1, 1, r.ctx, undefined);
             if (out) {
               kernelRuns++;
               if (!same(out[0]!, ref)) throw new Error(`${cfg.formats} ${cfg.partials} ${overflow} BLK=${block} n=${n}: kernel ${out[0]} vs reference ${ref}`);
             }
-            expect(same(dot(a, b, { formats: cfg.formats, partials: cfg.partials, overflow, block }), ref)).toBe(true);
+            expect(same(dot(a, b, { formats: cfg.formats, partials: cfg.partials, overflow, blockSize: block }), ref)).toBe(true);
           }
         }
       }
@@ -102,9 +103,9 @@ describe("dot kernel vs reference", () => {
     const perBlockB = Uint8Array.from({ length: n * blocks }, () => 118 + Math.floor(rand() * 14));
     perBlockB[4] = 0xff; // a NaN scale: row 1, block 0 of b
     for (const overflow of ["OvSAT", "OvINF", "OvNAN"] as const) {
-      const options = { formats: "E4M3", overflow, block, scales: { a: perRowA, b: perBlockB } } as const;
+      const options = { formats: "E4M3", overflow, blockSize: block, scales: { a: perRowA, b: perBlockB } } as const;
       const fast = matmul(a, b, m, n, k, options);
-      const slow = matmul(a, b, m, n, k, { ...options, wasm: false });
+      const slow = onReference(() => matmul(a, b, m, n, k, options));
       const r = resolveDot(options);
       for (let i = 0; i < m; i++) {
         for (let j = 0; j < n; j++) {
@@ -117,8 +118,8 @@ describe("dot kernel vs reference", () => {
         }
       }
       expect(Number.isNaN(fast[0 * n + 1]!)).toBe(true);
-      const y = matvec(a, b.subarray(0, k), m, k, { formats: "E4M3", overflow, block });
-      for (let i = 0; i < m; i++) expect(same(y[i]!, dot(a.subarray(i * k, (i + 1) * k), b.subarray(0, k), { formats: "E4M3", overflow, block }))).toBe(true);
+      const y = matvec(a, b.subarray(0, k), m, k, { formats: "E4M3", overflow, blockSize: block });
+      for (let i = 0; i < m; i++) expect(same(y[i]!, dot(a.subarray(i * k, (i + 1) * k), b.subarray(0, k), { formats: "E4M3", overflow, blockSize: block }))).toBe(true);
     }
   });
 
@@ -128,11 +129,11 @@ describe("dot kernel vs reference", () => {
     const a = codes(rows * cols, 8, rand, 0.003);
     const b = codes(rows * cols, 8, rand);
     for (const overflow of MODES) {
-      const options = { formats: ["E5M2", "E4M3"], overflow, block: 8 } as const;
+      const options = { formats: ["E5M2", "E4M3"], overflow, blockSize: 8 } as const;
       const fast = dotRows(a, b, rows, cols, options);
-      const slow = dotRows(a, b, rows, cols, { ...options, wasm: false });
+      const slow = onReference(() => dotRows(a, b, rows, cols, options));
       for (let i = 0; i < rows; i++) {
-        const one = dot(a.subarray(i * cols, (i + 1) * cols), b.subarray(i * cols, (i + 1) * cols), { ...options, wasm: false });
+        const one = onReference(() => dot(a.subarray(i * cols, (i + 1) * cols), b.subarray(i * cols, (i + 1) * cols), options));
         expect(same(fast[i]!, Math.fround(one))).toBe(true);
         expect(same(slow[i]!, Math.fround(one))).toBe(true);
       }
@@ -148,11 +149,11 @@ describe("dot kernel vs reference", () => {
     }
     for (const [formats, partials] of [["E5M2", "binary16"], ["Binary8p3se", "binary16"], ["E4M3", "bfloat16"], ["E4M3", "binary32"]] as const) {
       for (const overflow of MODES) {
-        const options = { formats, partials, overflow, block: 1 } as const;
+        const options = { formats, partials, overflow, blockSize: 1 } as const;
         // The kernel takes every rounded-product mode here ("exact" sums of E5M2 products span too many bits).
         if (overflow !== "exact" || formats === "E4M3") expect(dotKernel(a, b, 1, 2, 2, resolveDot(options).ctx, undefined)).toBeDefined();
         const fast = dotRows(a, b, 65536, 1, options);
-        const slow = dotRows(a, b, 65536, 1, { ...options, wasm: false });
+        const slow = onReference(() => dotRows(a, b, 65536, 1, options));
         let bad = -1;
         for (let i = 0; i < 65536 && bad < 0; i++) if (!same(fast[i]!, slow[i]!)) bad = i;
         expect(bad).toBe(-1);
@@ -170,9 +171,10 @@ describe("dot kernel vs reference", () => {
       a.array.set(codes(rows * cols, 8, rand));
       b.array.set(codes(rows * cols, 8, rand));
       // A configuration not used before: its 256 KiB product table and the operand copies allocate.
-      const options = { formats: ["Binary8p3se", "E4M3"], partials: "binary16", overflow: "OvSAT", block: 7 } as const;
+      const options = { formats: ["Binary8p3se", "E4M3"], partials: "binary16", overflow: "OvSAT", blockSize: 7 } as const;
       const fast = dotRows(a.array, b.array, rows, cols, options);
-      const slow = dotRows(a.array, b.array, rows, cols, { ...options, wasm: false });
+      const [va, vb] = [a.array, b.array]; // WasmArray.array needs the kernels: taken before switching them off
+      const slow = onReference(() => dotRows(va, vb, rows, cols, options));
       for (let i = 0; i < rows; i++) expect(same(fast[i]!, slow[i]!)).toBe(true);
     } finally {
       a.free();
@@ -187,7 +189,7 @@ describe("dot kernel vs reference", () => {
     const b = codes(n, 4, rand);
     const pack = (c: Uint8Array) => Uint8Array.from({ length: Math.ceil(c.length / 2) }, (_, j) => c[2 * j]! | ((c[2 * j + 1] ?? 0) << 4));
     for (const overflow of MODES) {
-      const options = { formats: "E2M1", overflow, block: 4 } as const;
+      const options = { formats: "E2M1", overflow, blockSize: 4 } as const;
       expect(dot(pack(a), pack(b), { ...options, packed: true, length: n })).toBe(dot(a, b, options));
     }
     expect(dot(Uint8Array.of(0x21), Uint8Array.of(0x42), { formats: format("E2M1"), packed: true })).toBe(0.5 * 1 + 1 * 2);
@@ -198,7 +200,7 @@ describe("dot kernel vs reference", () => {
     expect(() => dot(a, new Uint8Array(3), { formats: "E4M3" })).toThrow(/^b: has length 3; allowed: the length of a \(4\)/);
     expect(() => dot(a, a, { formats: "E4M3", overflow: "OvFOO" as DotOverflow })).toThrow(/options\.overflow: got "OvFOO"; allowed: OvSAT, OvINF, OvNAN, exact/);
     expect(() => dot(a, a, { formats: "E4M3", partials: "binary8" as "binary16" })).toThrow(/options\.partials/);
-    expect(() => dot(a, a, { formats: "E4M3", block: 0 })).toThrow(/options\.block: got 0; allowed: an integer in \[1, 8192\]/);
+    expect(() => dot(a, a, { formats: "E4M3", blockSize: 0 }),).toThrow(/options\.blockSize: got 0; allowed: an integer in \[1, 8192\]/);
     expect(() => dot(a, a, { formats: "binary16" })).toThrow(/options\.formats\[0\]: binary16 has 16-bit codes/);
     expect(() => dot(a, a, { formats: "E4M3", packed: true })).toThrow(/options\.formats\[0\]: float8_e4m3fn has 8-bit codes; allowed: formats of at most 4 bits/);
     expect(() => dot(Uint8Array.of(16), Uint8Array.of(1), { formats: "E2M1" })).toThrow(/a\[0\]: is 16; allowed: a float4_e2m1fn code in \[0, 15\]/);
@@ -234,18 +236,18 @@ describe("dot kernel over long and streamed operands", () => {
       for (const [n, block] of [[65536 + 17, 16], [200_003, 7], [131072, 8192]] as const) {
         const a = codes(n, 8, rand);
         const b = codes(n, 8, rand);
-        const options = { formats: ["float8_e4m3fn", "float8_e4m3fn"] as [string, string], partials: "binary16" as const, overflow: mode, block };
+        const options = { formats: ["float8_e4m3fn", "float8_e4m3fn"] as [string, string], partials: "binary16" as const, overflow: mode, blockSize: block };
         const fast = dot(a, b, options);
-        const slow = dot(a, b, { ...options, wasm: false });
+        const slow = onReference(() => dot(a, b, options));
         expect(same(fast, slow), `${mode} n=${n} BLK=${block}: ${fast} vs ${slow}`).toBe(true);
       }
       const rows = 300;
       const cols = 1000;
       const A = codes(rows * cols, 8, rand);
       const B = codes(rows * cols, 8, rand);
-      const options = { formats: ["float8_e4m3fn", "float8_e4m3fn"] as [string, string], partials: "binary16" as const, overflow: mode, block: 16 };
+      const options = { formats: ["float8_e4m3fn", "float8_e4m3fn"] as [string, string], partials: "binary16" as const, overflow: mode, blockSize: 16 };
       const fast = dotRows(A, B, rows, cols, options);
-      const slow = dotRows(A, B, rows, cols, { ...options, wasm: false });
+      const slow = onReference(() => dotRows(A, B, rows, cols, options));
       for (let r = 0; r < rows; r++) expect(same(fast[r]!, slow[r]!), `${mode} row ${r}`).toBe(true);
     }
   });

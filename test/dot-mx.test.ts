@@ -14,7 +14,7 @@ describe("MX tensors in matmul", () => {
     const m = 3, n = 2, k = 64;
     const A = quantizeBlocks(values(m * k, 1), "mxfp8_e4m3", { blockSize: 16 });
     const B = quantizeBlocks(values(n * k, 2), "mxfp8_e4m3", { blockSize: 16 });
-    const C = matmul(A.elements, B.elements, m, n, k, { formats: "E4M3", partials: "binary32", overflow: "exact", block: 16, scales: { a: A.scales, b: B.scales } });
+    const C = matmul(A.elements, B.elements, m, n, k, { formats: "E4M3", partials: "binary32", overflow: "exact", blockSize: 16, scales: { a: A.scales, b: B.scales } });
     const da = dequantizeBlocks(A);
     const db = dequantizeBlocks(B);
     for (let i = 0; i < m; i++) {

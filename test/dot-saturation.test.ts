@@ -5,12 +5,16 @@ import { describe, expect, it } from "vitest";
 import { encode } from "../src/api/scalar.js";
 import { dot, type DotOverflow } from "../src/dot/index.js";
 import { projectPartial, partialsFormat, roundNearestEven } from "../src/dot/partials.js";
+import { onReference } from "./kernel-switch.js";
 
 const E4M3 = "float8_e4m3fn";
 const f = encode(224, E4M3);
 const m = encode(-224, E4M3);
 const ones = Uint8Array.of(f, f, f, f);
-const run = (a: number[], overflow: DotOverflow, block: number, wasm: boolean) => dot(Uint8Array.from(a), ones, { formats: E4M3, partials: "binary16", overflow, block, wasm });
+const run = (a: number[], overflow: DotOverflow, blockSize: number, wasm: boolean) => {
+  const call = () => dot(Uint8Array.from(a), ones, { formats: E4M3, partials: "binary16", overflow, blockSize });
+  return wasm ? call() : onReference(call);
+};
 
 describe("seed 004 worked examples (float8_e4m3fn, binary16 partials)", () => {
   for (const wasm of [false, true]) {

@@ -99,9 +99,21 @@ describe("other argument checks", () => {
   });
 });
 
+describe("options renamed or removed in 0.2.0 are rejected, not ignored", () => {
+  it("dot's block (now blockSize) and the per-call wasm switch (now useKernels)", async () => {
+    const { dot, dotRows, quantizeBlocks } = await import("../src/index.js");
+    const codes = Uint8Array.of(1, 2);
+    expectTyped(() => dot(codes, codes, { formats: "float8_e4m3fn", block: 4 } as never), ArgumentTypeError, "options.block", "was renamed; allowed: options.blockSize");
+    expectTyped(() => dotRows(codes, codes, 1, 2, { formats: "float8_e4m3fn", wasm: false } as never), ArgumentTypeError, "options.wasm", /useKernels\(false\)/);
+    expectTyped(() => quantizeBlocks(new Float32Array(32), "mxfp4", { wasm: false }), ArgumentTypeError, "options.wasm", /useKernels\(false\)/);
+  });
+});
+
 describe("helpers reject bad arguments by name", () => {
   it("the worker-free helpers: WasmArray, random bits, κ, the saturation experiment, dequantize options", async () => {
-    const { WasmArray, randomR, seedKeys, kappaOf, saturationExperiment } = await import("../src/index.js");
+    const { WasmArray } = await import("../src/index.js");
+    const { kappaOf, saturationExperiment } = await import("../src/p3109.js");
+    const { randomR, seedKeys } = await import("../src/random.js");
     expectTyped(() => new WasmArray(null as never, 3), ArgumentTypeError, "type", /allowed: Uint8Array/);
     expectTyped(() => new WasmArray(Array as never, 3), ArgumentTypeError, "type", /allowed: Uint8Array/);
     expectTyped(() => randomR(1, 2, 3, 40), CodeRangeError, "N", /\[1, 32\]/);

@@ -1,7 +1,7 @@
 // Shared fast-check arbitraries and settings of the fuzz tests (test/fuzz-*.test.ts). The run count and seed come
 // from FUZZ_RUNS / FUZZ_SEED (scripts/fuzz.mjs sets them for long runs); failures print the seed and path to replay.
 import fc from "fast-check";
-import { decodeTable32 } from "../src/api/bulk.js";
+import { decodeTable32 } from "../src/exact/tables.js";
 import { type Format, type Projection, ROUNDINGS, SATURATIONS, format, registeredNames } from "../src/index.js";
 
 /** fast-check parameters: `scale` × FUZZ_RUNS runs (default 1 for the short run inside npm test). */

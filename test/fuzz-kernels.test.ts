@@ -3,16 +3,19 @@
 // unaligned views), dequantize against the decode table, and the packed FP4/FP6 round trips.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { codeArrayType, decodeTable32, quantizeReference, resolveQuantize } from "../src/api/bulk.js";
+import { quantizeReference } from "../src/api/bulk.js";
+import { decodeTable32 } from "../src/exact/tables.js";
+import { planQuantize } from "../src/api/plan.js";
+import { codeArrayType } from "../src/api/validate.js";
 import { type CodeArray, type Format, dequantize, encode, dequantizePacked, format, packCodes, packedLength, quantize, quantizePacked, unpackCodes } from "../src/index.js";
 import { randomR, seedKeys } from "../src/random.js";
 import { float32Array, formats, fuzzParameters, projections } from "./fuzz-arbitraries.js";
 
 /** The reference result of quantize(src, f, options), computed with exact arithmetic element by element. */
 function reference(src: Float32Array, f: Format, options: Parameters<typeof quantize>[2]): CodeArray {
-  const { rho, random } = resolveQuantize(f, src.length, options);
+  const { rho, random } = planQuantize(src, f, options);
   const out = new (codeArrayType(f))(src.length);
-  quantizeReference(src, f, rho, out, random);
+  quantizeReference(src, f, rho, out, random?.at);
   return out;
 }
 

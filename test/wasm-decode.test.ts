@@ -1,7 +1,7 @@
 // Decode kernels vs the exact core's decodeTable32, bit for bit (NaN bits included), over every code of every format.
 import { afterEach, describe, expect, it } from "vitest";
 import { CodeRangeError, allocCodes, allocFloat32, dequantize, format, registeredNames, useKernels } from "../src/index.js";
-import { decodeTable32 } from "../src/api/bulk.js";
+import { decodeTable32 } from "../src/exact/tables.js";
 import type { Format } from "../src/format/model.js";
 import { kernelStatus, kernels } from "../src/wasm/instance.js";
 import { ieeeForm, wasmTable } from "../src/wasm/decode.js";

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { allocCodes, allocFloat32, format, quantize, useKernels } from "../src/index.js";
-import { codeArrayType } from "../src/api/bulk.js";
+import { codeArrayType } from "../src/api/validate.js";
 import { project } from "../src/exact/cast.js";
 import { ROUNDINGS, SATURATIONS, type ResolvedProjection, type Rounding, resolveProjection } from "../src/exact/projection.js";
 import { type Exact, fromFloat32Bits } from "../src/exact/value.js";

@@ -4,7 +4,9 @@
 import { ArgumentTypeError, CodeRangeError, describe } from "../errors.js";
 import type { Format } from "../format/model.js";
 import { dequantizePackedWasm, packWasm, unpackWasm } from "../wasm/pack.js";
-import { type QuantizeOptions, decodeTable32, dequantize, quantize, requireAttached, requireInput } from "./bulk.js";
+import { type QuantizeOptions, dequantize, quantize } from "./bulk.js";
+import { decodeTable32 } from "../exact/tables.js";
+import { requireAttached, requireInput } from "./validate.js";
 import { type FormatLike, resolveFormat } from "./scalar.js";
 
 export type PackedBits = 4 | 6;

@@ -1,7 +1,7 @@
 // Zero-copy arrays in Wasm memory: bulk calls given their `.array` views run the kernels without copies.
 import { ArgumentTypeError } from "../errors.js";
 import { WasmArray } from "../wasm/memory.js";
-import { codeArrayType } from "./bulk.js";
+import { codeArrayType } from "./validate.js";
 import { type FormatLike, resolveFormat } from "./scalar.js";
 
 /** n float32 values in Wasm memory (inputs of quantize, outputs of dequantize). Free with `.free()`. */

@@ -1,4 +1,4 @@
-// Public entry points of block-scaled tensors (OCP MX v1.0, NVFP4) and the P3109 §5 block operations.
+// Public entry points of block-scaled tensors (OCP MX v1.0, NVFP4); the P3109 §5 block operations are in p3109.ts.
 import { ArgumentTypeError, CodeRangeError, describe } from "../errors.js";
 import {
   type BlockQuantizeOptions,
@@ -14,9 +14,9 @@ import {
   scaleValues,
 } from "./mx.js";
 import { quantizeBlocksKernel } from "./wasm.js";
+import { rejectRemoved } from "../api/validate.js";
 
 export { MX_SCHEMES, MXINT8_ELEMENT, blockScheme, type BlockQuantizeOptions, type BlockScheme, type BlockTensor, type CustomScheme, type SchemeName } from "./mx.js";
-export * from "./p3109.js";
 
 /**
  * Quantizes float32 values into a block-scaled tensor: per block of `blockSize` elements one scale code (OCP MX:
@@ -27,10 +27,12 @@ export function quantizeBlocks(src: Float32Array, scheme: SchemeName | CustomSch
   if (!(src instanceof Float32Array)) throw new ArgumentTypeError("src", `got ${describe(src)}; allowed: a Float32Array`);
   const s = blockScheme(scheme);
   const plan = planBlocks(src, s, options);
+  if (options) rejectRemoved(options);
   const n = src.length;
   const scales = new Uint8Array(Math.ceil(n / plan.blockSize));
   const elements = new Uint8Array(elementBytes(s, n));
-  if (!((options?.wasm ?? true) && quantizeBlocksKernel(src, plan, scales, elements))) quantizeBlocksReference(src, plan, scales, elements);
+  // The kernel when on (useKernels) and covering the plan, else the reference: the same codes either way.
+  if (!quantizeBlocksKernel(src, plan, scales, elements)) quantizeBlocksReference(src, plan, scales, elements);
   return { scheme: s, length: n, blockSize: plan.blockSize, scales, elements, ...(s.rule === "ratio" && { tensorScale: plan.tensorScale }) };
 }
 

@@ -1,4 +1,4 @@
-// Dot products of 8-bit (or packed 4-bit) codes with narrow partial sums (seed 004) and the exact dot product,
+// Dot products of 8-bit (or packed 4-bit) codes with narrow partial sums and the exact dot product,
 // plus batched matrix × vector and matrix × matrix. Validation and semantics live here; src/dot/reference.ts is
 // the scalar reference and src/dot/wasm.ts the Wasm kernel path (bit-identical, checked by the tests).
 import { ArgumentTypeError, CodeRangeError, describe, requireInteger } from "../errors.js";
@@ -8,6 +8,7 @@ import { OVERFLOW_MODES, type OverflowMode, type PartialsName, overflowMode, par
 import { type DotContext, dotContext, dotReference } from "./reference.js";
 import { dotKernel } from "./wasm.js";
 import { quantize } from "../api/bulk.js";
+import { rejectRemoved } from "../api/validate.js";
 import { format } from "../format/registry.js";
 
 export type DotOverflow = OverflowMode | "exact";
@@ -24,13 +25,11 @@ export interface DotOptions {
    */
   overflow?: DotOverflow;
   /** BLK: products per block summed exactly before one projection (default 16; 1 … 8192). */
-  block?: number;
+  blockSize?: number;
   /** 4-bit formats only: two codes per byte, the first element in the low nibble. */
   packed?: boolean;
   /** Number of elements of packed operands (default: 2 × bytes). */
   length?: number;
-  /** Use the Wasm kernels when available (default true); false runs the TypeScript reference. */
-  wasm?: boolean;
 }
 
 export const DOT_OVERFLOW_MODES: readonly DotOverflow[] = [...OVERFLOW_MODES, "exact"];
@@ -42,12 +41,11 @@ export interface ResolvedDot {
   readonly fb: Format;
   readonly ctx: DotContext;
   readonly packed: boolean;
-  readonly wasm: boolean;
 }
 
 export function resolveDot(options: DotOptions | undefined): ResolvedDot {
   if (options === null || typeof options !== "object") {
-    throw new ArgumentTypeError("options", `got ${describe(options)}; allowed: an object { formats, partials?, overflow?, block?, packed? }`);
+    throw new ArgumentTypeError("options", `got ${describe(options)}; allowed: an object { formats, partials?, overflow?, blockSize?, packed?, length? }`);
   }
   const formats = options.formats;
   const [la, lb] = Array.isArray(formats) ? (formats as readonly [FormatLike, FormatLike]) : [formats as FormatLike, formats as FormatLike];
@@ -64,9 +62,9 @@ export function resolveDot(options: DotOptions | undefined): ResolvedDot {
   }
   const partials = partialsFormat(options.partials ?? "binary16");
   const mode = overflowMode(options.overflow ?? "OvINF", DOT_OVERFLOW_MODES) as DotOverflow;
-  const block = requireInteger("options.block", options.block ?? 16, 1, MAX_BLOCK);
-  const wasm = options.wasm ?? true;
-  return { fa, fb, ctx: dotContext(fa, fb, partials, mode, block), packed, wasm };
+  rejectRemoved(options);
+  const block = requireInteger("options.blockSize", options.blockSize ?? 16, 1, MAX_BLOCK);
+  return { fa, fb, ctx: dotContext(fa, fb, partials, mode, block), packed };
 }
 
 function requireBytes(x: unknown, argument: string): Uint8Array {
@@ -91,7 +89,7 @@ export function requireCodesIn(codes: Uint8Array, f: Format, argument: string): 
 }
 
 /**
- * The dot product Σ a_i·b_i of two code vectors with narrow partials (seed 004): each product rounded into the
+ * The dot product Σ a_i·b_i of two code vectors with narrow partials: each product rounded into the
  * partials format (RNE), each block of BLK products summed exactly and projected once, the block results added
  * one by one to a running total projected after every addition; every projection applies the overflow mode.
  * Returns the final partial (a float64 holding a value of the partials format, ±∞ or NaN; zero is +0).
@@ -113,11 +111,8 @@ export function dot(a: Uint8Array, b: Uint8Array, options: DotOptions): number {
   }
   requireCodesIn(ca, r.fa, "a");
   requireCodesIn(cb, r.fb, "b");
-  if (r.wasm) {
-    const out = dotKernel(ca, cb, n, 1, 1, r.ctx, undefined);
-    if (out) return out[0]!;
-  }
-  return dotReference(ca, 0, cb, 0, n, r.ctx);
+  const out = dotKernel(ca, cb, n, 1, 1, r.ctx, undefined);
+  return out ? out[0]! : dotReference(ca, 0, cb, 0, n, r.ctx);
 }
 
 /** Scales of a batched product: E8M0 codes (2^(code − 127); 0xFF = NaN), one per row or one per row and block. */
@@ -210,7 +205,7 @@ const BINARY16 = format("binary16");
 function matmul32(a: Uint8Array, b: Uint8Array, m: number, n: number, k: number, options: MatOptions, r: ResolvedDot, out: Float32Array): Float32Array {
   const blocks = Math.max(1, Math.ceil(k / r.ctx.block));
   const scale = scaleFunction(options.scales, m, n, blocks);
-  const fast = r.wasm ? dotKernel(a, b, k, m, n, r.ctx, options.scales ? { ...options.scales, blocks } : undefined, out) : undefined;
+  const fast = dotKernel(a, b, k, m, n, r.ctx, options.scales ? { ...options.scales, blocks } : undefined, out);
   if (fast) return fast; // `out` re-created if it is a Wasm view and memory grew
   for (let i = 0; i < m; i++) {
     for (let j = 0; j < n; j++) out[i * n + j] = dotReference(a, i * k, b, j * k, k, r.ctx, scale(i, j));
@@ -247,7 +242,7 @@ export function dotRowsArgs(a: Uint8Array, b: Uint8Array, rows: number, cols: nu
 /** dotRows after dotRowsArgs (codes checked or known valid). */
 export function dotRowsChecked(a: Uint8Array, b: Uint8Array, rows: number, cols: number, options: { out?: Float32Array }, r: ResolvedDot): Float32Array {
   const out = options.out ?? new Float32Array(rows);
-  const fast = r.wasm ? dotKernel(a, b, cols, rows, rows, r.ctx, undefined, out, true) : undefined;
+  const fast = dotKernel(a, b, cols, rows, rows, r.ctx, undefined, out, true);
   if (fast) return fast;
   for (let i = 0; i < rows; i++) out[i] = dotReference(a, i * cols, b, i * cols, cols, r.ctx);
   return out;

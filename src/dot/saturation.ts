@@ -15,7 +15,7 @@ export interface SaturationOptions {
   batches?: number;
   batchSize?: number;
   /** BLK (notebook: 16). */
-  block?: number;
+  blockSize?: number;
   /** Row maximum after scaling (notebook: 192, about √65504 / 1.33). */
   scale?: number;
   seed?: number;
@@ -83,11 +83,11 @@ function randomRow(codes: Uint8Array, offset: number, n: number, scale: number, 
 }
 
 export function saturationExperiment(options: SaturationOptions = {}): SaturationResult {
-  if (options === null || typeof options !== "object") throw new ArgumentTypeError("options", `got ${describe(options)}; allowed: { N?, batches?, batchSize?, block?, scale?, seed?, format?, partials? }`);
+  if (options === null || typeof options !== "object") throw new ArgumentTypeError("options", `got ${describe(options)}; allowed: { N?, batches?, batchSize?, blockSize?, scale?, seed?, format?, partials? }`);
   const N = requireInteger("options.N", options.N ?? 2048, 1, 2 ** 20);
   const batches = requireInteger("options.batches", options.batches ?? 100, 1, 2 ** 20);
   const batchSize = requireInteger("options.batchSize", options.batchSize ?? 1000, 1, 2 ** 20);
-  const block = requireInteger("options.block", options.block ?? 16, 1, 2 ** 20);
+  const blockSize = requireInteger("options.blockSize", options.blockSize ?? 16, 1, 2 ** 20);
   const scale = options.scale ?? 192;
   if (typeof scale !== "number" || !(scale > 0) || !Number.isFinite(scale)) throw new CodeRangeError("options.scale", `got ${describe(scale)}; allowed: a positive finite number`);
   requireInteger("options.seed", options.seed ?? 1, 0, 0xffffffff);
@@ -112,7 +112,7 @@ export function saturationExperiment(options: SaturationOptions = {}): Saturatio
       counter += N + (N & 1);
     }
     for (let i = 0; i < a.length; i++) if (a[i]! & f.signBit) a[i] = a[i]! - f.signBit; // v1 = |v1|
-    const common = { formats: f, partials, block } as const;
+    const common = { formats: f, partials, blockSize } as const;
     const sat = dotRows(a, b, batchSize, N, { ...common, overflow: "OvSAT" });
     const inf = dotRows(a, b, batchSize, N, { ...common, overflow: "OvINF" });
     const nan = dotRows(a, b, batchSize, N, { ...common, overflow: "OvNAN" });

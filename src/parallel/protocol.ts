@@ -12,6 +12,8 @@ interface JobBase {
   /** Absolute index of the part's first element: seeded random bits and error indices count from the whole array. */
   readonly first: number;
   readonly format: FormatSpec;
+  /** The caller's kernel switch (useKernels), applied by the worker before it runs the job. */
+  readonly kernels: boolean;
 }
 
 /** Quantize src into out (one part of a larger array); `seed` keys R by absolute index, `random` is this part's R. */
@@ -57,7 +59,9 @@ export interface DotJob {
   readonly first: number;
   readonly kind: "check" | "rows" | "matmul";
   readonly formats: readonly [FormatSpec, FormatSpec];
-  readonly options: { readonly partials?: string; readonly overflow?: string; readonly block?: number; readonly wasm?: boolean };
+  readonly options: { readonly partials?: string; readonly overflow?: string; readonly blockSize?: number };
+  /** The caller's kernel switch (useKernels), applied by the worker before it runs the job. */
+  readonly kernels: boolean;
   readonly a: Uint8Array;
   readonly b?: Uint8Array;
   readonly rows: number;

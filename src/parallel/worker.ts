@@ -1,13 +1,12 @@
 // A pool worker: runs kernel calls on the pool's shared Wasm memory (its own instance of the threads build), and
 // quantize/dequantize on its part of other shared arrays with the library's own Wasm instance and memory.
-import { dequantize, quantize, quantizeReference, requireCodes, resolveQuantize } from "../api/bulk.js";
+import { dequantize, quantize } from "../api/bulk.js";
+import { requireCodes } from "../api/validate.js";
 import { CodeRangeError } from "../errors.js";
 import { newFlags } from "../exact/cast.js";
 import { type Format, type FormatSpec, makeFormat } from "../format/model.js";
-import { randomR, seedKeys } from "../random.js";
 import { requireBelow } from "../wasm/decode.js";
-import { quantizeWasm } from "../wasm/encode.js";
-import { kernels } from "../wasm/instance.js";
+import { kernels, useKernels } from "../wasm/instance.js";
 import { dotRowsArgs, dotRowsChecked, matmulArgs, matmulChecked, requireCodesIn } from "../dot/index.js";
 import type { DotOptions } from "../dot/index.js";
 import { onJob, reply, workerInit } from "./port.js";
@@ -37,19 +36,10 @@ function formatOf(spec: FormatSpec): Format {
 }
 
 function runQuantize(job: QuantizeJob): Reply {
-  const f = formatOf(job.format);
   const flags = job.flags ? newFlags() : undefined;
-  if (job.seed === undefined) {
-    quantize(job.src, f, { ...job.projection, random: job.random, out: job.out, flags });
-    return { id: job.id, flags };
-  }
   // Seeded R_i is keyed by the absolute index: this part starts at element job.first.
-  const { rho } = resolveQuantize(f, job.src.length, { ...job.projection, seed: job.seed });
-  const fast = job.src instanceof Float32Array && !flags && !(job.out instanceof Uint32Array) && quantizeWasm(job.src, f, rho, job.out, { seed: job.seed }, job.first);
-  if (!fast) {
-    const [k0, k1] = seedKeys(job.seed);
-    quantizeReference(job.src, f, rho, job.out, (i) => randomR(k0, k1, job.first + i, rho.stochasticBits), flags);
-  }
+  const random = job.seed === undefined ? { random: job.random } : { seed: job.seed, seedIndex: job.first };
+  quantize(job.src, formatOf(job.format), { ...job.projection, ...random, out: job.out, flags });
   return { id: job.id, flags };
 }
 
@@ -88,6 +78,8 @@ function runDot(job: DotJob): Reply {
 
 onJob((job: Job) => {
   try {
+    // The caller's kernel switch (useKernels) travels with each job, so the workers take the path it would take.
+    if ("kernels" in job) useKernels(job.kernels);
     reply(job.op === "wasm" ? runWasm(job) : job.op === "quantize" ? runQuantize(job) : job.op === "dot" ? runDot(job) : runDequantize(job));
   } catch (error) {
     reply({ id: job.id, error: errorData(error) });

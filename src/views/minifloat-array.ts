@@ -1,7 +1,8 @@
 // MiniFloatArray: a typed-array-like view of codes of one format, stored in Wasm memory so bulk conversions run in
 // place. Codes are stored one per element (Uint8Array up to 8 bits, also for float6/float4; Uint16Array up to 16),
 // the layout quantize/dequantize and ml_dtypes use; packed bytes are an export format, not the storage.
-import { type QuantizeOptions, dequantize, quantize, requireAttached } from "../api/bulk.js";
+import { type QuantizeOptions, dequantize, quantize } from "../api/bulk.js";
+import { requireAttached } from "../api/validate.js";
 import { type PackedBits, packCodes, unpackCodes } from "../api/packed.js";
 import { type FormatLike, encode, resolveFormat } from "../api/scalar.js";
 import { ArgumentTypeError, CodeRangeError, FormatError, describe, requireInteger } from "../errors.js";

@@ -393,6 +393,12 @@ export function encodeBlock(f: Format, rho: ResolvedProjection, random: WasmRand
   return cachedBlock(f, rho, randomKind(random), key0, key1);
 }
 
+/** The kernel path a constant block selects: one of the fast variants, or "generic" (the full per-lane path). */
+export function encodeVariant(block: Int32Array): "generic" | "bytes" | "wide" | "wideKeep" {
+  const fast = block[SLOTS * 4 + SCALAR.fast];
+  return fast === FAST.bytes ? "bytes" : fast === FAST.wide ? "wide" : fast === FAST.wideKeep ? "wideKeep" : "generic";
+}
+
 /**
  * Projects src into out (validated by the caller: Uint8Array codes for K ≤ 8, Uint16Array up to 16 bits, R < 2^N)
  * with the Wasm kernel and returns the current view of out (a new view when out lives in Wasm memory that grew).

@@ -1,0 +1,57 @@
+// Argument checks shared by the bulk calls (single-thread, packed, pool): input, output and code arrays.
+import { ArgumentTypeError, CodeRangeError, describe } from "../errors.js";
+import type { Format } from "../format/model.js";
+
+export type CodeArray = Uint8Array | Uint16Array | Uint32Array;
+
+/** The code array type of a format: one byte per code up to 8 bits, uint16 up to 16, uint32 up to 32. */
+export function codeArrayType(f: Format): typeof Uint8Array | typeof Uint16Array | typeof Uint32Array {
+  if (f.K <= 8) return Uint8Array;
+  if (f.K <= 16) return Uint16Array;
+  if (f.K <= 32) return Uint32Array;
+  throw new ArgumentTypeError("fmt", `${f.name} has ${f.K}-bit codes; code arrays hold formats of up to 32 bits (use Float64Array for binary64)`);
+}
+
+export function requireInput(src: unknown): Float32Array | Float64Array {
+  if (!(src instanceof Float32Array || src instanceof Float64Array)) {
+    throw new ArgumentTypeError("src", `got ${describe(src)}; allowed: a Float32Array or Float64Array`);
+  }
+  return requireAttached(src, "src");
+}
+
+/** A detached array reads as empty; rejecting it keeps a transferred buffer from giving a silently empty result. */
+export function requireAttached<T extends ArrayBufferView>(a: T, argument: string): T {
+  if (a.byteLength > 0 || a.buffer instanceof SharedArrayBuffer || a.buffer.byteLength > 0) return a;
+  try {
+    new Uint8Array(a.buffer);
+  } catch {
+    throw new ArgumentTypeError(argument, `is a ${a.constructor.name} whose ArrayBuffer was detached (transferred); allowed: an array with a live buffer`);
+  }
+  return a;
+}
+
+/** Checks a caller's output array (undefined stays undefined: the caller allocates). */
+export function requireOutputArray<T extends CodeArray | Float32Array>(out: unknown, type: { readonly name: string; prototype: T }, n: number, argument = "options.out"): T | undefined {
+  if (out === undefined) return undefined;
+  if (!(out instanceof (type as unknown as { new (): T }))) throw new ArgumentTypeError(argument, `got ${describe(out)}; allowed: a ${type.name} of length ${n}`);
+  requireAttached(out, argument);
+  if (out.length !== n) throw new CodeRangeError(argument, `has length ${out.length}; allowed: ${n} (the input length)`);
+  return out;
+}
+
+/** The caller's output array, checked, or a new one of n elements. */
+export function requireOutput<T extends CodeArray | Float32Array>(out: unknown, type: { new (n: number): T; readonly name: string }, n: number, argument = "options.out"): T {
+  return requireOutputArray(out, type, n, argument) ?? new type(n);
+}
+
+export function requireCodes(codes: unknown, f: Format, argument = "codes"): CodeArray {
+  const type = codeArrayType(f);
+  if (!(codes instanceof type)) throw new ArgumentTypeError(argument, `got ${describe(codes)}; allowed: a ${type.name} of ${f.name} codes`);
+  return requireAttached(codes, argument);
+}
+
+/** Options of 0.1 that would now be ignored silently: a typed error says what replaced them (CHANGELOG 0.2.0). */
+export function rejectRemoved(options: object): void {
+  if ("block" in options) throw new ArgumentTypeError("options.block", "was renamed; allowed: options.blockSize");
+  if ("wasm" in options) throw new ArgumentTypeError("options.wasm", "was removed; allowed: useKernels(false) to run the TypeScript reference");
+}

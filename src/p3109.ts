@@ -1,0 +1,8 @@
+// minifloat/p3109: the P3109 operations beyond conversion — specializations of the operation catalogue (§4.9–4.16),
+// κ-approximations, conformance declarations, ωProject of exact reals, the §5 block operations, and the narrow-partials
+// research tools (projectPartial, the dot-product saturation experiment).
+export { omegaProject } from "./api/scalar.js";
+export { specialize, operationNames, operationInfo, CLASS_NAMES, FORMAT_QUERIES, measureKappa, approximate, kappaOf, conformanceFiles, mandatorySpecializations, isSupported, specializationOf, type Specialization, type OperationSpec, type MapOptions, type Code, type KappaResult, type ApproximateSpecialization } from "./ops/index.js";
+export { blockDecode, blockProject, convertToBlock, convertFromBlock, convertToBlockMaxAbsFinite, blockReduceAdd, blockReduceMultiply, blockDotProduct, blockOp, BLOCK_OPS, type ScaledBlock, type BlockProjection, type BlockOperand, type BlockOpName } from "./block/p3109.js";
+export { saturationExperiment, type SaturationOptions, type SaturationResult } from "./dot/saturation.js";
+export { projectPartial, OVERFLOW_MODES, type OverflowMode } from "./dot/partials.js";

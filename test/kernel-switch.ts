@@ -1,0 +1,11 @@
+// Runs a call on the TypeScript reference: the one kernel switch (useKernels) off for the call, on again after.
+import { useKernels } from "../src/wasm/instance.js";
+
+export function onReference<T>(call: () => T): T {
+  useKernels(false);
+  try {
+    return call();
+  } finally {
+    useKernels(true);
+  }
+}
