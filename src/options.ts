@@ -22,7 +22,7 @@ export function checkOptions<T extends object>(options: T | undefined, allowed: 
 /** The allowed key closest to `key` by edit distance (case-insensitive), when it is close enough to be a typo. */
 function nearest(key: string, allowed: readonly string[]): string | undefined {
   let best: string | undefined;
-  let bestDistance = Math.max(1, Math.floor(key.length / 3)) + 1;
+  let bestDistance = (key.length <= 3 ? 1 : Math.max(2, Math.floor(key.length / 3))) + 1;
   for (const candidate of allowed) {
     const d = editDistance(key.toLowerCase(), candidate.toLowerCase());
     if (d < bestDistance) [best, bestDistance] = [candidate, d];

@@ -158,11 +158,11 @@ describe("projection options", () => {
     for (const seed of [1.5, -1, 2 ** 32]) expectError(() => quantize(F32(1), "Binary8p3se", { ...STOCH, seed }), ProjectionError, "options.seed", `got ${seed}`, "allowed: an integer in [0, 2^32)");
   });
 
-  it("unknown rounding or saturation names, non-object options → ProjectionError listing the allowed names", () => {
+  it("unknown rounding or saturation names → ProjectionError listing the allowed names; non-object options → ArgumentTypeError", () => {
     expectError(() => encode(1, "Binary8p3se", { rounding: "Up" as "ToOdd" }), ProjectionError, "options.rounding", 'got "Up"', "allowed: NearestTiesToEven", "StochasticC");
     expectError(() => encode(1, "Binary8p3se", { saturation: "Clamp" as "SatNone" }), ProjectionError, "options.saturation", 'got "Clamp"', "allowed: SatFinite, SatPropagate, SatNone");
     expectError(() => quantize(F32(1), "Binary8p3se", { saturation: "OvfInf" as "SatNone" }), ProjectionError, "options.saturation", "allowed");
-    expectError(() => encodeExact({ kind: "nan", sign: 1 }, "Binary8p3se", 3 as unknown as object), ProjectionError, "options", "got 3", "allowed: an object");
+    expectError(() => encodeExact({ kind: "nan", sign: 1 }, "Binary8p3se", 3 as unknown as object), ArgumentTypeError, "options", "got 3", "allowed: an object");
   });
 
   it("a non-number value → ArgumentTypeError(value)", () => {

@@ -1,6 +1,6 @@
 // Reference bulk conversion: quantize Float32Array/Float64Array into codes and dequantize codes into float32.
 // The Wasm kernels replace the inner loops; validation and the choice of path live in plan.ts.
-import { ArgumentTypeError, CodeRangeError, describe } from "../errors.js";
+import { CodeRangeError } from "../errors.js";
 import { type ConversionFlags, project } from "../exact/cast.js";
 import type { ResolvedProjection } from "../exact/projection.js";
 import { decodeTable32 } from "../exact/tables.js";
@@ -10,7 +10,8 @@ import { type FormatLike, resolveFormat } from "./scalar.js";
 import { dequantizeWasm } from "../wasm/decode.js";
 import { quantizeWasm } from "../wasm/encode.js";
 import { type QuantizeOptions, type QuantizePlan, planQuantize, wasmRandom } from "./plan.js";
-import { type CodeArray, requireCodes, requireOutput } from "./validate.js";
+import { type CodeArray, OUT_KEYS, requireCodes, requireOutput } from "./validate.js";
+import { checkOptions } from "../options.js";
 
 export type { CodeArray } from "./validate.js";
 export type { QuantizeOptions, RandomArray } from "./plan.js";
@@ -45,11 +46,9 @@ export function quantize(src: Float32Array | Float64Array, fmt: FormatLike, opti
 /** Dequantizes codes into float32 (exact where the value fits binary32; see decodeTable32). */
 export function dequantize(codes: CodeArray, fmt: FormatLike, options?: { out?: Float32Array }): Float32Array {
   const f = resolveFormat(fmt);
-  if (options !== undefined && (options === null || typeof options !== "object")) {
-    throw new ArgumentTypeError("options", `got ${describe(options)}; allowed: { out?: Float32Array }`);
-  }
+  const { out: given } = checkOptions(options, OUT_KEYS);
   requireCodes(codes, f);
-  const out = requireOutput(options?.out, Float32Array, codes.length);
+  const out = requireOutput(given, Float32Array, codes.length);
   const fast = dequantizeWasm(codes, f, out, decodeTable32);
   if (fast) return fast;
   const table = decodeTable32(f);

@@ -6,7 +6,9 @@ import type { Format } from "../format/model.js";
 import { dequantizePackedWasm, packWasm, unpackWasm } from "../wasm/pack.js";
 import { type QuantizeOptions, dequantize, quantize } from "./bulk.js";
 import { decodeTable32 } from "../exact/tables.js";
-import { requireAttached, requireInput } from "./validate.js";
+import { OUT_KEYS, requireAttached, requireInput } from "./validate.js";
+import { QUANTIZE_KEYS } from "./plan.js";
+import { checkOptions } from "../options.js";
 import { type FormatLike, resolveFormat } from "./scalar.js";
 
 export type PackedBits = 4 | 6;
@@ -70,7 +72,7 @@ export function packCodes(codes: Uint8Array, bits: PackedBits, options?: { out?:
   if (!(codes instanceof Uint8Array)) throw new ArgumentTypeError("codes", `got ${describe(codes)}; allowed: a Uint8Array of ${describe(bits)}-bit codes`);
   requireAttached(codes, "codes");
   requireBits(bits);
-  const out = requireBytes(options?.out, Uint8Array, packedLength(codes.length, bits), "options.out", `ceil(${codes.length}·${bits}/8) packed bytes`);
+  const out = requireBytes(checkOptions(options, OUT_KEYS).out, Uint8Array, packedLength(codes.length, bits), "options.out", `ceil(${codes.length}·${bits}/8) packed bytes`);
   return packWasm(codes, bits, out) ?? packReference(codes, bits, out);
 }
 
@@ -79,7 +81,7 @@ export function unpackCodes(bytes: Uint8Array, bits: PackedBits, n: number, opti
   requireBits(bits);
   requireCount(n);
   requireBytes(bytes, Uint8Array, packedLength(n, bits), "bytes", `ceil(${n}·${bits}/8) packed bytes`);
-  const out = requireBytes(options?.out, Uint8Array, n, "options.out", "one code per element");
+  const out = requireBytes(checkOptions(options, OUT_KEYS).out, Uint8Array, n, "options.out", "one code per element");
   return unpackWasm(bytes, bits, n, out) ?? unpackReference(bytes, bits, n, out);
 }
 
@@ -87,8 +89,9 @@ export function unpackCodes(bytes: Uint8Array, bits: PackedBits, n: number, opti
 export function quantizePacked(src: Float32Array | Float64Array, fmt: FormatLike, options?: Omit<QuantizeOptions, "out"> & { out?: Uint8Array }): Uint8Array {
   const f = packedFormat(fmt);
   const n = requireInput(src).length;
-  const out = requireBytes(options?.out, Uint8Array, packedLength(n, f.K as PackedBits), "options.out", `ceil(${n}·${f.K}/8) packed bytes`);
-  const codes = quantize(src, f, { ...options, out: undefined }) as Uint8Array;
+  const { out: given, ...rest } = checkOptions(options, QUANTIZE_KEYS);
+  const out = requireBytes(given, Uint8Array, packedLength(n, f.K as PackedBits), "options.out", `ceil(${n}·${f.K}/8) packed bytes`);
+  const codes = quantize(src, f, rest) as Uint8Array;
   return packCodes(codes, f.K as PackedBits, { out });
 }
 
@@ -98,6 +101,6 @@ export function dequantizePacked(bytes: Uint8Array, fmt: FormatLike, n: number, 
   const bits = f.K as PackedBits;
   requireCount(n);
   requireBytes(bytes, Uint8Array, packedLength(n, bits), "bytes", `ceil(${n}·${bits}/8) packed bytes`);
-  const out = requireBytes(options?.out, Float32Array, n, "options.out", "one float32 per element");
+  const out = requireBytes(checkOptions(options, OUT_KEYS).out, Float32Array, n, "options.out", "one float32 per element");
   return dequantizePackedWasm(bytes, f, n, out, decodeTable32) ?? dequantize(unpackReference(bytes, bits, n, new Uint8Array(n)), f, { out });
 }

@@ -6,6 +6,7 @@ import { type Projection, requireRandom, resolveProjection } from "../exact/proj
 import { type Exact, fromNumber, toNumberExact } from "../exact/value.js";
 import type { Format } from "../format/model.js";
 import { format } from "../format/registry.js";
+import { checkOptions } from "../options.js";
 
 /** A format or its name. */
 export type FormatLike = Format | string;
@@ -48,11 +49,14 @@ export function encode(value: number, fmt: FormatLike, options?: Projection): nu
 }
 
 /** Projects an exact value (e.g. beyond float64's range) into the format and returns the code. */
+/** The options of the scalar projections. */
+const PROJECTION_KEYS = ["rounding", "saturation", "stochasticBits", "random"] as const satisfies readonly (keyof Projection)[];
+
 export function encodeExact(value: Exact, fmt: FormatLike, options?: Projection): number {
   const f = resolveFormat(fmt);
   requireExact(value);
   requireCode(f, 0);
-  const rho = resolveProjection(f, options);
+  const rho = resolveProjection(f, checkOptions(options, PROJECTION_KEYS));
   return project(value, f, rho, requireRandom(rho, options?.random));
 }
 
@@ -72,7 +76,7 @@ function requireExact(value: unknown): void {
 export function omegaProject(value: Exact, fmt: FormatLike, options?: Projection): number {
   const f = resolveFormat(fmt);
   requireCode(f, 0);
-  const rho = resolveProjection(f, options, "options", "P3109");
+  const rho = resolveProjection(f, checkOptions(options, PROJECTION_KEYS), "options", "P3109");
   return project(value, f, rho, requireRandom(rho, options?.random));
 }
 

@@ -51,6 +51,9 @@ export function requireCodes(codes: unknown, f: Format, argument = "codes"): Cod
 }
 
 /** Options of 0.1 that would now be ignored silently: a typed error says what replaced them (CHANGELOG 0.2.0). */
+/** The options of calls whose only option is the output array. */
+export const OUT_KEYS = ["out"] as const;
+
 export function rejectRemoved(options: object): void {
   if ("block" in options) throw new ArgumentTypeError("options.block", "was renamed; allowed: options.blockSize");
   if ("wasm" in options) throw new ArgumentTypeError("options.wasm", "was removed; allowed: useKernels(false) to run the TypeScript reference");

@@ -14,7 +14,8 @@ import {
   scaleValues,
 } from "./mx.js";
 import { quantizeBlocksKernel } from "./wasm.js";
-import { rejectRemoved } from "../api/validate.js";
+import { OUT_KEYS } from "../api/validate.js";
+import { checkOptions } from "../options.js";
 
 export { MX_SCHEMES, MXINT8_ELEMENT, blockScheme, type BlockQuantizeOptions, type BlockScheme, type BlockTensor, type CustomScheme, type SchemeName } from "./mx.js";
 
@@ -27,7 +28,6 @@ export function quantizeBlocks(src: Float32Array, scheme: SchemeName | CustomSch
   if (!(src instanceof Float32Array)) throw new ArgumentTypeError("src", `got ${describe(src)}; allowed: a Float32Array`);
   const s = blockScheme(scheme);
   const plan = planBlocks(src, s, options);
-  if (options) rejectRemoved(options);
   const n = src.length;
   const scales = new Uint8Array(Math.ceil(n / plan.blockSize));
   const elements = new Uint8Array(elementBytes(s, n));
@@ -52,7 +52,7 @@ export function dequantizeBlocks(q: BlockTensor, options?: { out?: Float32Array 
   }
   const T = q.tensorScale ?? 1;
   if (typeof T !== "number" || !(T > 0)) throw new CodeRangeError("q.tensorScale", `got ${describe(T)}; allowed: a positive float32`);
-  const out = options?.out ?? new Float32Array(n);
+  const out = checkOptions(options, OUT_KEYS).out ?? new Float32Array(n);
   if (!(out instanceof Float32Array) || out.length !== n) throw new CodeRangeError("options.out", `got ${describe(out)}; allowed: a Float32Array of length ${n}`);
   const ev = elementValues(s);
   const sv = scaleValues(s);

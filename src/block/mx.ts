@@ -15,6 +15,8 @@ import { fromNumber } from "../exact/value.js";
 import { type Format, makeFormat } from "../format/model.js";
 import { format } from "../format/registry.js";
 import { type FormatLike, resolveFormat } from "../api/scalar.js";
+import { rejectRemoved } from "../api/validate.js";
+import { checkOptions } from "../options.js";
 
 export const MX_SCHEMES = ["mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4", "mxint8", "nvfp4"] as const;
 export type SchemeName = (typeof MX_SCHEMES)[number];
@@ -139,9 +141,9 @@ export interface BlockQuantizeOptions {
   scaleExponent?: number;
   /** "ratio" schemes (NVFP4): the float32 tensor scale T, or "auto" = fround(amax_tensor / (MaxFinite(scale)·MaxFinite(element))). */
   tensorScale?: number | "auto";
-  /** Use the Wasm kernel when it applies (default true). */
-  wasm?: boolean;
 }
+
+const BLOCK_QUANTIZE_KEYS = ["rounding", "blockSize", "scaleExponent", "tensorScale"] as const satisfies readonly (keyof BlockQuantizeOptions)[];
 
 /** A block-scaled tensor: one scale code per block, element codes (packed for 4-bit elements). */
 export interface BlockTensor {
@@ -174,10 +176,8 @@ export function float32Exponent(v: number): number {
 }
 
 export function planBlocks(src: Float32Array, scheme: BlockScheme, options: BlockQuantizeOptions | undefined): BlockPlan {
-  if (options !== undefined && (options === null || typeof options !== "object")) {
-    throw new ArgumentTypeError("options", `got ${describe(options)}; allowed: { rounding?, blockSize?, scaleExponent?, tensorScale?, wasm? }`);
-  }
-  const o = options ?? {};
+  if (options !== null && typeof options === "object") rejectRemoved(options);
+  const o = checkOptions(options, BLOCK_QUANTIZE_KEYS);
   const rounding = o.rounding ?? "NearestTiesToEven";
   if (!(ROUNDINGS as readonly string[]).includes(rounding) || isStochastic(rounding)) {
     throw new ProjectionError("options.rounding", `got ${describe(rounding)}; allowed: ${ROUNDINGS.filter((r) => !isStochastic(r)).join(", ")}`);

@@ -12,6 +12,8 @@ import { Add, Divide, Multiply } from "../ops/arithmetic.js";
 import { MaximumFinite } from "../ops/extrema.js";
 import { operationInfo } from "../ops/registry.js";
 import { stickyPrecision } from "../ops/sticky.js";
+import { checkOptions } from "../options.js";
+import { type RandomArray, resolveRandom } from "../random.js";
 
 /** A scaled block: the scale code and the element codes (formats are parameters of each operation). */
 export interface ScaledBlock {
@@ -19,11 +21,13 @@ export interface ScaledBlock {
   readonly elements: number[];
 }
 
-/** A projection ρ for block results; stochastic modes take one R per element in `random`. */
+/** A projection ρ for block results; stochastic modes take one R per result element in `random`. */
 export interface BlockProjection extends Omit<Projection, "random"> {
-  /** R_i per result element (stochastic roundings only), each 0 ≤ R_i < 2^N. */
-  random?: ArrayLike<number>;
+  /** R_i per result element (stochastic roundings only): a Uint8Array, Uint16Array or Uint32Array, each R < 2^N. */
+  random?: RandomArray;
 }
+
+const BLOCK_PROJECTION_KEYS = ["rounding", "saturation", "stochasticBits", "random"] as const satisfies readonly (keyof BlockProjection)[];
 
 interface Resolved {
   readonly f: Format;
@@ -34,22 +38,10 @@ interface Resolved {
 
 function resolve(fr: FormatLike, projection: BlockProjection | undefined, count: number, where: string, frArg = "fr"): Resolved {
   const f = resolveFormat(fr, frArg);
-  const { random, ...rest } = projection ?? {};
+  const { random, ...rest } = checkOptions(projection, BLOCK_PROJECTION_KEYS, where);
   const rho = resolveProjection(f, rest as Projection, where, "P3109");
-  let pick: (i: number) => number = () => 0;
-  if (isStochastic(rho.rounding)) {
-    if (random === undefined || typeof random !== "object" || random.length !== count) {
-      throw new ProjectionError(`${where}.random`, `got ${describe(random)}; allowed: ${count} values R_i (one per result) for ${rho.rounding}`);
-    }
-    const limit = 2 ** rho.stochasticBits;
-    for (let i = 0; i < count; i++) {
-      const r = random[i];
-      if (typeof r !== "number" || !Number.isInteger(r) || r < 0 || r >= limit) throw new ProjectionError(`${where}.random[${i}]`, `got ${describe(r)}; allowed: an integer 0 ≤ R < 2^N = ${limit}`);
-    }
-    pick = (i) => random[i]!;
-  } else if (random !== undefined) {
-    throw new ProjectionError(`${where}.random`, `only allowed with a stochastic rounding (rounding is ${rho.rounding})`);
-  }
+  const source = resolveRandom(rho, count, random === undefined ? {} : { random }, where);
+  const pick = source ? source.at : () => 0;
   return { f, rho, precision: stickyPrecision(f, rho), random: pick };
 }
 

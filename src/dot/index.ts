@@ -9,6 +9,7 @@ import { type DotContext, dotContext, dotReference } from "./reference.js";
 import { dotKernel } from "./wasm.js";
 import { quantize } from "../api/bulk.js";
 import { rejectRemoved } from "../api/validate.js";
+import { checkOptions } from "../options.js";
 import { format } from "../format/registry.js";
 
 export type DotOverflow = OverflowMode | "exact";
@@ -43,10 +44,17 @@ export interface ResolvedDot {
   readonly packed: boolean;
 }
 
-export function resolveDot(options: DotOptions | undefined): ResolvedDot {
+/** The option keys of each dot-product call. */
+const DOT_KEYS = ["formats", "partials", "overflow", "blockSize", "packed", "length"] as const satisfies readonly (keyof DotOptions)[];
+const ROWS_KEYS = ["formats", "partials", "overflow", "blockSize", "out"] as const;
+const MAT_KEYS = ["formats", "partials", "overflow", "blockSize", "scales", "out"] as const satisfies readonly (keyof MatOptions | "out")[];
+
+export function resolveDot(options: DotOptions | undefined, allowed: readonly string[] = DOT_KEYS): ResolvedDot {
   if (options === null || typeof options !== "object") {
-    throw new ArgumentTypeError("options", `got ${describe(options)}; allowed: an object { formats, partials?, overflow?, blockSize?, packed?, length? }`);
+    throw new ArgumentTypeError("options", `got ${describe(options)}; allowed: an object { ${allowed.join(", ")} }`);
   }
+  rejectRemoved(options);
+  checkOptions(options, allowed);
   const formats = options.formats;
   const [la, lb] = Array.isArray(formats) ? (formats as readonly [FormatLike, FormatLike]) : [formats as FormatLike, formats as FormatLike];
   if (Array.isArray(formats) && formats.length !== 2) {
@@ -62,7 +70,6 @@ export function resolveDot(options: DotOptions | undefined): ResolvedDot {
   }
   const partials = partialsFormat(options.partials ?? "binary16");
   const mode = overflowMode(options.overflow ?? "OvINF", DOT_OVERFLOW_MODES) as DotOverflow;
-  rejectRemoved(options);
   const block = requireInteger("options.blockSize", options.blockSize ?? 16, 1, MAX_BLOCK);
   return { fa, fb, ctx: dotContext(fa, fb, partials, mode, block), packed };
 }
@@ -169,7 +176,7 @@ export function matmul<T extends Float32Array | Uint16Array = Float32Array>(a: U
  * parallel first), and returns the resolved options. The same typed errors, in the same order, as matmul.
  */
 export function matmulArgs(a: Uint8Array, b: Uint8Array, m: number, n: number, k: number, options: MatOptions & { out?: Float32Array | Uint16Array }, codes: boolean): ResolvedDot {
-  const r = resolveDot(options as DotOptions);
+  const r = resolveDot(options as DotOptions, MAT_KEYS);
   requireBytes(a, "a");
   requireBytes(b, "b");
   requireInteger("m", m, 0, 2 ** 32);
@@ -223,7 +230,7 @@ export function dotRows(a: Uint8Array, b: Uint8Array, rows: number, cols: number
 
 /** Validates the arguments of dotRows (codes included when `codes`) and returns the resolved options. */
 export function dotRowsArgs(a: Uint8Array, b: Uint8Array, rows: number, cols: number, options: Omit<DotOptions, "length" | "packed"> & { out?: Float32Array }, codes: boolean): ResolvedDot {
-  const r = resolveDot(options as DotOptions);
+  const r = resolveDot(options as DotOptions, ROWS_KEYS);
   requireBytes(a, "a");
   requireBytes(b, "b");
   requireInteger("rows", rows, 0, 2 ** 32);

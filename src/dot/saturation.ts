@@ -1,12 +1,13 @@
 // A reproducible experiment on saturation in low-precision dot products: vectors shaped like transformer activations (randn clipped to ±4, squared with its sign), each row scaled so its
 // maximum magnitude is `scale`, cast to float8 (RNE), the first operand made non-negative (ReLU-like), then
 // dot products with binary16 partials under OvSAT and OvINF (and OvNAN) against the exact dot product.
-import { ArgumentTypeError, CodeRangeError, describe, requireInteger } from "../errors.js";
+import { CodeRangeError, describe, requireInteger } from "../errors.js";
 import { randomBits32, seedKeys } from "../random.js";
 import { format } from "../format/registry.js";
 import { dotRows } from "./index.js";
 import { type PartialsName, exponentOf, partialsFormat, pow2, projectPartial, roundNearestEven } from "./partials.js";
 import { valueTableOrNaN } from "../exact/tables.js";
+import { checkOptions } from "../options.js";
 
 export interface SaturationOptions {
   /** Vector length (notebook: 2048). */
@@ -82,8 +83,10 @@ function randomRow(codes: Uint8Array, offset: number, n: number, scale: number, 
   }
 }
 
+const SATURATION_KEYS = ["N", "batches", "batchSize", "blockSize", "scale", "seed", "format", "partials", "onBatch"] as const satisfies readonly (keyof SaturationOptions)[];
+
 export function saturationExperiment(options: SaturationOptions = {}): SaturationResult {
-  if (options === null || typeof options !== "object") throw new ArgumentTypeError("options", `got ${describe(options)}; allowed: { N?, batches?, batchSize?, blockSize?, scale?, seed?, format?, partials? }`);
+  checkOptions(options, SATURATION_KEYS);
   const N = requireInteger("options.N", options.N ?? 2048, 1, 2 ** 20);
   const batches = requireInteger("options.batches", options.batches ?? 100, 1, 2 ** 20);
   const batchSize = requireInteger("options.batchSize", options.batchSize ?? 1000, 1, 2 ** 20);

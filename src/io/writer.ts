@@ -11,6 +11,7 @@ import { pending, placeWithoutClobbering, temporaryPath } from "./atomic.js";
 import { IoError, SafetensorsError } from "./errors.js";
 import { fsError, onPath } from "./fs-errors.js";
 import { type TensorInfo, type TensorSpec, serializeHeader } from "./header.js";
+import { checkOptions } from "../options.js";
 
 export interface WriterOptions {
   metadata?: Readonly<Record<string, string>>;
@@ -19,6 +20,8 @@ export interface WriterOptions {
   /** Files the output must not replace (e.g. the input of a conversion). */
   protect?: readonly string[];
 }
+
+const WRITER_KEYS = ["metadata", "force", "protect"] as const satisfies readonly (keyof WriterOptions)[];
 
 export class SafetensorsWriter {
   /** Index of the tensor being written and how many of its elements have arrived. */
@@ -44,6 +47,7 @@ export class SafetensorsWriter {
 
   /** Validates the specs, refuses an existing output (unless force) and opens the temporary file. */
   static async create(path: string, specs: readonly TensorSpec[], options: WriterOptions = {}): Promise<SafetensorsWriter> {
+    checkOptions(options, WRITER_KEYS);
     const target = resolve(path);
     for (const p of options.protect ?? []) {
       if (existsSync(p) && existsSync(target) && realpathSync(p) === realpathSync(target)) {

@@ -8,6 +8,7 @@ import { type KappaPiece, approximate, approximationNames, kappaOf } from "./kap
 import { operationInfo, operationNames } from "./registry.js";
 import { FORMAT_QUERIES } from "./queries.js";
 import { type Specialization, specialize } from "./specialize.js";
+import { checkOptions } from "../options.js";
 
 export const IMPLEMENTATION = { name: "minifloat", version: "0.1.0", uri: "https://www.npmjs.com/package/minifloat" } as const;
 
@@ -115,6 +116,8 @@ export interface ConformanceOptions {
   provider?: string;
   email?: string;
 }
+
+const CONFORMANCE_KEYS = ["timestamp", "provider", "email"] as const satisfies readonly (keyof ConformanceOptions)[];
 
 function metadata(file: string, o: ConformanceOptions): string {
   return [
@@ -276,6 +279,7 @@ function kappas(o: ConformanceOptions): string {
 
 /** The four declaration files of a conforming implementation (Exemplars scheme), generated from the catalogue. */
 export function conformanceFiles(options: ConformanceOptions = {}): Record<string, string> {
+  checkOptions(options, CONFORMANCE_KEYS);
   return {
     "Configurations.yaml": configurations(options),
     "Profiles.yaml": profiles(options),

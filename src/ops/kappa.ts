@@ -8,6 +8,7 @@ import { type ResolvedProjection, isStochastic } from "../exact/projection.js";
 import { type Exact, fromNumber, toNumberExact } from "../exact/value.js";
 import type { Format } from "../format/model.js";
 import { type Code, type OperationSpec, type Specialization, specialize } from "./specialize.js";
+import { checkOptions } from "../options.js";
 
 /** An approximate operation with the same operand and result formats as the exact specialization it approximates. */
 export type ApproximateOp = (...codes: number[]) => number;
@@ -50,6 +51,7 @@ function kindOf(code: number, f: Format): Kind {
  * two results, counting ã and not â (κ = 0: exact; κ = 1: a neighbouring value).
  */
 export function measureKappa(approx: ApproximateOp, exact: Specialization, options: { pieces?: readonly KappaPiece[] } = {}): KappaResult {
+  checkOptions(options, ["pieces"]);
   const fr = exact.result;
   if (!fr || exact.info.kind !== "numeric") throw new FormatError("exact", `${exact.signature} has no floating-point result; κ applies to numeric operations`);
   if (fr.K > 32) throw new FormatError("exact.result", `${fr.name}: κ is measured for result formats of up to 32 bits`);

@@ -9,7 +9,8 @@ import { exactValues } from "../exact/tables.js";
 import type { Exact } from "../exact/value.js";
 import type { Format } from "../format/model.js";
 import { format } from "../format/registry.js";
-import { randomR, seedKeys } from "../random.js";
+import { type RandomOptions, resolveRandom } from "../random.js";
+import { checkOptions } from "../options.js";
 import { CLASS_NAMES, Class, type ClassName } from "./comparison.js";
 import { applyTableWasm } from "./lut-kernel.js";
 import { NextGreaterThan, NextLessThan } from "./next.js";
@@ -36,14 +37,16 @@ export interface OperationSpec {
 /** Array of codes: Uint8Array (≤ 8 bits), Uint16Array (≤ 16), Uint32Array (≤ 32), BigUint64Array or Float64Array (binary64). */
 export type CodeArrayLike = Uint8Array | Uint16Array | Uint32Array | BigUint64Array | Float64Array;
 
-export interface MapOptions {
+/** map's options: the output array, and for stochastic roundings the random bits as quantize takes them. */
+export interface MapOptions extends RandomOptions {
   /** Output array (see `outputType`); allocated when omitted. */
   out?: CodeArrayLike;
-  /** Stochastic roundings: one R per element (each < 2^N) … */
-  random?: Uint8Array | Uint16Array | Uint32Array;
-  /** … or a seed of the counter-based generator (R_i from (seed, i) alone, src/random.ts randomR, as quantize). */
-  seed?: number;
 }
+
+const SPEC_KEYS = ["operands", "result", "rounding", "saturation", "stochasticBits"] as const satisfies readonly (keyof OperationSpec)[];
+const MAP_KEYS = ["out", "random", "seed", "seedIndex"] as const satisfies readonly (keyof MapOptions)[];
+/** What map validates random bits against when the operation takes none. */
+const NO_RANDOM = { rounding: "NearestTiesToEven" } as ResolvedProjection;
 
 export type Result = Code | boolean | ClassName | QueryResult | Rounding | Saturation;
 
@@ -124,7 +127,7 @@ export function specialize(name: string, spec: OperationSpec = {}): Specializati
   if (typeof name !== "string") throw new ArgumentTypeError("name", `got ${describe(name)}; allowed: an operation name (${operationNames().join(", ")})`);
   const info = operationInfo(name);
   if (!info) throw new ArgumentTypeError("name", `unknown operation ${JSON.stringify(name)}; allowed: ${operationNames().join(", ")}`);
-  if (typeof spec !== "object" || spec === null) throw new ArgumentTypeError("spec", `got ${describe(spec)}; allowed: { operands, result, rounding, saturation, stochasticBits }`);
+  checkOptions(spec, SPEC_KEYS, "spec");
   const operandList = spec.operands ?? [];
   if (!Array.isArray(operandList)) throw new ArgumentTypeError("spec.operands", `got ${describe(operandList)}; allowed: an array of formats`);
   const wantOperands = info.kind === "query" ? 1 : info.arity;
@@ -283,8 +286,7 @@ function build(info: OpInfo, operands: readonly Format[], result: Format | undef
     let options: MapOptions = {};
     const last = args[args.length - 1];
     if (args.length > 0 && !ArrayBuffer.isView(last)) {
-      if (typeof last !== "object" || last === null) throw new ArgumentTypeError("options", `got ${describe(last)}; allowed: { out?, random?, seed? }`);
-      options = args.pop() as MapOptions;
+      options = checkOptions(args.pop() as MapOptions, MAP_KEYS);
     }
     if (args.length !== arity) throw new CodeRangeError("arrays", `got ${args.length} code arrays; allowed: ${arity} for ${info.name}`);
     const arrays = (args as CodeArrayLike[]).map((a, i) => requireCodeArray(a, operands[i]!, `arrays[${i}]`));
@@ -292,7 +294,7 @@ function build(info: OpInfo, operands: readonly Format[], result: Format | undef
     arrays.forEach((a, i) => {
       if (a.length !== n) throw new CodeRangeError(`arrays[${i}]`, `has length ${a.length}; allowed: ${n} (the length of arrays[0])`);
     });
-    const random = randomSource(rho, stochastic, n, options);
+    const random = resolveRandom(stochastic ? rho! : NO_RANDOM, n, options)?.at;
     const out = outputArray(info, result, n, options.out);
     const outBig = out instanceof BigUint64Array ? out : undefined;
     const outNum = outBig ? undefined : (out as Uint8Array | Uint16Array | Uint32Array);
@@ -389,34 +391,4 @@ function outputArray(info: OpInfo, result: Format | undefined, n: number, out: u
   return out as CodeArrayLike;
 }
 
-/** R_i of element i: caller-supplied or from the seeded counter-based generator; undefined for deterministic modes. */
-function randomSource(rho: ResolvedProjection | undefined, stochastic: boolean, n: number, options: MapOptions): ((i: number) => number) | undefined {
-  const { random, seed } = options;
-  if (!stochastic) {
-    if (random !== undefined || seed !== undefined) {
-      throw new ProjectionError(random !== undefined ? "options.random" : "options.seed", `only allowed with a stochastic rounding`);
-    }
-    return undefined;
-  }
-  const N = rho!.stochasticBits;
-  if ((random === undefined) === (seed === undefined)) {
-    throw new ProjectionError("options", `${rho!.rounding} needs exactly one of options.seed (an integer in [0, 2^32)) or options.random (one R per element)`);
-  }
-  if (seed !== undefined) {
-    if (typeof seed !== "number" || !Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) {
-      throw new ProjectionError("options.seed", `got ${describe(seed)}; allowed: an integer in [0, 2^32)`);
-    }
-    const [k0, k1] = seedKeys(seed);
-    return (i) => randomR(k0, k1, i, N);
-  }
-  if (!(random instanceof Uint8Array || random instanceof Uint16Array || random instanceof Uint32Array)) {
-    throw new ArgumentTypeError("options.random", `got ${describe(random)}; allowed: a Uint8Array, Uint16Array or Uint32Array with one R per element`);
-  }
-  if (random.length !== n) throw new CodeRangeError("options.random", `has length ${random.length}; allowed: ${n}`);
-  const limit = 2 ** N;
-  for (let i = 0; i < n; i++) {
-    if (random[i]! >= limit) throw new ProjectionError("options.random", `element ${i} is ${random[i]}; allowed: 0 ≤ R < 2^N = ${limit}`);
-  }
-  return (i) => random[i]!;
-}
 
