@@ -1,6 +1,7 @@
 // minifloat/safetensors in browsers and workers: reading only (files over HTTP range requests, Blobs and Files);
 // the writer needs a file system. A file path is the one input that needs Node (its node:fs is loaded on demand).
 export { IoError, SafetensorsError } from "./errors.js";
+export { ArgumentTypeError, CodeRangeError, FormatError, ProjectionError, type MiniFloatError } from "../errors.js";
 export { DTYPES, FORMAT_KEY_PREFIX, storageOf } from "./dtypes.js";
 export { MAX_HEADER_BYTES, type TensorInfo } from "./header.js";
 export { SafetensorsReader } from "./reader.js";

@@ -1,5 +1,7 @@
-// safetensors reading and writing with minifloat's formats (see README "Command-line tool" for the conventions).
+// minifloat/safetensors: safetensors and GGUF reading and writing with minifloat's formats (conventions: docs/cli.md),
+// local files, Blobs or URLs (HTTP range requests).
 export { IoError, SafetensorsError } from "./errors.js";
+export { ArgumentTypeError, CodeRangeError, FormatError, ProjectionError, type MiniFloatError } from "../errors.js";
 export { DTYPES, FORMAT_KEY_PREFIX, storageOf } from "./dtypes.js";
 export { MAX_HEADER_BYTES, type TensorInfo, type TensorSpec } from "./header.js";
 export { SafetensorsReader } from "./reader.js";
