@@ -35,7 +35,7 @@ const SUBPATHS = { "minifloat/p3109": "specialize", "minifloat/parallel": "creat
  * export, and whether a P3109 operation given the main entry's Format throws the main entry's error classes.
  */
 const CHECK = `
-import { MiniFloatArray, decode, encode, format, quantize, kernelStatus, CodeRangeError } from "minifloat";
+import { MiniFloatArray, decode, encode, format, quantize, kernelStatus, ArgumentTypeError, CodeRangeError, FormatError, ProjectionError } from "minifloat";
 import * as p3109 from "minifloat/p3109";
 import * as parallel from "minifloat/parallel";
 import * as safetensors from "minifloat/safetensors";
@@ -51,6 +51,7 @@ const result = {
   kernels: kernelStatus().available,
   subpaths: [typeof p3109.${SUBPATHS["minifloat/p3109"]}, typeof parallel.${SUBPATHS["minifloat/parallel"]}, typeof safetensors.${SUBPATHS["minifloat/safetensors"]}],
   sharedClasses: (() => { try { p3109.specialize("Add", format("Binary8p3se")); } catch (e) { return e instanceof CodeRangeError; } })(),
+  sameClassObjects: [p3109, parallel, safetensors].every((m) => m.ArgumentTypeError === ArgumentTypeError && m.CodeRangeError === CodeRangeError && m.FormatError === FormatError && m.ProjectionError === ProjectionError),
 };
 view.free();
 console.log(JSON.stringify(result));
@@ -98,6 +99,7 @@ describe("npm package", () => {
       kernels: true,
       subpaths: ["function", "function", "function"],
       sharedClasses: true,
+      sameClassObjects: true,
     };
     expect(expected.quantize).toEqual([0x1d, 0xc2, 0x7e, 0x02, 0x80]);
     const asNode = JSON.parse(run(process.execPath, ["check.mjs"], app));
