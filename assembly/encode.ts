@@ -5,7 +5,7 @@
 // Per lane: |x| = m·2^e exactly. Normal results (|x| ≥ MinNormal) use the float32 bits directly: shifting by
 // 24 − P leaves the truncated magnitude code (P3109 §1.6 unified form), the carry of a round-away flows into the
 // exponent. Subnormal results (quantum 2^minQ) use y = |x|·2^−minQ, exact in float32, split into ⌊y⌋ and ν.
-// ν is carried as a 32-bit fixed-point fraction whose last bit is sticky (round-to-odd intermediate, digest §2.4),
+// ν is carried as a 32-bit fixed-point fraction whose last bit is sticky (a round-to-odd intermediate),
 // so "round away" is the carry out of ν + T for a per-mode addend T (§4.7.4 RoundAway table). A fast path below
 // covers the hot projections; the host picks it from the constants, never from a format name.
 import { laneOffsets, randomBits32x4, rngMul1, rngMul2, seededLanes } from "./rng";
@@ -114,7 +114,7 @@ const TAIL_AT: usize = SCALARS_AT + 64;
 const BLOCK_BYTES: usize = TAIL_AT + 160;
 const STATIC_BLOCK = memory.data(<i32>BLOCK_BYTES, 16);
 
-// Format-independent constants (kept in memory, docs/wasm-kernels.md §2).
+// Format-independent constants, kept in memory: V8 rebuilds v128 constants in every loop iteration.
 const FIXED = memory.data<u32>([
   0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff, // |x| mask
   0x7f800000, 0x7f800000, 0x7f800000, 0x7f800000, // +∞ bits
@@ -277,7 +277,7 @@ function run(p: usize, src: usize, dst: usize, n: usize, first: u32, rnd: usize,
 
 // Fast path: the same algorithm specialised per rounding family for formats whose finite overflow has one code per
 // sign (host-checked). Normal results round with the integer carry trick, subnormal results with the float-add
-// trick (the FPU's RNE at quantum 2^minQ, docs/wasm-kernels.md §3) or an exact scaling; the magnitude is clamped
+// trick (the FPU's RNE at quantum 2^minQ) or an exact scaling; the magnitude is clamped
 // and the sign/±∞/NaN rules run on narrowed lanes (8 or 16 per op instead of 4). The generic kernel above measured
 // ~0.25 G/s, this path 0.5–1.9 G/s by rounding family (16M elements, loaded 2-core machine).
 

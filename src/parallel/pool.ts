@@ -14,11 +14,12 @@ import type { ConversionFlags } from "../exact/project.js";
 import type { Format, FormatSpec } from "../format/model.js";
 import { type DotOptions, type MatOptions, type MatScales, type ResolvedDot, dotRows, dotRowsArgs, matmul, matmulArgs } from "../dot/index.js";
 import type { DotContext } from "../dot/reference.js";
-import { dotPlan, productKey, productValues, stride } from "../dot/wasm.js";
+import { dotPlan, productKey, productValues, stride, writeDotParams } from "../dot/wasm.js";
 import { type WasmTable, decodeCall, uploadTable } from "../wasm/decode.js";
 import { BLOCK_WORDS, type WasmRandom, encodeBlock } from "../wasm/encode.js";
-import { keep } from "../wasm/memory.js";
-import { type HeapView, PoolArray, SharedHeap } from "./heap.js";
+import type { KernelCall } from "../wasm/abi.js";
+import { WasmArray, keep } from "../wasm/memory.js";
+import { type HeapView, type PoolArray, SharedHeap } from "./heap.js";
 import { type WorkerHandle, hardwareThreads, startWorker } from "./host.js";
 import { type DotJob, type Job, type Reply, type SharedView, type WorkerInit, reviveError, splitRanges } from "./protocol.js";
 
@@ -135,7 +136,7 @@ export class Pool {
   /** A zeroed Float32Array of n elements in the pool's shared memory: quantize reads it without copies. */
   allocFloat32(n: number): PoolArray<Float32Array> {
     this.#open();
-    return new PoolArray(this.#heap, Float32Array, n);
+    return new WasmArray(Float32Array, n, "n", this.#heap);
   }
 
   /** A zeroed code array of n elements for fmt (Uint8Array for K ≤ 8, else Uint16Array) in the pool's shared memory. */
@@ -143,7 +144,7 @@ export class Pool {
     this.#open();
     const f = resolveFormat(fmt);
     if (f.K > 16) throw new ArgumentTypeError("fmt", `${f.name} has ${f.K}-bit codes; allowed: formats of up to 16 bits in the pool's memory`);
-    return new PoolArray<Uint8Array | Uint16Array>(this.#heap, f.K <= 8 ? Uint8Array : Uint16Array, n);
+    return new WasmArray<Uint8Array | Uint16Array>(f.K <= 8 ? Uint8Array : Uint16Array, n, "n", this.#heap);
   }
 
   /**
@@ -152,7 +153,7 @@ export class Pool {
    * thread, each a multiple of `align` and at least `minChunk` long; `args` gives a chunk's arguments on a thread (its
    * own parameter block or scratch). Returns the largest value any call returned (the code scans), or 0.
    */
-  async #runKernel(n: number, fn: string, args: (start: number, end: number, thread: number) => number[], align = ALIGN, minChunk = MIN_CHUNK): Promise<number> {
+  async #runKernel(n: number, fn: KernelCall, args: (start: number, end: number, thread: number) => number[], align = ALIGN, minChunk = MIN_CHUNK): Promise<number> {
     if (n === 0) return 0;
     const threads = this.#threads.length;
     const chunk = Math.max(minChunk, Math.ceil(n / (threads * CHUNKS_PER_THREAD) / align) * align);
@@ -365,12 +366,12 @@ export class Pool {
       const [sa, sb] = [copy(scales?.a), copy(scales?.b)];
       const [saPtr, sbPtr] = [sa?.byteOffset ?? 0, sb?.byteOffset ?? 0];
       const out = scratch(heap.view(Float32Array, results, "out"));
-      const idx = this.#threads.map(() => scratch(heap.view(Uint8Array, 32)).byteOffset);
+      // One parameter block per thread (the kernel's index scratch is in it).
+      const params = this.#threads.map(() => scratch(heap.view(Uint8Array, heap.kernels.dotParamsBytes())).byteOffset);
+      for (const p of params) writeDotParams(heap.buffer, p, { ...plan, k, table, strideA, strideB, blocks, pairs, carry: false });
       // Scales of rows [i, …) of a call's operand: one code per row or `blocks` per row.
       const rowScale = (ptr: number, s: number, i: number) => (s === 0 ? 0 : ptr + (s === 1 ? i : i * blocks));
-      const call = (pa: number, pb: number, rows: number, cols: number, sA: number, sB: number, po: number, t: number) => [
-        pa, pb, k, rows, cols, table, plan.blk, plan.P, plan.minQ, plan.max, plan.mode, sA, strideA, sB, strideB, blocks, po, pairs ? 1 : 0, plan.grid, 0, idx[t]!,
-      ];
+      const call = (pa: number, pb: number, rows: number, cols: number, sA: number, sB: number, po: number, t: number) => [params[t]!, pa, pb, rows, cols, sA, sB, po];
       if (pairs) {
         await this.#runKernel(m, "dotBatch", (i, j, t) => call(a.byteOffset + i * k, b.byteOffset + i * k, j - i, j - i, 0, 0, out.byteOffset + 4 * i, t), 1, 1);
       } else if (m >= this.#threads.length || m >= n) {

@@ -7,7 +7,8 @@ import { type Format, type FormatSpec, makeFormat } from "../format/model.js";
 import { randomR, seedKeys } from "../random.js";
 import { requireBelow } from "../wasm/decode.js";
 import { quantizeWasm } from "../wasm/encode.js";
-import { kernels } from "../wasm/instance.js";
+import { callKernel } from "../wasm/abi.js";
+import { instantiateKernels, kernels } from "../wasm/instance.js";
 import { dotRowsArgs, dotRowsChecked, matmulArgs, matmulChecked, requireCodesIn } from "../dot/index.js";
 import type { DotOptions } from "../dot/index.js";
 import { onJob, reply, workerInit } from "./port.js";
@@ -15,13 +16,13 @@ import { type DequantizeJob, type DotJob, type Job, type QuantizeJob, type Reply
 
 const init = await workerInit();
 /** The threads build on the shared memory: its globals (the encode kernel's block address) are this thread's own. */
-const shared = new WebAssembly.Instance(init.module, { env: { memory: init.memory } }).exports as Record<string, (...args: number[]) => number | undefined>;
+const shared = instantiateKernels(init.module, init.memory);
 
 function runWasm(job: WasmJob): Reply {
   const counter = new Int32Array(init.memory.buffer, job.counter, 1);
   let value: number | undefined;
   for (let c = Atomics.add(counter, 0, 1); c < job.calls.length; c = Atomics.add(counter, 0, 1)) {
-    const v = shared[job.fn]!(...job.calls[c]!);
+    const v = callKernel(shared, job.fn, job.calls[c]!);
     if (typeof v === "number") value = Math.max(value ?? v, v);
   }
   return value === undefined ? { id: job.id } : { id: job.id, value };

@@ -5,15 +5,8 @@ import { type ResolvedProjection, type Rounding, isStochastic } from "../exact/p
 import { type Exact, finite } from "../exact/value.js";
 import type { Format } from "../format/model.js";
 import { fieldsLog2, seedKeys } from "../random.js";
-import { type Kernels, kernels } from "./instance.js";
+import { kernels } from "./instance.js";
 import { keep, memoryBuffer, stream, type WasmView } from "./memory.js";
-
-/** The encode kernel's exports (assembly/encode.ts). */
-interface EncodeKernels extends Kernels {
-  encodeParams(): number;
-  encodeParamsBytes(): number;
-  encodeF32(params: number, src: number, dst: number, n: number, first: number, random: number): void;
-}
 
 // Layout of the constant block: 16-byte slots (splatted i32 or f32), then scalar i32 words (assembly/encode.ts).
 const SLOT = {
@@ -177,7 +170,7 @@ function constantBlock(f: Format, rho: ResolvedProjection, kind: number, key0: n
   const minQ = f.minQuantumExponent;
   const shift = 24 - P;
   const N = rho.stochasticBits;
-  // ml_dtypes' E8M0 cast rounds to nearest, ties away (vendor-formats.md, E8M0); its other rules are probed below.
+  // ml_dtypes' E8M0 cast rounds to nearest, ties away; its other rules are probed below.
   const rounding: Rounding = rho.vendor === "ml_dtypes_e8m0" ? "NearestTiesToAway" : rho.rounding;
   const t = roundingAddends(rounding, N);
   const lowNormal = minNormalExponent(f) + 127;
@@ -217,7 +210,7 @@ function constantBlock(f: Format, rho: ResolvedProjection, kind: number, key0: n
   const nanPositive = probe(f, rho, { kind: "nan", sign: 1 });
   set(SLOT.nanPositive, nanPositive);
   set(SLOT.nanNegative, probe(f, rho, { kind: "nan", sign: -1 }));
-  // numpy float16 keeps the top P − 1 payload bits of a NaN and stays NaN (vendor-formats.md, float16).
+  // numpy float16 keeps the top P − 1 payload bits of a NaN and stays NaN (its float32 → float16 cast truncates the payload).
   const keepPayload = f.nanPayload === "keep" && f.infinity && f.hasNaN;
   set(SLOT.keepPayload, keepPayload ? ALL : 0);
   set(SLOT.keepOffset, keepPayload ? f.infMagnitude - nanPositive : 0);
@@ -400,7 +393,7 @@ export function encodeBlock(f: Format, rho: ResolvedProjection, random: WasmRand
  * caller then runs quantizeReference. `first` is the absolute index of src[0] (seeded R_i for a part of a larger array).
  */
 export function quantizeWasm<T extends Uint8Array | Uint16Array>(src: Float32Array, f: Format, rho: ResolvedProjection, out: T, random: WasmRandom, first = 0): T | undefined {
-  const k = kernels() as EncodeKernels | undefined;
+  const k = kernels();
   const block = k && encodeBlock(f, rho, random);
   if (!k || !block) return undefined;
   const srcNow = keep<WasmView>(src);
@@ -408,7 +401,7 @@ export function quantizeWasm<T extends Uint8Array | Uint16Array>(src: Float32Arr
   const extra = random !== undefined && "array" in random ? [keep<WasmView>(random.array)] : [];
   // The block sits in the kernel's static data, so writing it cannot grow memory.
   const params = k.encodeParams();
-  new Int32Array(memoryBuffer(k), params, BLOCK_WORDS).set(block);
+  new Int32Array(memoryBuffer(), params, BLOCK_WORDS).set(block);
   stream(srcNow(), outNow(), (s, d, count, start, extraPtrs) => k.encodeF32(params, s, d, count, first + start, extraPtrs[0] ?? 0), {
     extra: extra.map((a) => a()),
   });
