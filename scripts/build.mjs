@@ -5,10 +5,18 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { renderAssembly, renderTypeScript } from "./encode-layout.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const bin = (name) => join(root, "node_modules", ".bin", name);
 mkdirSync(join(root, "build/wasm"), { recursive: true });
+
+// The encode kernel's block layout for both languages, from scripts/encode-layout.mjs (committed, so vitest and
+// editors see them; rewritten only when they changed).
+for (const [path, text] of [["assembly/encode-layout.ts", renderAssembly()], ["src/wasm/encode-layout.ts", renderTypeScript()]]) {
+  const file = join(root, path);
+  if (!existsSync(file) || readFileSync(file, "utf8") !== text) writeFileSync(file, text);
+}
 
 // Wasm kernels: asc (asconfig.json "release": SIMD, -O3, stub runtime, no imports; "threads": the same sources
 // importing a shared memory, for the workers of minifloat/parallel), each skipped when the sources are unchanged: a
