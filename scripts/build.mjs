@@ -2,7 +2,7 @@
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { renderAssembly, renderTypeScript } from "./encode-layout.mjs";
@@ -48,6 +48,8 @@ const common = {
   format: "esm",
   target: "es2022",
   sourcemap: true,
+  // The maps point into src/ without copying it (the package ships build/ only; the maps stay small).
+  sourcesContent: false,
   logLevel: "warning",
 };
 // minifloat/parallel in browsers: the thread plumbing of src/parallel (host.ts, port.ts) becomes its Web Worker
@@ -68,11 +70,22 @@ for (const [platform, file, plugins] of [["node", "worker.js", []], ["browser", 
   mkdirSync(dirname(workerPath), { recursive: true });
   if (!existsSync(workerPath) || readFileSync(workerPath, "utf8") !== workerModule) writeFileSync(workerPath, workerModule);
 }
-await build({ ...common, platform: "node", outfile: join(root, "build/node/index.js") });
+// Browsers: each entry one self-contained file (a page may load it directly, without resolving chunks).
 await build({ ...common, platform: "browser", outfile: join(root, "build/browser/index.js") });
 await build({ ...common, entryPoints: { parallel: join(root, "src/parallel/index.ts") }, platform: "browser", plugins: [browserThreads], outdir: join(root, "build/browser") });
-// Node: the `minifloat` executable (build/node/cli.js), the safetensors I/O (`minifloat/safetensors`) and the pool.
-await build({ ...common, entryPoints: { cli: join(root, "src/cli/bin.ts"), safetensors: join(root, "src/io/index.ts"), parallel: join(root, "src/parallel/index.ts") }, platform: "node", outdir: join(root, "build/node"), banner: { js: "#!/usr/bin/env node" } });
+// Node: the library, the `minifloat` executable (build/node/cli.js), the safetensors I/O (`minifloat/safetensors`)
+// and the pool, sharing their common code (the inlined kernels among it) through chunks in build/node/chunks. The
+// pool's worker source (above) is a string started from a data: URL, which cannot import a chunk: it keeps its copy.
+rmSync(join(root, "build/node"), { recursive: true, force: true });
+await build({
+  ...common,
+  entryPoints: { index: join(root, "src/index.ts"), cli: join(root, "src/cli/bin.ts"), safetensors: join(root, "src/io/index.ts"), parallel: join(root, "src/parallel/index.ts") },
+  platform: "node",
+  splitting: true,
+  outdir: join(root, "build/node"),
+  chunkNames: "chunks/[name]-[hash]",
+  banner: { js: "#!/usr/bin/env node" },
+});
 
 if (!existsSync(join(root, "build/types/index.d.ts")) || process.env.MINIFLOAT_TYPES !== "0") {
   execFileSync(bin("tsc"), ["-p", root], { stdio: "inherit" });
