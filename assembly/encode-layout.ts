@@ -90,31 +90,13 @@ export const enum Scalar {
 }
 
 /** How the kernel gets R: none (deterministic), the seeded generator, or a caller array of u8/u16/u32. */
-export const enum RandomSource {
-  none = 0,
-  seed = 1,
-  u8 = 2,
-  u16 = 3,
-  u32 = 4,
-}
+export const enum RandomSource { none = 0, seed = 1, u8 = 2, u16 = 3, u32 = 4 }
 
 /** Seeded R: log2 of the fields per stream word (the fast path takes bytes for N ≤ 8, halves for N ≤ 16). */
-export const enum Fields {
-  words = 0,
-  halves = 1,
-  bytes = 2,
-}
+export const enum Fields { words = 0, halves = 1, bytes = 2 }
 
 /** Kernel variant flags: the fast path and what it specialises. */
-export const enum Variant {
-  fast = 1,
-  wide = 2,
-  keepPayload = 4,
-  directed = 8,
-  stochastic = 16,
-  seeded = 32,
-  stageC = 64,
-}
+export const enum Variant { fast = 1, wide = 2, keepPayload = 4, directed = 8, stochastic = 16, seeded = 32, stageC = 64 }
 
 export const SLOTS: i32 = 69;
 export const SCALARS_AT: usize = 1104;

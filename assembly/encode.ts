@@ -24,8 +24,9 @@ export function encodeParamsBytes(): usize {
 
 // One Wasm function per group of up to four fast variants: V8 compiled one function with every variant inlined ~4×
 // slower (measured), and a runtime StochasticC flag per vector cost spills and branches (10 %). Every runFast call
-// spells its variant out: Binaryen specialises an inlined copy only for arguments that are constants at the call (a
-// helper passing them through its own parameters let the copies merge into one loop testing them at run time).
+// spells its variant out: Binaryen specialises an inlined copy only where the flags reach it as plain constants (flags
+// ORed together inside a helper, or the fields and payload derived from the flag word, let the copies merge into one
+// loop testing them at run time; measured by the loops per function in the .wat).
 function fast<T>(p: usize, src: usize, dst: usize, n: usize, variant: i32): void {
   const base = Variant.fast | (sizeof<T>() == 2 ? Variant.wide : 0);
   if (sizeof<T>() == 2 && (variant & Variant.keepPayload) != 0) {
@@ -35,21 +36,21 @@ function fast<T>(p: usize, src: usize, dst: usize, n: usize, variant: i32): void
   else runFast(p, src, dst, n, 0, 0, base, Fields.words, Payload.drop);
 }
 // Seeded R: bytes (N ≤ 8) or halves (N ≤ 16) of the stream words; StochasticC's variants in functions of their own.
-function seeded<T>(p: usize, src: usize, dst: usize, n: usize, first: u32, variant: i32): void {
-  const base = Variant.fast | Variant.stochastic | Variant.seeded | (sizeof<T>() == 2 ? Variant.wide : 0);
+// @ts-ignore: decorator
+@inline
+function seededVariants<T>(p: usize, src: usize, dst: usize, n: usize, first: u32, variant: i32, base: i32): void {
+  const bytes = scalar(p, Scalar.fields) == Fields.bytes;
   if (sizeof<T>() == 2 && (variant & Variant.keepPayload) != 0) {
-    if (scalar(p, Scalar.fields) == Fields.bytes) runFast(p, src, dst, n, first, 0, base, Fields.bytes, Payload.keep);
+    if (bytes) runFast(p, src, dst, n, first, 0, base, Fields.bytes, Payload.keep);
     else runFast(p, src, dst, n, first, 0, base, Fields.halves, Payload.keep);
-  } else if (scalar(p, Scalar.fields) == Fields.bytes) runFast(p, src, dst, n, first, 0, base, Fields.bytes, Payload.drop);
+  } else if (bytes) runFast(p, src, dst, n, first, 0, base, Fields.bytes, Payload.drop);
   else runFast(p, src, dst, n, first, 0, base, Fields.halves, Payload.drop);
 }
+function seeded<T>(p: usize, src: usize, dst: usize, n: usize, first: u32, variant: i32): void {
+  seededVariants<T>(p, src, dst, n, first, variant, Variant.fast | Variant.stochastic | Variant.seeded | (sizeof<T>() == 2 ? Variant.wide : 0));
+}
 function seededC<T>(p: usize, src: usize, dst: usize, n: usize, first: u32, variant: i32): void {
-  const base = Variant.fast | Variant.stochastic | Variant.seeded | Variant.stageC | (sizeof<T>() == 2 ? Variant.wide : 0);
-  if (sizeof<T>() == 2 && (variant & Variant.keepPayload) != 0) {
-    if (scalar(p, Scalar.fields) == Fields.bytes) runFast(p, src, dst, n, first, 0, base, Fields.bytes, Payload.keep);
-    else runFast(p, src, dst, n, first, 0, base, Fields.halves, Payload.keep);
-  } else if (scalar(p, Scalar.fields) == Fields.bytes) runFast(p, src, dst, n, first, 0, base, Fields.bytes, Payload.drop);
-  else runFast(p, src, dst, n, first, 0, base, Fields.halves, Payload.drop);
+  seededVariants<T>(p, src, dst, n, first, variant, Variant.fast | Variant.stochastic | Variant.seeded | Variant.stageC | (sizeof<T>() == 2 ? Variant.wide : 0));
 }
 function array<T>(p: usize, src: usize, dst: usize, n: usize, rnd: usize, variant: i32): void {
   const base = Variant.fast | Variant.stochastic | (sizeof<T>() == 2 ? Variant.wide : 0);

@@ -153,7 +153,7 @@ const comment = (about) => (about ? ` // ${about}` : "");
 
 /** The AssemblyScript module: enums of slot indices, scalar indices and the named numbers, and the block geometry. */
 export function renderAssembly() {
-  const enums = Object.entries(ENUMS).map(([name, e]) => [`/** ${e.about} */`, `export const enum ${name} {`, ...Object.entries(e.values).map(([k, v]) => `  ${k} = ${v},`), "}"].join("\n"));
+  const enums = Object.entries(ENUMS).map(([name, e]) => `/** ${e.about} */\nexport const enum ${name} { ${Object.entries(e.values).map(([k, v]) => `${k} = ${v}`).join(", ")} }`);
   return `${HEADER}// The encode kernel's parameter block: 16-byte slots, scalar i32 words, the tail scratch.
 
 /** Slot indices (the slot's address is block + 16·index). */
@@ -178,7 +178,7 @@ export const BLOCK_BYTES: usize = ${slots().length * 16 + SCALAR_BYTES + TAIL_BY
 /** The TypeScript module: slot and scalar indices, slot types and the named numbers as const objects. */
 export function renderTypeScript() {
   const object = (name, about, entries) => [`/** ${about} */`, `export const ${name} = {`, ...entries, "} as const;"].join("\n");
-  const enums = Object.entries(ENUMS).map(([name, e]) => object(name, e.about, Object.entries(e.values).map(([k, v]) => `  ${k}: ${v},`)));
+  const enums = Object.entries(ENUMS).map(([name, e]) => `/** ${e.about} */\nexport const ${name} = { ${Object.entries(e.values).map(([k, v]) => `${k}: ${v}`).join(", ")} } as const;`);
   return `${HEADER}// The encode kernel's parameter block: 16-byte slots, scalar i32 words, the tail scratch.
 
 ${object("SLOT", "Slot indices (the slot's address is block + 16·index).", groupLines((name, index, _type, about) => `  ${name}: ${index},${comment(about)}`))}

@@ -90,12 +90,7 @@ export function encodeConstants(f: Format, rho: ResolvedProjection, random: numb
   c.zeroMagnitude = (minQ + P + f.bias - 2) * 2 ** (P - 1);
   c.flushBelow = f.subnormals === "flush" ? 2 ** (P - 1) : INT_MIN;
   c.maxMagnitude = f.maxFiniteMagnitude;
-  c.tBase = t.base;
-  c.tOdd = t.odd;
-  c.tEven = t.even;
-  c.tPositive = t.positive;
-  c.tNegative = t.negative;
-  c.fractionMask = t.mask;
+  Object.assign(c, { tBase: t.base, tOdd: t.odd, tEven: t.even, tPositive: t.positive, tNegative: t.negative, fractionMask: t.mask });
   const stageC = rounding === "StochasticC";
   c.cHalf = stageC ? 2 ** (31 - N) - 1 : 0;
   c.cBit = stageC ? 1 : 0;
@@ -212,14 +207,8 @@ function fastPath(f: Format, rho: ResolvedProjection, c: EncodeConstants, keepPa
       default:
         return NONE;
     }
-    c.directedTBase = t.base;
-    c.directedTOdd = t.odd;
-    c.directedTNegative = t.negative;
-    c.directedTPositive = t.positive;
-    c.directedGBase = g.base;
-    c.directedGOdd = g.odd;
-    c.directedGNegative = g.negative;
-    c.directedGPositive = g.positive;
+    Object.assign(c, { directedTBase: t.base, directedTOdd: t.odd, directedTNegative: t.negative, directedTPositive: t.positive });
+    Object.assign(c, { directedGBase: g.base, directedGOdd: g.odd, directedGNegative: g.negative, directedGPositive: g.positive });
     directed = true;
   }
   const max = f.maxFiniteMagnitude;

@@ -165,31 +165,13 @@ export const SCALAR = {
 export type ScalarName = keyof typeof SCALAR;
 
 /** How the kernel gets R: none (deterministic), the seeded generator, or a caller array of u8/u16/u32. */
-export const RandomSource = {
-  none: 0,
-  seed: 1,
-  u8: 2,
-  u16: 3,
-  u32: 4,
-} as const;
+export const RandomSource = { none: 0, seed: 1, u8: 2, u16: 3, u32: 4 } as const;
 
 /** Seeded R: log2 of the fields per stream word (the fast path takes bytes for N ≤ 8, halves for N ≤ 16). */
-export const Fields = {
-  words: 0,
-  halves: 1,
-  bytes: 2,
-} as const;
+export const Fields = { words: 0, halves: 1, bytes: 2 } as const;
 
 /** Kernel variant flags: the fast path and what it specialises. */
-export const Variant = {
-  fast: 1,
-  wide: 2,
-  keepPayload: 4,
-  directed: 8,
-  stochastic: 16,
-  seeded: 32,
-  stageC: 64,
-} as const;
+export const Variant = { fast: 1, wide: 2, keepPayload: 4, directed: 8, stochastic: 16, seeded: 32, stageC: 64 } as const;
 
 /** i32 words the host writes at the start of a block (slots, then scalar words). */
 export const BLOCK_WORDS = 292;
