@@ -145,7 +145,8 @@ export function dotKernel(a: Uint8Array, b: Uint8Array, k: number, m: number, n:
   const table = productTable(ctx);
   if (table === undefined) return undefined;
   const call: DotCall = { ...plan, k, table, strideA, strideB, blocks: scales?.blocks ?? 1, pairs: pairs || streamed, carry: false };
-  const params = allocBytesRaw(K.dotParamsBytes());
+  // The static block: in static data, so writing it cannot grow memory.
+  const params = K.dotParams();
   const po = allocBytesRaw(results * 4, "out");
   const staged: Array<[number, number]> = [];
   /** The address of an operand: in place, or a copy in a block freed after the call. */
@@ -182,6 +183,5 @@ export function dotKernel(a: Uint8Array, b: Uint8Array, k: number, m: number, n:
   } finally {
     for (const [ptr, bytes] of staged.reverse()) freeBytesRaw(ptr, bytes);
     freeBytesRaw(po, results * 4);
-    freeBytesRaw(params, K.dotParamsBytes());
   }
 }

@@ -51,6 +51,8 @@ export interface EncodeExports {
 }
 
 export interface DotExports {
+  /** The static parameter block of a host whose instance has a memory of its own. */
+  dotParams(): number;
   /** Bytes of one dotBatch parameter block (its configuration and the kernel's index scratch). */
   dotParamsBytes(): number;
   dotBatch(params: number, a: number, b: number, m: number, n: number, sa: number, sb: number, out: number): void;

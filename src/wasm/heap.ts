@@ -32,6 +32,8 @@ export class Heap {
   /** Bytes the memory may grow to, and how errors state that cap. */
   readonly maxBytes: number;
   readonly limit: string;
+  /** A shared memory keeps its old buffers valid across growth; a private one detaches them. */
+  readonly shared: boolean;
   readonly #free: Block[] = [];
   /** Every buffer the memory handed out. */
   readonly #buffers = new WeakSet<ArrayBufferLike>();
@@ -45,7 +47,7 @@ export class Heap {
     this.maxBytes = maxBytes;
     this.limit = limit;
     this.#top = Math.ceil(heapBase / ALIGN) * ALIGN;
-    void this.buffer;
+    this.shared = typeof SharedArrayBuffer !== "undefined" && this.buffer instanceof SharedArrayBuffer;
   }
 
   /** The current buffer (a new object after each growth). */
@@ -58,9 +60,6 @@ export class Heap {
     return buffer;
   }
 
-  get shared(): boolean {
-    return typeof SharedArrayBuffer !== "undefined" && this.buffer instanceof SharedArrayBuffer;
-  }
 
   /** True when `a` is a usable view of this memory (then its byteOffset is its address). */
   owns(a: ArrayBufferView): boolean {
