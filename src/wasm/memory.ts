@@ -70,9 +70,12 @@ export function allocBytesRaw(bytes: number, argument = "n"): number {
   return runtimeHeap().alloc(bytes, argument);
 }
 
-/** Returns a block from allocBytesRaw to the free list (coalescing neighbours and trimming the top). */
+/**
+ * Returns a block from allocBytesRaw to the free list (coalescing neighbours and trimming the top). It reaches no
+ * further than the heap, so bundles whose only use is a finalizer's free leave the kernels out.
+ */
 export function freeBytesRaw(ptr: number, bytes: number): void {
-  runtimeHeap().free(ptr, bytes);
+  heap?.free(ptr, bytes);
 }
 
 /** Allocator state, for tests and diagnostics. */
