@@ -6,21 +6,20 @@
 // copies of the loop with constant shifts and signs (mxQuantize).
 // Blocks of B = 16·j elements; the host runs a trailing partial block through the reference.
 
-// Per-call vector constants (splatted by the host into this table, loaded into locals before the loops).
-const K = memory.data(16 * 10, 16);
-const ABS = 0, MAXB = 16, EXPMASK = 48, STEP = 64, CBITS = 80, SIGN = 112, LOWBYTE = 128, NIBBLE = 144;
+// A per-call parameter block written by the host (src/block/wasm.ts), so instances sharing one memory each use their
+// own: splatted vector constants, then scalar words. Vectors: |x| mask, f32 bits of the element's MaxFinite, the
+// exponent mask, (23 − M) << 23, f32 bits of 2^(minQ+23), the sign bit, 0xff, i16 lanes of 0x0f.
+const ABS = 0, MAXB = 16, EXPMASK = 32, STEP = 48, CBITS = 64, SIGN = 80, LOWBYTE = 96, NIBBLE = 112;
+// Scalars: block size B (a multiple of 16), emax of the element, the fixed scale exponent (≥ −1000 replaces the amax
+// rule), the clamp [minExp, maxExp] of e, the scale code of e = 0 and the NaN scale code, element M (P − 1), and the
+// layout flags (packed 4-bit pairs, two's complement MXINT8, −0 kept).
+const S_B = 128, S_EMAX = 132, S_FIXED = 136, S_MINEXP = 140, S_MAXEXP = 144, S_CODE0 = 148, S_NAN = 152, S_M = 156;
+const S_PACKED = 160, S_TWOS = 164, S_NEGZERO = 168;
+const PARAMS_BYTES: usize = 176;
 
-/** Fills the constant table: element M (P − 1), bias, f32 bits of MaxFinite, of MinNormal, of 2^(minQ+23), sign bit (bias is implied by MinNormal). */
-export function mxParams(M: i32, bias: i32, maxBits: i32, minNormalBits: i32, cBits: i32, signBit: i32): void {
-  const shift = 23 - M;
-  v128.store(K + ABS, i32x4.splat(0x7fffffff));
-  v128.store(K + MAXB, i32x4.splat(maxBits));
-  v128.store(K + EXPMASK, i32x4.splat(0x7f800000));
-  v128.store(K + STEP, i32x4.splat(shift << 23));
-  v128.store(K + CBITS, i32x4.splat(cBits));
-  v128.store(K + SIGN, i32x4.splat(signBit));
-  v128.store(K + LOWBYTE, i32x4.splat(0xff));
-  v128.store(K + NIBBLE, i16x8.splat(0x0f));
+/** Bytes of an mxQuantize parameter block (16-byte aligned). */
+export function mxParamsBytes(): usize {
+  return PARAMS_BYTES;
 }
 
 // @ts-ignore: decorator
@@ -42,59 +41,62 @@ export function mxParams(M: i32, bias: i32, maxBits: i32, minNormalBits: i32, cB
 }
 
 /**
- * Quantizes `blocks` blocks of B floats (B a multiple of 16) at src. Scale codes go to scales (code0 + e; the
- * NaN code for a block holding NaN or ±∞, whose elements are then 0), elements to elems (packed: B/2 bytes per
- * block, else B). fixedExp ≥ −1000 replaces the amax rule; e is clamped to [minExp, maxExp].
+ * Quantizes `blocks` blocks of B floats at src under the parameter block at p. Scale codes go to scales (code0 + e;
+ * the NaN code for a block holding NaN or ±∞, whose elements are then 0), elements to elems (packed: B/2 bytes per
+ * block, else B).
  */
-export function mxQuantize(
-  src: usize, blocks: i32, B: i32, scales: usize, elems: usize,
-  emax: i32, fixedExp: i32, minExp: i32, maxExp: i32, code0: i32, nanCode: i32,
-  M: i32, packed: bool, twos: bool, negZero: bool,
-): void {
+export function mxQuantize(p: usize, src: usize, blocks: i32, scales: usize, elems: usize): void {
+  const M = load<i32>(p + S_M);
+  const packed = load<i32>(p + S_PACKED) != 0;
+  const twos = load<i32>(p + S_TWOS) != 0;
+  const negZero = load<i32>(p + S_NEGZERO) != 0;
   // The element layouts of the OCP schemes get their own copies of the loop, with M, packing and signs as constants
   // (immediate shifts, no per-vector branches: about twice as fast); any other layout runs the generic copy.
   if (twos) {
-    if (M == 6 && !packed) quantizeBlocks(src, blocks, B, scales, elems, emax, fixedExp, minExp, maxExp, code0, nanCode, 6, false, true, false);
-    else quantizeBlocks(src, blocks, B, scales, elems, emax, fixedExp, minExp, maxExp, code0, nanCode, M, packed, twos, negZero);
+    if (M == 6 && !packed) quantizeBlocks(p, src, blocks, scales, elems, 6, false, true, false);
+    else quantizeBlocks(p, src, blocks, scales, elems, M, packed, twos, negZero);
   } else if (M == 1 && packed) {
-    if (negZero) quantizeBlocks(src, blocks, B, scales, elems, emax, fixedExp, minExp, maxExp, code0, nanCode, 1, true, false, true);
-    else quantizeBlocks(src, blocks, B, scales, elems, emax, fixedExp, minExp, maxExp, code0, nanCode, 1, true, false, false);
+    if (negZero) quantizeBlocks(p, src, blocks, scales, elems, 1, true, false, true);
+    else quantizeBlocks(p, src, blocks, scales, elems, 1, true, false, false);
   } else if (M == 3 && !packed) {
-    if (negZero) quantizeBlocks(src, blocks, B, scales, elems, emax, fixedExp, minExp, maxExp, code0, nanCode, 3, false, false, true);
-    else quantizeBlocks(src, blocks, B, scales, elems, emax, fixedExp, minExp, maxExp, code0, nanCode, 3, false, false, false);
+    if (negZero) quantizeBlocks(p, src, blocks, scales, elems, 3, false, false, true);
+    else quantizeBlocks(p, src, blocks, scales, elems, 3, false, false, false);
   } else if (M == 2 && !packed) {
-    if (negZero) quantizeBlocks(src, blocks, B, scales, elems, emax, fixedExp, minExp, maxExp, code0, nanCode, 2, false, false, true);
-    else quantizeBlocks(src, blocks, B, scales, elems, emax, fixedExp, minExp, maxExp, code0, nanCode, 2, false, false, false);
+    if (negZero) quantizeBlocks(p, src, blocks, scales, elems, 2, false, false, true);
+    else quantizeBlocks(p, src, blocks, scales, elems, 2, false, false, false);
   } else {
-    quantizeBlocks(src, blocks, B, scales, elems, emax, fixedExp, minExp, maxExp, code0, nanCode, M, packed, twos, negZero);
+    quantizeBlocks(p, src, blocks, scales, elems, M, packed, twos, negZero);
   }
 }
 
 // @ts-ignore: decorator
-@inline function quantizeBlocks(
-  src: usize, blocks: i32, B: i32, scales: usize, elems: usize,
-  emax: i32, fixedExp: i32, minExp: i32, maxExp: i32, code0: i32, nanCode: i32,
-  M: i32, packed: bool, twos: bool, negZero: bool,
-): void {
-  const kAbs = v128.load(K + ABS);
-  const kMax = v128.load(K + MAXB);
-  const kExp = v128.load(K + EXPMASK);
-  const kStep = v128.load(K + STEP);
-  const kC = v128.load(K + CBITS);
-  const kSign = v128.load(K + SIGN);
-  const kLow = v128.load(K + LOWBYTE);
-  const kNib = v128.load(K + NIBBLE);
+@inline function quantizeBlocks(p: usize, src: usize, blocks: i32, scales: usize, elems: usize, M: i32, packed: bool, twos: bool, negZero: bool): void {
+  const kAbs = v128.load(p + ABS);
+  const kMax = v128.load(p + MAXB);
+  const kExp = v128.load(p + EXPMASK);
+  const kStep = v128.load(p + STEP);
+  const kC = v128.load(p + CBITS);
+  const kSign = v128.load(p + SIGN);
+  const kLow = v128.load(p + LOWBYTE);
+  const kNib = v128.load(p + NIBBLE);
+  const B = load<i32>(p + S_B);
+  const emax = load<i32>(p + S_EMAX);
+  const fixedExp = load<i32>(p + S_FIXED);
+  const minExp = load<i32>(p + S_MINEXP);
+  const maxExp = load<i32>(p + S_MAXEXP);
+  const code0 = load<i32>(p + S_CODE0);
+  const nanCode = load<i32>(p + S_NAN);
   const shift = 23 - M;
   const bytesPerBlock = packed ? B >> 1 : B;
   for (let k = 0; k < blocks; k++) {
-    const p = src + (<usize>k * <usize>B << 2);
+    const at = src + (<usize>k * <usize>B << 2);
     const out = elems + <usize>k * <usize>bytesPerBlock;
-    let m0 = v128.and(v128.load(p), kAbs);
-    let m1 = v128.and(v128.load(p, 16), kAbs);
-    let m2 = v128.and(v128.load(p, 32), kAbs);
-    let m3 = v128.and(v128.load(p, 48), kAbs);
+    let m0 = v128.and(v128.load(at), kAbs);
+    let m1 = v128.and(v128.load(at, 16), kAbs);
+    let m2 = v128.and(v128.load(at, 32), kAbs);
+    let m3 = v128.and(v128.load(at, 48), kAbs);
     for (let g = 16; g < B; g += 16) {
-      const q = p + (<usize>g << 2);
+      const q = at + (<usize>g << 2);
       m0 = i32x4.max_u(m0, v128.and(v128.load(q), kAbs));
       m1 = i32x4.max_u(m1, v128.and(v128.load(q, 16), kAbs));
       m2 = i32x4.max_u(m2, v128.and(v128.load(q, 32), kAbs));
@@ -114,11 +116,11 @@ export function mxQuantize(
     const inv = f32x4.splat(e == 127 ? reinterpret<f32>(0x00400000) : reinterpret<f32>((127 - e) << 23));
     if (B == 32) {
       // The OCP block size, unrolled.
-      quant16(p, out, inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, kNib, packed, twos, negZero);
-      quant16(p + 64, out + (packed ? 8 : 16), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, kNib, packed, twos, negZero);
+      quant16(at, out, inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, kNib, packed, twos, negZero);
+      quant16(at + 64, out + (packed ? 8 : 16), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, kNib, packed, twos, negZero);
     } else {
       for (let g = 0; g < B; g += 16) {
-        quant16(p + (<usize>g << 2), out + (packed ? <usize>g >> 1 : <usize>g), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, kNib, packed, twos, negZero);
+        quant16(at + (<usize>g << 2), out + (packed ? <usize>g >> 1 : <usize>g), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, kNib, packed, twos, negZero);
       }
     }
   }

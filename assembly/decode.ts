@@ -1,7 +1,7 @@
 // Decode kernels: codes → float32 bit patterns through a per-format table that the host uploads into memory.
 // Tables come from the exact core (decodeTable32), so no kernel knows a format; the host validates codes first.
 
-// v128 masks live in memory and are loaded before loops: V8 11.3 rebuilds v128 constants in every iteration (docs/wasm-kernels.md §2).
+// v128 masks live in memory and are loaded before loops: V8 11.3 rebuilds v128 constants in every iteration.
 const NIBBLE_MASK = memory.data<u8>([15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15], 16);
 /** 0x3F in each i32 lane; its top byte is 0, which the FP6 unpack shuffle uses as a zero byte. */
 const SIX_BITS32 = memory.data<u32>([0x3f, 0x3f, 0x3f, 0x3f], 16);
@@ -108,7 +108,7 @@ export function decodeIeee16(src: usize, dst: usize, n: usize, p: usize, table: 
 
 /**
  * Byte planes of a ≤ 4-bit table: planes + 16·b holds byte b of table[0…15]'s float32 bits, so one swizzle per
- * plane decodes 16 codes (docs/wasm-kernels.md §3, FP4 swizzle).
+ * plane decodes 16 codes (an FP4 swizzle).
  */
 export function nibblePlanes(table: usize, planes: usize): void {
   for (let c: usize = 0; c < 16; c++) {
@@ -159,7 +159,7 @@ export function decodePacked4(src: usize, dst: usize, n: usize, planes: usize, t
   for (; i + 32 <= n; i += 32) {
     const v = v128.load(src + (i >> 1));
     const lo = v128.and(v, mask);
-    // x86 has no byte shift: shift 16-bit lanes and mask (docs/wasm-kernels.md §2).
+    // x86 has no byte shift: shift 16-bit lanes and mask.
     const hi = v128.and(i16x8.shr_u(v, 4), mask);
     const d = dst + (i << 2);
     decode16(i8x16.shuffle(lo, hi, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23), p0, p1, p2, p3, d);

@@ -1,4 +1,4 @@
-// Dot products of 8-bit codes with narrow partial sums (seed 004), batched over row pairs. The host uploads a
+// Dot products of 8-bit codes with narrow partial sums, batched over row pairs. The host uploads a
 // 65536-entry float32 table of the rounded products (index a·256 + b, overflow mode already applied), and checks
 // that float64 block sums are exact; the kernel then sums each block exactly (table lookups widened into four
 // float64 accumulators; exact sums are order-independent), applies the block's power-of-two scales, projects the block sum
@@ -75,15 +75,24 @@
   return total;
 }
 
-/**
- * Scratch for the 16 product-table indices of one step (u16, a·256 + b), written by SIMD and read back by loads: this
- * one for a host whose instance has a memory of its own; instances sharing a memory pass one per thread.
- */
-const IDX = memory.data(32, 16);
+// A per-call parameter block written by the host (src/dot/wasm.ts writeDotParams): i32 words k, table, BLK, the
+// partials' P and minQ, the overflow mode, the scale strides of a and b, scale blocks per row, pairs, grid and carry
+// (see dotBatch), the partials' MaxFinite as f64, then 32 bytes of index scratch: the 16 product-table indices of one
+// step (u16, a·256 + b), written by SIMD and read back by loads. Instances sharing a memory use one block per thread.
+const P_K = 0, P_TABLE = 4, P_BLK = 8, P_P = 12, P_MINQ = 16, P_MODE = 20, P_SA_STRIDE = 24, P_SB_STRIDE = 28;
+const P_BLOCKS = 32, P_PAIRS = 36, P_GRID = 40, P_CARRY = 44, P_MAXV = 48, P_IDX = 64;
+const PARAMS_BYTES: usize = 96;
 
-/** Address of the static index scratch (32 bytes) for dotBatch. */
-export function dotScratch(): usize {
-  return IDX;
+const STATIC_PARAMS = memory.data(<i32>PARAMS_BYTES, 16);
+
+/** Address of the static parameter block (for a host whose instance has a memory of its own). */
+export function dotParams(): usize {
+  return STATIC_PARAMS;
+}
+
+/** Bytes of a dotBatch parameter block (16-byte aligned), for hosts that allocate one per thread. */
+export function dotParamsBytes(): usize {
+  return PARAMS_BYTES;
 }
 
 /**
@@ -132,21 +141,40 @@ export function dotScratch(): usize {
   return (s0 + s1) + (s2 + s3);
 }
 
+// gridTotal's two forms as functions of their own: inlined side by side into dotBatch, Binaryen merged them into one
+// loop choosing at run time (measured 10–15 % slower).
+function gridTotalSaturating(pa: usize, pb: usize, k: i32, blk: i32, table: usize, idx: usize, total: f64, m: u64, half: u64, mask: u64, maxBits: u64, repl: u64, limit: u64): f64 {
+  return gridTotal(pa, pb, k, blk, table, idx, total, m, half, mask, maxBits, repl, limit, true);
+}
+function gridTotalBranching(pa: usize, pb: usize, k: i32, blk: i32, table: usize, idx: usize, total: f64, m: u64, half: u64, mask: u64, maxBits: u64, repl: u64, limit: u64): f64 {
+  return gridTotal(pa, pb, k, blk, table, idx, total, m, half, mask, maxBits, repl, limit, false);
+}
+
 /**
- * out[i·n + j] (float32) = dot(a row i, b row j) over k codes, for i < m, j < n; rows are k bytes apart.
- * table: 65536 float32 products (index a·256 + b). Scales: stride 0 = none, 1 = one E8M0 code per row, 2 = one per
- * row and block (`blocks` per row). pairs = 1: only the pairs (i, i), written to out[i] (row-wise dot products;
- * n = m). grid = 1: every table entry is a partials value (a multiple of 2^minQ; the rounded-product modes), so
- * unscaled block sums and running totals take projectGrid; otherwise (mode "exact", or scales) the general project.
- * carry = 1: each running total starts from the float32 already in its out slot (a dot streamed in parts of whole
- * blocks: a total is a partials value, exact in float32, and never −0), else from 0. idx: 32 bytes of index scratch,
- * 16-aligned (dotScratch(), or one per thread).
+ * out[i·n + j] (float32) = dot(a row i, b row j) over k codes, for i < m, j < n; rows are k bytes apart; the
+ * configuration is the parameter block at p. table: 65536 float32 products (index a·256 + b). Scales at sa, sb:
+ * stride 0 = none, 1 = one E8M0 code per row, 2 = one per row and block (`blocks` per row). pairs = 1: only the
+ * pairs (i, i), written to out[i] (row-wise dot products; n = m). grid = 1: every table entry is a partials value (a
+ * multiple of 2^minQ; the rounded-product modes), so unscaled block sums and running totals take projectGrid;
+ * otherwise (mode "exact", or scales) the general project. carry = 1: each running total starts from the float32
+ * already in its out slot (a dot streamed in parts of whole blocks: a total is a partials value, exact in float32,
+ * and never −0), else from 0.
  */
-export function dotBatch(
-  a: usize, b: usize, k: i32, m: i32, n: i32, table: usize, blk: i32,
-  P: i32, minQ: i32, maxv: f64, mode: i32,
-  sa: usize, saStride: i32, sb: usize, sbStride: i32, blocks: i32, out: usize, pairs: i32, grid: i32, carry: i32, idx: usize,
-): void {
+export function dotBatch(p: usize, a: usize, b: usize, m: i32, n: i32, sa: usize, sb: usize, out: usize): void {
+  const k = load<i32>(p + P_K);
+  const table = <usize>load<u32>(p + P_TABLE);
+  const blk = load<i32>(p + P_BLK);
+  const P = load<i32>(p + P_P);
+  const minQ = load<i32>(p + P_MINQ);
+  const mode = load<i32>(p + P_MODE);
+  const saStride = load<i32>(p + P_SA_STRIDE);
+  const sbStride = load<i32>(p + P_SB_STRIDE);
+  const blocks = load<i32>(p + P_BLOCKS);
+  const pairs = load<i32>(p + P_PAIRS);
+  const grid = load<i32>(p + P_GRID);
+  const carry = load<i32>(p + P_CARRY);
+  const maxv = load<f64>(p + P_MAXV);
+  const idx = p + P_IDX;
   const dropped = <u64>(53 - P);
   const half = (<u64>1 << (dropped - 1)) - 1;
   const mask = ~((<u64>1 << dropped) - 1);
@@ -166,8 +194,8 @@ export function dotBatch(
       let total: f64 = carry ? <f64>load<f32>(slot) : 0;
       if (grid && !scaled) {
         // The hot path: no scales, every sum on the partials grid.
-        if (mode == 0) total = gridTotal(pa, pb, k, blk, table, idx, total, dropped, half, mask, maxBits, repl, limit, true);
-        else total = gridTotal(pa, pb, k, blk, table, idx, total, dropped, half, mask, maxBits, repl, limit, false);
+        if (mode == 0) total = gridTotalSaturating(pa, pb, k, blk, table, idx, total, dropped, half, mask, maxBits, repl, limit);
+        else total = gridTotalBranching(pa, pb, k, blk, table, idx, total, dropped, half, mask, maxBits, repl, limit);
       } else {
         let kb = 0;
         for (let start = 0; start < k; start += blk) {

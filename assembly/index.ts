@@ -2,8 +2,8 @@
 export { decodeLut8, decodeLut16, decodeLinear16, decodeIeee16, nibblePlanes, decodeNibbles, decodePacked4, decodePacked6, decodeSplit2, decodeSplit3, decodePacked6Split2, decodePacked6Split3, maxU8, maxU16 } from "./decode";
 export { pack4, unpack4, pack6, unpack6 } from "./pack";
 export { encodeParams, encodeParamsBytes, encodeF32 } from "./encode";
-export { dotBatch, dotScratch } from "./dot";
-export { mxParams, mxQuantize } from "./block";
+export { dotBatch, dotParams, dotParamsBytes } from "./dot";
+export { mxParamsBytes, mxQuantize } from "./block";
 export { lutApply2x8, lutApply1x8 } from "./lut";
 
 /** First byte the host allocator may use (after the kernels' constant tables). */

@@ -3,7 +3,7 @@
 // never on chunking.
 
 // lowbias32 multipliers and the lane offsets 0…3, kept in memory: V8 11.3 rebuilds v128 constants in every
-// loop iteration (docs/wasm-kernels.md §2).
+// loop iteration.
 const RNG_CONSTANTS = memory.data<u32>([0x7feb352d, 0x7feb352d, 0x7feb352d, 0x7feb352d, 0x846ca68b, 0x846ca68b, 0x846ca68b, 0x846ca68b, 0, 1, 2, 3], 16);
 
 /** Multiplier 1 of lowbias32, splatted. */

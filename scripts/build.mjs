@@ -5,10 +5,18 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { renderAssembly, renderTypeScript } from "./encode-layout.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const bin = (name) => join(root, "node_modules", ".bin", name);
 mkdirSync(join(root, "build/wasm"), { recursive: true });
+
+// The encode kernel's block layout for both languages, from scripts/encode-layout.mjs (committed, so vitest and
+// editors see them; rewritten only when they changed).
+for (const [path, text] of [["assembly/encode-layout.ts", renderAssembly()], ["src/wasm/encode-layout.ts", renderTypeScript()]]) {
+  const file = join(root, path);
+  if (!existsSync(file) || readFileSync(file, "utf8") !== text) writeFileSync(file, text);
+}
 
 // Wasm kernels: asc (asconfig.json "release": SIMD, -O3, stub runtime, no imports; "threads": the same sources
 // importing a shared memory, for the workers of minifloat/parallel), each skipped when the sources are unchanged: a
@@ -40,6 +48,8 @@ const common = {
   format: "esm",
   target: "es2022",
   sourcemap: true,
+  // The maps point into src/ without copying it (the package ships build/ only; the maps stay small).
+  sourcesContent: false,
   logLevel: "warning",
 };
 // minifloat/parallel in browsers: the thread plumbing of src/parallel (host.ts, port.ts) becomes its Web Worker
@@ -60,18 +70,18 @@ for (const [platform, file, plugins] of [["node", "worker.js", []], ["browser", 
   mkdirSync(dirname(workerPath), { recursive: true });
   if (!existsSync(workerPath) || readFileSync(workerPath, "utf8") !== workerModule) writeFileSync(workerPath, workerModule);
 }
-// The library entries of each platform build together, sharing chunks: the main entry and its subpaths then use
-// the same classes (a Format or a typed error from one is `instanceof` the other's).
+// The entries of each platform build together, sharing chunks (in build/<platform>/chunks): the main entry and its
+// subpaths then use the same classes (a Format or a typed error from one is `instanceof` the other's) and the
+// inlined kernels exist once. The pool's worker source (above) is a string started from a data:/blob: URL, which
+// cannot import a chunk: it keeps its own copy. Chunk names carry a content hash, so earlier builds are removed.
 const library = { index: join(root, "src/index.ts"), p3109: join(root, "src/p3109.ts"), parallel: join(root, "src/parallel/index.ts") };
 const split = { splitting: true, chunkNames: "chunks/[name]-[hash]" };
-// Chunk names carry a content hash: drop the previous build's, which would otherwise be packed too.
-for (const platform of ["node", "browser"]) rmSync(join(root, "build", platform, "chunks"), { recursive: true, force: true });
-await build({ ...common, ...split, entryPoints: { ...library, safetensors: join(root, "src/io/index.ts") }, platform: "node", outdir: join(root, "build/node") });
-// minifloat/safetensors for browsers is the reader alone (HTTP range requests, Blobs); node:fs stays an unused
-// dynamic import there.
+for (const platform of ["node", "browser"]) rmSync(join(root, "build", platform), { recursive: true, force: true });
+// Node: the library, the `minifloat` executable (build/node/cli.js) and the safetensors/GGUF I/O.
+await build({ ...common, ...split, entryPoints: { ...library, safetensors: join(root, "src/io/index.ts"), cli: join(root, "src/cli/bin.ts") }, platform: "node", outdir: join(root, "build/node"), banner: { js: "#!/usr/bin/env node" } });
+// Browsers: minifloat/safetensors is the reader alone (HTTP range requests, Blobs); node:fs stays an unused dynamic
+// import there.
 await build({ ...common, ...split, entryPoints: { ...library, safetensors: join(root, "src/io/browser.ts") }, platform: "browser", plugins: [browserThreads], external: ["node:*"], outdir: join(root, "build/browser") });
-// Node: the `minifloat` executable (build/node/cli.js).
-await build({ ...common, entryPoints: { cli: join(root, "src/cli/bin.ts") }, platform: "node", outdir: join(root, "build/node"), banner: { js: "#!/usr/bin/env node" } });
 
 if (!existsSync(join(root, "build/types/index.d.ts")) || process.env.MINIFLOAT_TYPES !== "0") {
   execFileSync(bin("tsc"), ["-p", root], { stdio: "inherit" });

@@ -3,16 +3,8 @@
 // scratch region (memory does not grow with the input); a trailing partial block runs through the reference.
 import { float32Bits } from "../exact/value.js";
 import { kernels } from "../wasm/instance.js";
-import { allocBytesRaw, freeBytesRaw, inWasm, keep, memoryBuffer } from "../wasm/memory.js";
+import { CHUNK, allocBytesRaw, freeBytesRaw, keep, memoryBuffer, stream } from "../wasm/memory.js";
 import { type BlockPlan, maxValue, quantizeBlocksReference } from "./mx.js";
-
-interface BlockKernels {
-  mxParams(M: number, bias: number, maxBits: number, minNormalBits: number, cBits: number, signBit: number): void;
-  mxQuantize(src: number, blocks: number, B: number, scales: number, elems: number, emax: number, fixedExp: number, minExp: number, maxExp: number, code0: number, nanCode: number, M: number, packed: number, twos: number, negZero: number): void;
-}
-
-/** Elements per streamed chunk (a multiple of every kernel block size up to it). */
-const CHUNK = 65536;
 
 /** Whether the kernel computes exactly what quantizeBlocksReference computes for this plan. */
 export function kernelApplies(plan: BlockPlan): boolean {
@@ -35,47 +27,40 @@ export function kernelApplies(plan: BlockPlan): boolean {
   );
 }
 
-export function quantizeBlocksKernel(src: Float32Array, plan: BlockPlan, scales: Uint8Array, elements: Uint8Array): boolean {
-  const k = kernels() as unknown as BlockKernels | undefined;
-  if (!k || typeof k.mxQuantize !== "function" || !kernelApplies(plan)) return false;
+/** The words of mxQuantize's parameter block for a plan (layout in assembly/block.ts). */
+function mxParamWords(plan: BlockPlan): Int32Array {
   const s = plan.scheme;
   const e = s.element;
+  const M = e.P - 1;
+  const vectors = [0x7fffffff, float32Bits(maxValue(e)), 0x7f800000, (23 - M) << 23, float32Bits(2 ** (e.minQuantumExponent + 23)), e.signBit, 0xff, 0x000f000f];
+  const negZero = e.negativeZero === "zero" && e.signedZeroAndNaN;
+  const scalars = [plan.blockSize, s.emax, plan.fixedExp ?? -10000, s.minScaleExp, s.maxScaleExp, s.scale.minPositiveCode - s.minScaleExp, s.scale.nanCode, M, s.packed ? 1 : 0, s.twosComplement ? 1 : 0, negZero ? 1 : 0];
+  return Int32Array.from([...vectors.flatMap((v) => [v, v, v, v]), ...scalars, 0]);
+}
+
+export function quantizeBlocksKernel(src: Float32Array, plan: BlockPlan, scales: Uint8Array, elements: Uint8Array): boolean {
+  const k = kernels();
+  if (!k || !kernelApplies(plan)) return false;
   const B = plan.blockSize;
   const full = Math.floor(src.length / B);
+  // Taken before allocating: a memory growth detaches Wasm views, keep() re-creates them at the same address.
+  const [srcNow, scalesNow, elementsNow] = [keep(src), keep(scales), keep(elements)];
   if (full > 0) {
-    const chunkBlocks = Math.floor(CHUNK / B);
-    const chunk = chunkBlocks * B;
-    const elemBytes = s.packed ? chunk / 2 : chunk;
-    // Taken before allocating: a memory growth detaches Wasm views, keep() re-creates them at the same address.
-    const current = keep(src);
-    const pSrc = allocBytesRaw(chunk * 4);
-    const pScales = allocBytesRaw(chunkBlocks);
-    const pElems = allocBytesRaw(elemBytes);
+    const params = mxParamWords(plan);
+    const p = allocBytesRaw(params.byteLength);
     try {
-      k.mxParams(e.P - 1, e.bias, float32Bits(maxValue(e)), float32Bits(2 ** (1 - e.bias)), float32Bits(2 ** (e.minQuantumExponent + 23)), e.signBit);
-      const code0 = s.scale.minPositiveCode - s.minScaleExp;
-      const nanCode = s.scale.nanCode;
-      const negZero = e.negativeZero === "zero" && e.signedZeroAndNaN ? 1 : 0;
-      for (let b0 = 0; b0 < full; b0 += chunkBlocks) {
-        const blocks = Math.min(chunkBlocks, full - b0);
-        const n = blocks * B;
-        // A Float32Array that already lives in Wasm memory (allocFloat32) is read in place: no copy.
-        const view = current();
-        const inPlace = inWasm(view);
-        const from = inPlace ? view.byteOffset + b0 * B * 4 : pSrc;
-        if (!inPlace) new Float32Array(memoryBuffer(), pSrc, n).set(view.subarray(b0 * B, b0 * B + n));
-        k.mxQuantize(from, blocks, B, pScales, pElems, s.emax, plan.fixedExp ?? -10000, s.minScaleExp, s.maxScaleExp, code0, nanCode, e.P - 1, s.packed ? 1 : 0, s.twosComplement ? 1 : 0, negZero);
-        const buf = memoryBuffer();
-        scales.set(new Uint8Array(buf, pScales, blocks), b0);
-        const bytes = s.packed ? n / 2 : n;
-        elements.set(new Uint8Array(buf, pElems, bytes), s.packed ? (b0 * B) / 2 : b0 * B);
-      }
+      new Int32Array(memoryBuffer(), p, params.length).set(params);
+      const elementBytes = plan.scheme.packed ? B / 2 : B;
+      stream(srcNow(), elementsNow(), (s, d, count, _first, [sc]) => k.mxQuantize(p, s, count / B, sc!, d), {
+        n: full * B,
+        group: B,
+        outGroupBytes: elementBytes,
+        outputs: [{ array: scalesNow(), groupBytes: 1 }],
+      });
     } finally {
-      freeBytesRaw(pElems, elemBytes);
-      freeBytesRaw(pScales, chunkBlocks);
-      freeBytesRaw(pSrc, chunk * 4);
+      freeBytesRaw(p, params.byteLength);
     }
   }
-  if (full * B < src.length) quantizeBlocksReference(keep(src)(), plan, scales, elements, full);
+  if (full * B < src.length) quantizeBlocksReference(srcNow(), plan, scalesNow(), elementsNow(), full);
   return true;
 }

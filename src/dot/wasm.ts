@@ -2,41 +2,29 @@
 // once, brings the operands into Wasm memory (in place, streamed or copied; see dotKernel) and runs dotBatch.
 // Returns undefined when the kernels are missing or the configuration is outside what the kernel proves exact;
 // callers then run the reference.
+import type { Format } from "../format/model.js";
 import { kernels } from "../wasm/instance.js";
-import { allocBytesRaw, freeBytesRaw, inWasm, keep, memoryBuffer } from "../wasm/memory.js";
+import { CHUNK, allocBytesRaw, freeBytesRaw, inWasm, keep, memoryBuffer, stream } from "../wasm/memory.js";
 import { modeIndex, projectPartial, type OverflowMode } from "./partials.js";
 import { type DotContext, exactInFloat64 } from "./reference.js";
-
-interface DotKernels {
-  readonly memory: WebAssembly.Memory;
-  dotBatch(a: number, b: number, k: number, m: number, n: number, table: number, blk: number, P: number, minQ: number, maxv: number, mode: number, sa: number, saStride: number, sb: number, sbStride: number, blocks: number, out: number, pairs: number, grid: number, carry: number, idx: number): void;
-  dotScratch(): number;
-}
-
-export function dotKernels(): DotKernels | undefined {
-  const k = kernels() as unknown as DotKernels | undefined;
-  return k && typeof k.dotBatch === "function" ? k : undefined;
-}
 
 /** Product tables held in Wasm memory at once (256 KiB each: float32 entries); the least recently used one is freed beyond it. */
 const MAX_TABLES = 6;
 const TABLE_BYTES = 65536 * 4;
 const tables = new Map<string, number>();
 
-/** Table keys of format objects (formats are frozen; equal formats built separately share the key's text). */
-const formatKeys = new WeakMap<object, string>();
-function formatKey(f: object): string {
-  let key = formatKeys.get(f);
-  if (key === undefined) {
-    key = JSON.stringify(f);
-    formatKeys.set(f, key);
-  }
-  return key;
+/** Numbers naming Format objects by identity (equal parameters are one interned Format). */
+const formatIds = new WeakMap<Format, number>();
+let nextFormatId = 0;
+function formatId(f: Format): number {
+  let id = formatIds.get(f);
+  if (id === undefined) formatIds.set(f, (id = nextFormatId++));
+  return id;
 }
 
 /** The key of a product table: the operand formats, the partials and the overflow mode. */
 export function productKey(ctx: DotContext): string {
-  return `${formatKey(ctx.fa)}|${formatKey(ctx.fb)}|${ctx.partials.name}|${ctx.mode}`;
+  return `${formatId(ctx.fa)}|${formatId(ctx.fb)}|${ctx.partials.name}|${ctx.mode}`;
 }
 
 /**
@@ -80,7 +68,7 @@ function productTable(ctx: DotContext): number | undefined {
   return ptr;
 }
 
-/** dotBatch's arguments after the table: BLK, the partials' P, minQ and MaxFinite, the mode index and `grid`. */
+/** How dotBatch rounds: BLK, the partials' P, minQ and MaxFinite, the mode index and `grid` (assembly/dot.ts). */
 export interface DotPlan {
   readonly blk: number;
   readonly P: number;
@@ -88,6 +76,23 @@ export interface DotPlan {
   readonly max: number;
   readonly mode: number;
   readonly grid: number;
+}
+
+/** A dotBatch configuration: the plan, k codes per row, the product table, the scale layout, pairs and carry. */
+export interface DotCall extends DotPlan {
+  readonly k: number;
+  readonly table: number;
+  readonly strideA: number;
+  readonly strideB: number;
+  readonly blocks: number;
+  readonly pairs: boolean;
+  readonly carry: boolean;
+}
+
+/** Writes dotBatch's parameter block at `ptr` (layout in assembly/dot.ts). */
+export function writeDotParams(buffer: ArrayBufferLike, ptr: number, c: DotCall): void {
+  new Int32Array(buffer, ptr, 12).set([c.k, c.table, c.blk, c.P, c.minQ, c.mode, c.strideA, c.strideB, c.blocks, c.pairs ? 1 : 0, c.grid, c.carry ? 1 : 0]);
+  new Float64Array(buffer, ptr + 48, 1)[0] = c.max;
 }
 
 /**
@@ -113,92 +118,70 @@ export function stride(s: Uint8Array | undefined, rows: number): number {
   return s === undefined ? 0 : s.length === rows ? 1 : 2;
 }
 
-/** Codes per streamed part: two operand parts of 64 KiB stay in L2 while the kernel reads them. */
-const PART = 65536;
+/** Codes per streamed part: two operand parts of 64 KiB stay in L2 while the kernel reads them (stream()'s chunk). */
+const PART = CHUNK;
 
 /**
  * out[i·n + j] = dot of row i of a and row j of b (k codes each); with `pairs`, out[i] = dot of row i of a and of
  * b. Returns undefined (nothing written) when the kernel does not apply: no kernels, float64 block sums not proved
- * exact, or mode "exact" with scales or with products that are not float32 values. Operands that are views of Wasm memory are read in place. Others are copied:
- * dot and dotRows (no scales) stream them through a scratch region in parts of whole rows, or of whole blocks of a
- * long row (the kernel carries the running total from part to part), so the kernel reads them from cache and
- * memory does not grow with the input; matmul and scaled products copy them whole.
+ * exact, or mode "exact" with scales or with products that are not float32 values. Operands that are views of Wasm
+ * memory are read in place. Others: dot and dotRows (no scales) are streamed (stream()) in parts of whole rows, or
+ * of whole blocks of a long row (the kernel carries the running total from part to part), so the kernel reads them
+ * from cache and memory does not grow with the input; matmul and scaled products copy them whole.
  */
 export function dotKernel(a: Uint8Array, b: Uint8Array, k: number, m: number, n: number, ctx: DotContext, scales: KernelScales | undefined, out?: Float32Array, pairs = false): Float32Array | undefined {
-  const K = dotKernels();
+  const K = kernels();
   if (!K || m * n === 0) return undefined;
   const results = pairs ? m : m * n;
   const plan = dotPlan(ctx, k, scales?.a !== undefined || scales?.b !== undefined);
   if (!plan) return undefined;
-  const { blk, grid, mode } = plan;
-  const exact = ctx.mode === "exact";
-  const la = scales?.a?.length ?? 0;
-  const lb = scales?.b?.length ?? 0;
   const strideA = stride(scales?.a, m);
   const strideB = stride(scales?.b, n);
   // Row pairs (dotRows) or one dot without scales: rows of a and b go together, so both can be streamed.
   const streamed = strideA === 0 && strideB === 0 && (pairs || (m === 1 && n === 1));
-  // Rows per part and codes per part (a long row is cut at block boundaries, except in mode "exact": one block).
-  const rowsPerPart = streamed ? Math.max(1, Math.min(m, Math.floor(PART / Math.max(k, 1)))) : m;
-  const codesPerPart = streamed && k > PART && !exact ? Math.max(blk, Math.floor(PART / blk) * blk) : Math.max(k, 1);
-  const inA = inWasm(a);
-  const inB = inWasm(b);
-  const scratchA = inA ? 0 : streamed ? rowsPerPart * codesPerPart : a.length;
-  const scratchB = inB ? 0 : streamed ? rowsPerPart * codesPerPart : b.length;
   // Operands may be views of Wasm memory: re-create them after the allocations below (a growth detaches views).
-  const getOut = out ? keep(out) : undefined;
-  const getA = keep(a);
-  const getB = keep(b);
-  const getSa = scales?.a ? keep(scales.a) : undefined;
-  const getSb = scales?.b ? keep(scales.b) : undefined;
+  const [getA, getB, getOut] = [keep(a), keep(b), out ? keep(out) : undefined];
+  const getScales = [scales?.a, scales?.b].map((x) => (x ? keep(x) : undefined));
   const table = productTable(ctx);
   if (table === undefined) return undefined;
-  const outBytes = results * 4;
-  const pa = allocBytesRaw(scratchA, "a");
-  const pb = allocBytesRaw(scratchB, "b");
-  const po = allocBytesRaw(outBytes, "out");
-  const ps = allocBytesRaw(la + lb, "options.scales");
+  const call: DotCall = { ...plan, k, table, strideA, strideB, blocks: scales?.blocks ?? 1, pairs: pairs || streamed, carry: false };
+  // The static block: in static data, so writing it cannot grow memory.
+  const params = K.dotParams();
+  const po = allocBytesRaw(results * 4, "out");
+  const staged: Array<[number, number]> = [];
+  /** The address of an operand: in place, or a copy in a block freed after the call. */
+  const stage = (get: () => Uint8Array, argument: string): number => {
+    const view = get();
+    if (inWasm(view)) return view.byteOffset;
+    const ptr = allocBytesRaw(view.length, argument);
+    staged.push([ptr, view.length]);
+    new Uint8Array(memoryBuffer(), ptr, view.length).set(get());
+    return ptr;
+  };
+  const run = (pa: number, pb: number, kPart: number, rows: number, cols: number, sa: number, sb: number, at: number, carry: boolean) => {
+    writeDotParams(memoryBuffer(), params, { ...call, k: kPart, carry });
+    K.dotBatch(params, pa, pb, rows, cols, sa, sb, po + 4 * at);
+  };
   try {
-    const buf = memoryBuffer();
-    const va = getA();
-    const vb = getB();
-    if (getSa) new Uint8Array(buf, ps, la).set(getSa());
-    if (getSb) new Uint8Array(buf, ps + la, lb).set(getSb());
-    const idx = K.dotScratch();
-    if (!streamed) {
-      if (!inA) new Uint8Array(buf, pa, a.length).set(va);
-      if (!inB) new Uint8Array(buf, pb, b.length).set(vb);
-      K.dotBatch(inA ? va.byteOffset : pa, inB ? vb.byteOffset : pb, k, m, n, table, blk, plan.P, plan.minQ, plan.max, mode, ps, strideA, ps + la, strideB, scales?.blocks ?? 1, po, pairs ? 1 : 0, grid, 0, idx);
+    if (!streamed || k === 0) {
+      const [pa, pb] = [stage(getA, "a"), stage(getB, "b")];
+      const [sa, sb] = getScales.map((get) => (get ? stage(get, "options.scales") : 0));
+      run(pa, pb, k, m, streamed ? m : n, sa!, sb!, 0, false);
+    } else if (k <= PART || ctx.mode === "exact") {
+      // Parts of whole rows (one row per part when a row is longer than a part).
+      stream(getA(), null, (pa, _, count, first, [pb]) => run(pa, pb!, k, count / k, count / k, 0, 0, first / k, false), { n: m * k, group: k, extra: [getB()] });
     } else {
-      for (let r = 0; r < m; r += rowsPerPart) {
-        const rows = Math.min(rowsPerPart, m - r);
-        // At least one call per row group (k = 0 writes zeros).
-        for (let c = 0; c === 0 || c < k; c += codesPerPart) {
-          const len = Math.min(codesPerPart, k - c);
-          // One row: its part [c, c + len); several rows: whole rows (then len = k).
-          const from = r * k + c;
-          const bytes = rows === 1 ? len : rows * k;
-          let srcA = va.byteOffset + from;
-          let srcB = vb.byteOffset + from;
-          if (!inA) {
-            new Uint8Array(buf, pa, bytes).set(va.subarray(from, from + bytes));
-            srcA = pa;
-          }
-          if (!inB) {
-            new Uint8Array(buf, pb, bytes).set(vb.subarray(from, from + bytes));
-            srcB = pb;
-          }
-          K.dotBatch(srcA, srcB, len, rows, rows, table, blk, plan.P, plan.minQ, plan.max, mode, ps, 0, ps, 0, 1, po + r * 4, 1, grid, c > 0 ? 1 : 0, idx);
-        }
+      // Each long row in parts of whole blocks, its running total carried from part to part.
+      for (let r = 0; r < m; r++) {
+        const row = (get: () => Uint8Array) => get().subarray(r * k, (r + 1) * k);
+        stream(row(getA), null, (pa, _, count, first, [pb]) => run(pa, pb!, count, 1, 1, 0, 0, r, first > 0), { group: plan.blk, extra: [row(getB)] });
       }
     }
     const result = getOut ? getOut() : new Float32Array(results);
     result.set(new Float32Array(memoryBuffer(), po, results));
     return result;
   } finally {
-    freeBytesRaw(ps, la + lb);
-    freeBytesRaw(po, outBytes);
-    freeBytesRaw(pb, scratchB);
-    freeBytesRaw(pa, scratchA);
+    for (const [ptr, bytes] of staged.reverse()) freeBytesRaw(ptr, bytes);
+    freeBytesRaw(po, results * 4);
   }
 }

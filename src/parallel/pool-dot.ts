@@ -3,14 +3,14 @@
 // one whole dot product computed by one worker, so results equal the single-thread calls bit for bit.
 import { type DotOptions, type MatOptions, type MatScales, type ResolvedDot, dotRows, dotRowsArgs, matmul, matmulArgs } from "../dot/index.js";
 import type { DotContext } from "../dot/reference.js";
-import { dotPlan, productKey, productValues, stride } from "../dot/wasm.js";
+import { dotPlan, productKey, productValues, stride, writeDotParams } from "../dot/wasm.js";
 import { quantize } from "../api/bulk.js";
 import { format } from "../format/registry.js";
 import { kernelStatus } from "../wasm/instance.js";
 import { keep } from "../wasm/memory.js";
 import type { HeapView } from "./heap.js";
 import type { DotJob } from "./protocol.js";
-import { type ArrayType, type Workers, copyBack, isShared, requireSeparate, share, sharedArray, spec } from "./workers.js";
+import { type ArrayType, type Workers, copyBack, isShared, requireSeparate, share, sharedArray } from "./workers.js";
 
 const BINARY16 = format("binary16");
 
@@ -74,12 +74,12 @@ export class PoolDot {
       const [sa, sb] = [copy(scales?.a), copy(scales?.b)];
       const [saPtr, sbPtr] = [sa?.byteOffset ?? 0, sb?.byteOffset ?? 0];
       const out = scratch(heap.view(Float32Array, results, "out"));
-      const idx = this.#w.threads.map(() => scratch(heap.view(Uint8Array, 32)).byteOffset);
+      // One parameter block per thread (the kernel's index scratch is in it).
+      const params = this.#w.threads.map(() => scratch(heap.view(Uint8Array, heap.kernels.dotParamsBytes())).byteOffset);
+      for (const p of params) writeDotParams(heap.buffer, p, { ...plan, k, table, strideA, strideB, blocks, pairs, carry: false });
       // Scales of rows [i, …) of a call's operand: one code per row or `blocks` per row.
       const rowScale = (ptr: number, s: number, i: number) => (s === 0 ? 0 : ptr + (s === 1 ? i : i * blocks));
-      const call = (pa: number, pb: number, rows: number, cols: number, sA: number, sB: number, po: number, t: number) => [
-        pa, pb, k, rows, cols, table, plan.blk, plan.P, plan.minQ, plan.max, plan.mode, sA, strideA, sB, strideB, blocks, po, pairs ? 1 : 0, plan.grid, 0, idx[t]!,
-      ];
+      const call = (pa: number, pb: number, rows: number, cols: number, sA: number, sB: number, po: number, t: number) => [params[t]!, pa, pb, rows, cols, sA, sB, po];
       if (pairs) {
         await this.#w.runKernel(m, "dotBatch", (i, j, t) => call(a.byteOffset + i * k, b.byteOffset + i * k, j - i, j - i, 0, 0, out.byteOffset + 4 * i, t), 1, 1);
       } else if (m >= this.#w.threads.length || m >= n) {
@@ -105,7 +105,7 @@ export class PoolDot {
    * error names the first bad code of the first bad part, as the single-thread call names the first bad code).
    */
   async #checkDotCodes(r: ResolvedDot, operands: ReadonlyArray<readonly [Uint8Array, "a" | "b"]>): Promise<void> {
-    const formats = [spec(r.fa), spec(r.fb)] as const;
+    const formats = [r.fa.toJSON(), r.fb.toJSON()] as const;
     for (const [codes, argument] of operands) {
       if ((argument === "a" ? r.fa : r.fb).codeCount >= 256) continue;
       await this.#w.run(codes.length, (s, e, id): DotJob => ({ op: "dot", id, first: s, kind: "check", formats, options: {}, kernels: kernelStatus().enabled, a: codes.subarray(s, e), rows: 0, n: 0, k: 0, argument }));
@@ -129,7 +129,7 @@ export class PoolDot {
     const fast = await this.#dotShared(r, sa, sb, cols, rows, rows, true, undefined);
     if (fast) return target ? copyBack(target, fast) : fast;
     const out = given && isShared(given) ? given : sharedArray(Float32Array, rows);
-    const formats = [spec(r.fa), spec(r.fb)] as const;
+    const formats = [r.fa.toJSON(), r.fb.toJSON()] as const;
     const opts = dotJobOptions(options);
     const kernels = kernelStatus().enabled;
     await this.#w.run(rows, (i, j, id): DotJob => ({ op: "dot", id, first: i * cols, kind: "rows", formats, options: opts, kernels, a: sa.subarray(i * cols, j * cols), b: sb.subarray(i * cols, j * cols), rows: j - i, n: j - i, k: cols, out: out.subarray(i, j) }), 1);
@@ -159,7 +159,7 @@ export class PoolDot {
     }
     const type = (given instanceof Uint16Array ? Uint16Array : Float32Array) as ArrayType<Float32Array | Uint16Array>;
     const out = given && isShared(given) ? given : sharedArray(type, m * n);
-    const formats = [spec(r.fa), spec(r.fb)] as const;
+    const formats = [r.fa.toJSON(), r.fb.toJSON()] as const;
     const opts = dotJobOptions(options);
     const kernels = kernelStatus().enabled;
     const blocks = Math.max(1, Math.ceil(k / r.ctx.block));

@@ -19,12 +19,12 @@ import type { DotOptions, MatOptions } from "../dot/index.js";
 import { type WasmTable, decodeCall, uploadTable } from "../wasm/decode.js";
 import { BLOCK_WORDS } from "../wasm/encode.js";
 import { kernelStatus } from "../wasm/instance.js";
-import { keep } from "../wasm/memory.js";
-import { type HeapView, PoolArray, SharedHeap } from "./heap.js";
+import { WasmArray, keep } from "../wasm/memory.js";
+import { type HeapView, type PoolArray, SharedHeap } from "./heap.js";
 import { hardwareThreads, startWorker } from "./host.js";
 import { PoolDot } from "./pool-dot.js";
 import type { Job, WorkerInit } from "./protocol.js";
-import { type ArrayType, Thread, Workers, copyBack, isShared, requireSeparate, share, sharedArray, spec } from "./workers.js";
+import { type ArrayType, Thread, Workers, copyBack, isShared, requireSeparate, share, sharedArray } from "./workers.js";
 
 /** Smallest call sent to the workers by default: below about 4M elements one thread is as fast or faster (bench/parallel.mjs, README "Multi-core"). */
 export const DEFAULT_MIN_ELEMENTS = 1 << 22;
@@ -42,7 +42,7 @@ export class Pool {
   readonly #w: Workers;
   readonly #dot: PoolDot;
   /** Decode tables in the shared memory, by format parameters (uploaded once, kept until the pool is dropped). */
-  readonly #tables = new Map<string, WasmTable>();
+  readonly #tables = new Map<Format, WasmTable>();
   readonly minElements: number;
 
   /** Use createPool(), which waits until every worker is running. */
@@ -55,7 +55,7 @@ export class Pool {
   /** A zeroed Float32Array of n elements in the pool's shared memory: quantize reads it without copies. */
   allocFloat32(n: number): PoolArray<Float32Array> {
     this.#w.open();
-    return new PoolArray(this.#w.heap, Float32Array, n);
+    return new WasmArray(Float32Array, n, "n", this.#w.heap);
   }
 
   /** A zeroed code array of n elements for fmt (Uint8Array for K ≤ 8, else Uint16Array) in the pool's shared memory. */
@@ -63,7 +63,7 @@ export class Pool {
     this.#w.open();
     const f = resolveFormat(fmt);
     if (f.K > 16) throw new ArgumentTypeError("fmt", `${f.name} has ${f.K}-bit codes; allowed: formats of up to 16 bits in the pool's memory`);
-    return new PoolArray<Uint8Array | Uint16Array>(this.#w.heap, f.K <= 8 ? Uint8Array : Uint16Array, n);
+    return new WasmArray<Uint8Array | Uint16Array>(f.K <= 8 ? Uint8Array : Uint16Array, n, "n", this.#w.heap);
   }
 
   get threads(): number {
@@ -92,7 +92,7 @@ export class Pool {
       op: "quantize",
       id,
       first: seedIndex + a,
-      format: spec(f),
+      format: f.toJSON(),
       kernels,
       src: shared.subarray(a, b),
       out: out.subarray(a, b),
@@ -141,12 +141,11 @@ export class Pool {
 
   /** The decode table of f in the pool's memory (uploaded on first use). */
   #table(f: Format): WasmTable {
-    const key = JSON.stringify(spec(f));
-    let t = this.#tables.get(key);
+    let t = this.#tables.get(f);
     if (!t) {
       const heap = this.#w.heap;
       t = uploadTable(heap.kernels, f, decodeTable32(f), (bytes) => heap.alloc(bytes), () => heap.buffer);
-      this.#tables.set(key, t);
+      this.#tables.set(f, t);
     }
     return t;
   }
@@ -165,7 +164,7 @@ export class Pool {
     const shared = share(codes);
     const out = given && isShared(given) ? given : sharedArray(Float32Array, n);
     const target = given && keep(given);
-    const job = (op: "check" | "dequantize") => (a: number, b: number, id: number): Job => ({ op, id, first: a, format: spec(f), kernels, codes: shared.subarray(a, b), out: out.subarray(a, b) });
+    const job = (op: "check" | "dequantize") => (a: number, b: number, id: number): Job => ({ op, id, first: a, format: f.toJSON(), kernels, codes: shared.subarray(a, b), out: out.subarray(a, b) });
     if (f.codeCount < 2 ** (8 * codes.BYTES_PER_ELEMENT)) await this.#w.run(n, job("check"));
     await this.#w.run(n, job("dequantize"));
     return target ? copyBack(target, out) : out;

@@ -3,6 +3,7 @@ import { ArgumentTypeError, CodeRangeError, FormatError, ProjectionError } from 
 import type { ConversionFlags } from "../exact/cast.js";
 import type { Projection } from "../exact/projection.js";
 import type { FormatSpec } from "../format/model.js";
+import type { KernelCall, WasmMemory, WasmModule } from "../wasm/abi.js";
 
 /** Arrays a job reads and writes: views of SharedArrayBuffers (posting them shares the memory, nothing is copied). */
 export type SharedView = Float32Array | Float64Array | Uint8Array | Uint16Array | Uint32Array;
@@ -43,7 +44,7 @@ export interface WasmJob {
   readonly op: "wasm";
   readonly id: number;
   readonly first: number;
-  readonly fn: string;
+  readonly fn: KernelCall;
   readonly counter: number;
   readonly calls: ReadonlyArray<readonly number[]>;
 }
@@ -77,8 +78,8 @@ export type Job = QuantizeJob | DequantizeJob | WasmJob | DotJob;
 
 /** What a worker receives at start (worker.ts): the threads build and the shared memory it instantiates it on. */
 export interface WorkerInit {
-  readonly module: WebAssembly.Module;
-  readonly memory: WebAssembly.Memory;
+  readonly module: WasmModule;
+  readonly memory: WasmMemory;
 }
 
 /** A typed error as plain data: its class name, the argument it names and the message after "argument: ". */

@@ -4,9 +4,10 @@ import { dequantize, quantize } from "../api/bulk.js";
 import { requireCodes } from "../api/validate.js";
 import { CodeRangeError } from "../errors.js";
 import { newFlags } from "../exact/cast.js";
-import { type Format, type FormatSpec, makeFormat } from "../format/model.js";
+import { formatFromSpec } from "../format/registry.js";
 import { requireBelow } from "../wasm/decode.js";
-import { kernels, useKernels } from "../wasm/instance.js";
+import { callKernel } from "../wasm/abi.js";
+import { instantiateKernels, kernels, useKernels } from "../wasm/instance.js";
 import { dotRowsArgs, dotRowsChecked, matmulArgs, matmulChecked, requireCodesIn } from "../dot/index.js";
 import type { DotOptions } from "../dot/index.js";
 import { onJob, reply, workerInit } from "./port.js";
@@ -14,37 +15,29 @@ import { type DequantizeJob, type DotJob, type Job, type QuantizeJob, type Reply
 
 const init = await workerInit();
 /** The threads build on the shared memory: its globals (the encode kernel's block address) are this thread's own. */
-const shared = new WebAssembly.Instance(init.module, { env: { memory: init.memory } }).exports as Record<string, (...args: number[]) => number | undefined>;
+const shared = instantiateKernels(init.module, init.memory);
 
 function runWasm(job: WasmJob): Reply {
   const counter = new Int32Array(init.memory.buffer, job.counter, 1);
   let value: number | undefined;
   for (let c = Atomics.add(counter, 0, 1); c < job.calls.length; c = Atomics.add(counter, 0, 1)) {
-    const v = shared[job.fn]!(...job.calls[c]!);
+    const v = callKernel(shared, job.fn, job.calls[c]!);
     if (typeof v === "number") value = Math.max(value ?? v, v);
   }
   return value === undefined ? { id: job.id } : { id: job.id, value };
 }
 
-const formats = new Map<string, Format>();
-/** One Format per spec, so the per-Format caches (decode tables, kernel constants) are built once per worker. */
-function formatOf(spec: FormatSpec): Format {
-  const key = JSON.stringify(spec);
-  let f = formats.get(key);
-  if (!f) formats.set(key, (f = makeFormat(spec)));
-  return f;
-}
 
 function runQuantize(job: QuantizeJob): Reply {
   const flags = job.flags ? newFlags() : undefined;
   // Seeded R_i is keyed by the absolute index: this part starts at element job.first.
   const random = job.seed === undefined ? { random: job.random } : { seed: job.seed, seedIndex: job.first };
-  quantize(job.src, formatOf(job.format), { ...job.projection, ...random, out: job.out, flags });
+  quantize(job.src, formatFromSpec(job.format), { ...job.projection, ...random, out: job.out, flags });
   return { id: job.id, flags };
 }
 
 function runDequantize(job: DequantizeJob): Reply {
-  const f = formatOf(job.format);
+  const f = formatFromSpec(job.format);
   if (job.op === "dequantize") {
     dequantize(job.codes, f, { out: job.out });
     return { id: job.id };
@@ -62,7 +55,7 @@ function runDequantize(job: DequantizeJob): Reply {
 }
 
 function runDot(job: DotJob): Reply {
-  const formats = [formatOf(job.formats[0]), formatOf(job.formats[1])] as const;
+  const formats = [formatFromSpec(job.formats[0]), formatFromSpec(job.formats[1])] as const;
   const options = { ...job.options, formats } as DotOptions;
   if (job.kind === "check") {
     requireCodesIn(job.a, formats[job.argument === "b" ? 1 : 0], job.argument ?? "a");

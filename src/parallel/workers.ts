@@ -1,10 +1,10 @@
 // The pool's worker threads and how jobs reach them: posting, settling (the first part's typed error wins), the
 // chunked kernel runs on the shared memory, and the shared-array helpers the conversion and dot jobs share.
 import { ArgumentTypeError, CodeRangeError } from "../errors.js";
-import type { Format, FormatSpec } from "../format/model.js";
 import type { SharedHeap } from "./heap.js";
 import type { WorkerHandle } from "./host.js";
 import { type Job, type Reply, type SharedView, reviveError, splitRanges } from "./protocol.js";
+import type { KernelCall } from "../wasm/abi.js";
 
 /** Part boundaries are multiples of 64 elements (whole cache lines of codes, whole SIMD blocks). */
 export const ALIGN = 64;
@@ -56,29 +56,6 @@ export function copyBack<T extends SharedView>(target: () => T, out: T): T {
 }
 
 /** Every field of FormatSpec (the compiler checks the list is complete). */
-const SPEC_FIELDS: Record<keyof FormatSpec, true> = {
-  name: true,
-  family: true,
-  K: true,
-  P: true,
-  bias: true,
-  signed: true,
-  infinity: true,
-  highNaNs: true,
-  negativeZero: true,
-  zero: true,
-  subnormals: true,
-  finiteOverflow: true,
-  nanSubstitute: true,
-  nanPayload: true,
-  signedZeroAndNaN: true,
-  defaultProjection: true,
-};
-
-/** The parameters of a format as plain data (a worker rebuilds the Format from them). */
-export function spec(f: Format): FormatSpec {
-  return Object.fromEntries(Object.keys(SPEC_FIELDS).map((k) => [k, f[k as keyof FormatSpec]])) as unknown as FormatSpec;
-}
 
 interface Pending {
   resolve(reply: Reply): void;
@@ -154,7 +131,7 @@ export class Workers {
    * thread, each a multiple of `align` and at least `minChunk` long; `args` gives a chunk's arguments on a thread (its
    * own parameter block or scratch). Returns the largest value any call returned (the code scans), or 0.
    */
-  async runKernel(n: number, fn: string, args: (start: number, end: number, thread: number) => number[], align = ALIGN, minChunk = MIN_CHUNK): Promise<number> {
+  async runKernel(n: number, fn: KernelCall, args: (start: number, end: number, thread: number) => number[], align = ALIGN, minChunk = MIN_CHUNK): Promise<number> {
     if (n === 0) return 0;
     const threads = this.threads.length;
     const chunk = Math.max(minChunk, Math.ceil(n / (threads * CHUNKS_PER_THREAD) / align) * align);

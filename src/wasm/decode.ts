@@ -1,6 +1,7 @@
 // Dequantize in Wasm: each format's decode table (from the exact core) is uploaded once and applied by a kernel.
 import { CodeRangeError } from "../errors.js";
 import type { Format } from "../format/model.js";
+import { callKernel } from "./abi.js";
 import { type Kernels, kernels } from "./instance.js";
 import { allocBytesRaw, freeBytesRaw, keep, memoryBuffer, requireLive, stream, type WasmView } from "./memory.js";
 
@@ -8,7 +9,7 @@ import { allocBytesRaw, freeBytesRaw, keep, memoryBuffer, requireLive, stream, t
 export interface WasmTable {
   readonly table: number;
   readonly bytes: number;
-  /** ≤ 4-bit formats: 64 bytes, byte b of the 16 entries at planes + 16·b (docs/wasm-kernels.md §3); else −1. */
+  /** ≤ 4-bit formats: 64 bytes, byte b of the 16 entries at planes + 16·b; else −1. */
   readonly planes: number;
   /** 5…8-bit formats with a split form (see splitTable); else −1. */
   readonly split: number;
@@ -22,18 +23,11 @@ export interface WasmTable {
 
 /** Tables held at once (16-bit formats take 256 KiB each); the least recently used one is freed beyond it. */
 const MAX_TABLES = 32;
-const tables = new Map<string, WasmTable>();
+/** Tables by Format identity (equal parameters are one interned Format), least recently used first. */
+const tables = new Map<Format, WasmTable>();
 /** Bytes of a split table: A, B, X and 3 residual rows of 16-bit values as byte planes (assembly/decode.ts). */
 const SPLIT_BYTES = 176;
 const SPLIT_ROWS = 3;
-
-const keys = new WeakMap<Format, string>();
-/** Formats with equal parameters share a table, whichever Format object names them (customFormat makes new ones). */
-function tableKey(f: Format): string {
-  let key = keys.get(f);
-  if (key === undefined) keys.set(f, (key = JSON.stringify(f)));
-  return key;
-}
 
 /** The most frequent element of a list. */
 function mode<T>(xs: T[]): T {
@@ -165,19 +159,18 @@ export function decodeCall(t: WasmTable, bytesPerCode: number): { name: DecodeKe
   return { name: "decodeLut8", args: [t.table] };
 }
 
-export type DecodeKernel = "decodeLinear16" | "decodeIeee16" | "decodeLut16" | "decodeNibbles" | "decodeSplit2" | "decodeSplit3" | "decodeLut8";
+type DecodeKernel = "decodeLinear16" | "decodeIeee16" | "decodeLut16" | "decodeNibbles" | "decodeSplit2" | "decodeSplit3" | "decodeLut8";
 
 /** Uploads (once) the float32 bits of every code of f, a format of up to 16 bits; decodeTable32 supplies them. */
 export function wasmTable(k: Kernels, f: Format, decodeTable32: (f: Format) => Uint32Array): WasmTable {
-  const key = tableKey(f);
-  let t = tables.get(key);
+  let t = tables.get(f);
   if (t) {
-    tables.delete(key);
-    tables.set(key, t);
+    tables.delete(f);
+    tables.set(f, t);
     return t;
   }
-  t = uploadTable(k, f, decodeTable32(f), allocBytesRaw, () => memoryBuffer(k));
-  tables.set(key, t);
+  t = uploadTable(k, f, decodeTable32(f), allocBytesRaw, memoryBuffer);
+  tables.set(f, t);
   if (tables.size > MAX_TABLES) {
     const [oldKey, old] = tables.entries().next().value!;
     tables.delete(oldKey);
@@ -213,8 +206,6 @@ export function dequantizeWasm(codes: Uint8Array | Uint16Array | Uint32Array, f:
   requireBelow(k, codesNow() as Uint8Array | Uint16Array, f.codeCount, "codes", `a ${f.name} code in [0, ${f.codeCount - 1}]`);
   const t = wasmTable(k, f, decodeTable32);
   const { name, args } = decodeCall(t, codes.BYTES_PER_ELEMENT);
-  const kernel = k[name] as (src: number, dst: number, n: number, a: number, b?: number) => void;
-  const run = (s: number, d: number, n: number) => kernel(s, d, n, args[0]!, args[1]);
-  stream(codesNow(), outNow(), run);
+  stream(codesNow(), outNow(), (s, d, n) => callKernel(k, name, [s, d, n, ...args]));
   return outNow();
 }

@@ -1,43 +1,21 @@
 // The Wasm kernels: instantiated synchronously from the bytes inlined by scripts/build.mjs (no loader, no imports).
 import { kernelsBase64 } from "../../build/wasm/kernels.js";
+import { type Kernels, type WasmMemory, type WasmModule, base64Bytes } from "./abi.js";
 
-/** Kernel exports (raw pointer ABI: byte addresses and element counts; see assembly/index.ts). */
-export interface Kernels {
-  readonly memory: WebAssembly.Memory;
-  heapBase(): number;
-  decodeLut8(src: number, dst: number, n: number, table: number): void;
-  decodeLut16(src: number, dst: number, n: number, table: number): void;
-  decodeLinear16(src: number, dst: number, n: number, shift: number, offset: number): void;
-  decodeIeee16(src: number, dst: number, n: number, params: number, table: number): void;
-  nibblePlanes(table: number, planes: number): void;
-  decodeNibbles(src: number, dst: number, n: number, planes: number, table: number): void;
-  decodePacked4(src: number, dst: number, n: number, planes: number, table: number): void;
-  decodePacked6(src: number, dst: number, n: number, table: number): void;
-  decodeSplit2(src: number, dst: number, n: number, split: number, table: number): void;
-  decodeSplit3(src: number, dst: number, n: number, split: number, table: number): void;
-  decodePacked6Split2(src: number, dst: number, n: number, split: number, table: number): void;
-  decodePacked6Split3(src: number, dst: number, n: number, split: number, table: number): void;
-  maxU8(src: number, n: number): number;
-  maxU16(src: number, n: number): number;
-  pack4(src: number, dst: number, n: number): void;
-  unpack4(src: number, dst: number, n: number): void;
-  pack6(src: number, dst: number, n: number): void;
-  unpack6(src: number, dst: number, n: number): void;
-}
+export type { Kernels } from "./abi.js";
 
 let instance: Kernels | null | undefined;
 let enabled = true;
 let failure: unknown;
 
-function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
-}
-
-function instantiate(module: WebAssembly.Module): Kernels {
-  return new WebAssembly.Instance(module, {}).exports as unknown as Kernels;
+/**
+ * An instance of compiled kernels: on a memory of its own, or (the threads build) on an imported shared memory.
+ * The one place the exports are cast to their typed ABI.
+ */
+export function instantiateKernels(module: WasmModule, memory?: WasmMemory): Kernels {
+  const imports: WebAssembly.Imports = memory ? { env: { memory: memory as WebAssembly.Memory } } : {};
+  const exports = new WebAssembly.Instance(module as WebAssembly.Module, imports).exports;
+  return (memory ? { ...exports, memory } : exports) as unknown as Kernels;
 }
 
 /**
@@ -49,7 +27,7 @@ export function kernels(): Kernels | undefined {
   if (!enabled) return undefined;
   if (instance === undefined) {
     try {
-      instance = instantiate(new WebAssembly.Module(decodeBase64(kernelsBase64)));
+      instance = instantiateKernels(new WebAssembly.Module(base64Bytes(kernelsBase64)));
     } catch (error) {
       failure = error;
       instance = null;
@@ -62,7 +40,7 @@ export function kernels(): Kernels | undefined {
 export async function initKernels(): Promise<boolean> {
   if (instance) return true;
   try {
-    instance = instantiate(await WebAssembly.compile(decodeBase64(kernelsBase64)));
+    instance = instantiateKernels(await WebAssembly.compile(base64Bytes(kernelsBase64)));
   } catch (error) {
     failure = error;
     instance = null;

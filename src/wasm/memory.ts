@@ -11,30 +11,18 @@
 // chunk's first element (for counter-based random bits); options.extra streams more inputs (e.g. caller random
 // bits), whose pointers arrive as the fifth argument. Packed sides set options.group and the byte counts per group.
 import { ArgumentTypeError, CodeRangeError, describe } from "../errors.js";
+import { ALIGN, Heap, type ViewType, type WasmView } from "./heap.js";
 import { type Kernels, kernels } from "./instance.js";
 
-const PAGE = 65536;
-/** wasm32 memory ends at 4 GiB (65536 pages on Node 20; docs/wasm-kernels.md §2). */
+export type { WasmView } from "./heap.js";
+/** wasm32 memory ends at 4 GiB (65536 pages of 64 KiB). */
 export const MAX_MEMORY_BYTES = 2 ** 32;
-/** Cache-line alignment of every block (v128 loads need 16). */
-const ALIGN = 64;
 /** Elements per streamed chunk: 64K (≤ 384 KiB of scratch for float32 + 16-bit codes) fits L2; 32K…128K measured within ±10 %. */
 export const CHUNK = 65536;
 
-export type WasmView = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float32Array | Float64Array;
-type ViewType<T extends WasmView> = { new (buffer: ArrayBuffer, byteOffset: number, length: number): T; readonly BYTES_PER_ELEMENT: number };
+const VIEW_TYPES: unknown[] = [Uint8Array, Uint16Array, Uint32Array, Int32Array, Float32Array, Float64Array];
 
-interface Block {
-  ptr: number;
-  size: number;
-}
-
-/** Buffers of Wasm memory that a growth detached: views over them are stale and are rejected by name. */
-const staleBuffers = new WeakSet<ArrayBufferLike>();
-const freeBlocks: Block[] = [];
-let top = -1;
-let lastBuffer: ArrayBuffer | undefined;
-let liveBytes = 0;
+let heap: Heap | undefined;
 
 function required(): Kernels {
   const k = kernels();
@@ -42,26 +30,26 @@ function required(): Kernels {
   return k;
 }
 
-/** The current memory buffer; remembers the previous one as stale when memory grew. */
-export function memoryBuffer(k: Kernels = required()): ArrayBuffer {
-  const buffer = k.memory.buffer;
-  if (buffer !== lastBuffer) {
-    if (lastBuffer) staleBuffers.add(lastBuffer);
-    lastBuffer = buffer;
-  }
-  return buffer;
+/** The allocator of the kernels' own memory (created with the instance). */
+export function runtimeHeap(): Heap {
+  const k = required();
+  if (heap?.memory !== k.memory) heap = new Heap(k.memory, k.heapBase(), MAX_MEMORY_BYTES, "Wasm memory", "4 GiB");
+  return heap;
+}
+
+/** The current memory buffer (a new one after each growth, which detaches the previous one). */
+export function memoryBuffer(): ArrayBuffer {
+  return runtimeHeap().buffer as ArrayBuffer;
 }
 
 /** True when `a` is a live view into Wasm memory (then its byteOffset is its address). */
 export function inWasm(a: ArrayBufferView): boolean {
-  const k = kernels();
-  return k !== undefined && a.buffer === memoryBuffer(k);
+  return kernels() !== undefined && runtimeHeap().owns(a);
 }
 
 /** Rejects views of Wasm memory from before a growth (they are detached and read as empty). */
 export function requireLive(a: ArrayBufferView, argument: string): void {
-  memoryBuffer();
-  if (staleBuffers.has(a.buffer)) {
+  if (runtimeHeap().stale(a)) {
     throw new ArgumentTypeError(argument, `is a view of Wasm memory from before it grew (now detached); allowed: a current view, e.g. handle.array read after the last allocation`);
   }
 }
@@ -79,92 +67,45 @@ export function keep<T extends WasmView>(a: T): () => T {
 
 /** Allocates `bytes` bytes (64-byte aligned) and returns the address; grows memory when needed. */
 export function allocBytesRaw(bytes: number, argument = "n"): number {
-  const k = required();
-  if (!Number.isSafeInteger(bytes) || bytes < 0) throw new CodeRangeError(argument, `needs ${describe(bytes)} bytes; allowed: a non-negative integer`);
-  if (top < 0) top = Math.ceil(k.heapBase() / ALIGN) * ALIGN;
-  const size = Math.max(ALIGN, Math.ceil(bytes / ALIGN) * ALIGN);
-  for (let i = 0; i < freeBlocks.length; i++) {
-    const b = freeBlocks[i]!;
-    if (b.size < size) continue;
-    const ptr = b.ptr;
-    if (b.size === size) freeBlocks.splice(i, 1);
-    else freeBlocks[i] = { ptr: b.ptr + size, size: b.size - size };
-    liveBytes += size;
-    return ptr;
-  }
-  const end = top + size;
-  if (end > MAX_MEMORY_BYTES) {
-    throw new CodeRangeError(argument, `needs ${bytes} bytes of Wasm memory with ${liveBytes} in use; allowed: at most 4 GiB in all (wasm32), so process the data in parts`);
-  }
-  const have = k.memory.buffer.byteLength;
-  if (end > have) {
-    // Grow at least geometrically (few detaching growths) but never past the 4 GiB cap.
-    const want = Math.min(MAX_MEMORY_BYTES, Math.max(end, Math.min(2 * have, have + 256 * 2 ** 20)));
-    try {
-      k.memory.grow(Math.ceil((want - have) / PAGE));
-    } catch {
-      try {
-        k.memory.grow(Math.ceil((end - have) / PAGE));
-      } catch (error) {
-        throw new CodeRangeError(argument, `needs ${bytes} bytes, but Wasm memory cannot grow to ${end} bytes (${String(error)}); allowed: what the host grants`);
-      }
-    }
-    memoryBuffer(k);
-  }
-  top = end;
-  liveBytes += size;
-  return end - size;
+  return runtimeHeap().alloc(bytes, argument);
 }
 
-/** Returns a block from allocBytesRaw to the free list (coalescing neighbours and trimming the top). */
+/**
+ * Returns a block from allocBytesRaw to the free list (coalescing neighbours and trimming the top). It reaches no
+ * further than the heap, so bundles whose only use is a finalizer's free leave the kernels out.
+ */
 export function freeBytesRaw(ptr: number, bytes: number): void {
-  const size = Math.max(ALIGN, Math.ceil(bytes / ALIGN) * ALIGN);
-  liveBytes -= size;
-  let i = 0;
-  while (i < freeBlocks.length && freeBlocks[i]!.ptr < ptr) i++;
-  freeBlocks.splice(i, 0, { ptr, size });
-  if (i + 1 < freeBlocks.length && freeBlocks[i]!.ptr + freeBlocks[i]!.size === freeBlocks[i + 1]!.ptr) {
-    freeBlocks[i]!.size += freeBlocks[i + 1]!.size;
-    freeBlocks.splice(i + 1, 1);
-  }
-  if (i > 0 && freeBlocks[i - 1]!.ptr + freeBlocks[i - 1]!.size === freeBlocks[i]!.ptr) {
-    freeBlocks[i - 1]!.size += freeBlocks[i]!.size;
-    freeBlocks.splice(i, 1);
-  }
-  const last = freeBlocks[freeBlocks.length - 1];
-  if (last && last.ptr + last.size === top) {
-    top = last.ptr;
-    freeBlocks.pop();
-  }
+  heap?.free(ptr, bytes);
 }
 
 /** Allocator state, for tests and diagnostics. */
-export function memoryStats(): { memoryBytes: number; liveBytes: number; topBytes: number; freeBlocks: number; largestFreeBlock: number } {
-  const k = required();
-  const largestFreeBlock = Math.max(0, ...freeBlocks.map((b) => b.size));
-  return { memoryBytes: k.memory.buffer.byteLength, liveBytes, topBytes: Math.max(top, 0), freeBlocks: freeBlocks.length, largestFreeBlock };
+export function memoryStats(): ReturnType<Heap["stats"]> {
+  return runtimeHeap().stats();
 }
 
-/** A typed array living in Wasm memory: pass `.array` to bulk calls to run them without copies. */
+/**
+ * A typed array living in Wasm memory (allocFloat32 and friends, or a pool's allocFloat32 / allocCodes): pass
+ * `.array` to bulk calls to run them without copies.
+ */
 export class WasmArray<T extends WasmView> {
   #ptr: number;
   #view: T | undefined;
   readonly #type: ViewType<T>;
+  readonly #heap: Heap;
   /** Number of elements. */
   readonly length: number;
 
-  constructor(type: ViewType<T>, length: number, argument = "n") {
-    const types: unknown[] = [Uint8Array, Uint16Array, Uint32Array, Int32Array, Float32Array, Float64Array];
-    if (!types.includes(type)) throw new ArgumentTypeError("type", `got ${describe(type)}; allowed: Uint8Array, Uint16Array, Uint32Array, Int32Array, Float32Array or Float64Array`);
+  /** `heap`: the memory to allocate in (the kernels' own unless a pool passes its shared one). */
+  constructor(type: ViewType<T>, length: number, argument = "n", heap: Heap = runtimeHeap()) {
+    if (!VIEW_TYPES.includes(type)) throw new ArgumentTypeError("type", `got ${describe(type)}; allowed: Uint8Array, Uint16Array, Uint32Array, Int32Array, Float32Array or Float64Array`);
     if (!Number.isSafeInteger(length) || length < 0) throw new CodeRangeError(argument, `got ${describe(length)}; allowed: a non-negative integer`);
-    if (length * type.BYTES_PER_ELEMENT > MAX_MEMORY_BYTES) {
-      throw new CodeRangeError(argument, `is ${length} elements (${length * type.BYTES_PER_ELEMENT} bytes); allowed: at most 4 GiB of Wasm memory`);
-    }
+    const bytes = length * type.BYTES_PER_ELEMENT;
+    if (bytes > heap.maxBytes) throw new CodeRangeError(argument, `is ${length} elements (${bytes} bytes); allowed: at most ${heap.limit} of ${heap.name}`);
     this.#type = type;
+    this.#heap = heap;
     this.length = length;
-    this.#ptr = allocBytesRaw(length * type.BYTES_PER_ELEMENT, argument);
-    // Zeroed like a new typed array (a reused block holds old data).
-    new Uint8Array(memoryBuffer(), this.#ptr, length * type.BYTES_PER_ELEMENT).fill(0);
+    this.#view = heap.view(type, length, argument);
+    this.#ptr = this.#view.byteOffset;
   }
 
   /** Byte address in Wasm memory. */
@@ -173,9 +114,9 @@ export class WasmArray<T extends WasmView> {
     return this.#ptr;
   }
 
-  /** The current view (re-created after memory growth, which detaches earlier views). */
+  /** The current view (re-created after a growth of the kernels' memory, which detaches earlier views). */
   get array(): T {
-    const buffer = memoryBuffer();
+    const buffer = this.#heap.buffer;
     if (!this.#view || this.#view.buffer !== buffer) this.#view = new this.#type(buffer, this.ptr, this.length);
     return this.#view;
   }
@@ -187,7 +128,7 @@ export class WasmArray<T extends WasmView> {
   /** Releases the memory; later use of the handle throws, a second free() does nothing. */
   free(): void {
     if (this.#ptr < 0) return;
-    freeBytesRaw(this.#ptr, this.length * this.#type.BYTES_PER_ELEMENT);
+    this.#heap.free(this.#ptr, this.length * this.#type.BYTES_PER_ELEMENT);
     this.#ptr = -1;
     this.#view = undefined;
   }
@@ -196,7 +137,7 @@ export class WasmArray<T extends WasmView> {
 export interface StreamOptions {
   /** Number of elements (default: src.length). */
   n?: number;
-  /** Elements per indivisible group (2 for packed FP4 bytes, 4 for FP6 triples); chunks hold whole groups. */
+  /** Elements per indivisible group (2 for packed FP4 bytes, 4 for FP6 triples, a block); chunks hold whole groups. */
   group?: number;
   /** Bytes of src per group (default group × src.BYTES_PER_ELEMENT); the last group may be partial. */
   srcGroupBytes?: number;
@@ -204,8 +145,11 @@ export interface StreamOptions {
   outGroupBytes?: number;
   /** Extra inputs with one element per element (e.g. caller random bits). */
   extra?: readonly WasmView[];
+  /** Extra outputs with their bytes per group (e.g. one scale code per block). */
+  outputs?: ReadonlyArray<{ readonly array: WasmView; readonly groupBytes: number }>;
 }
 
+/** A kernel call on one chunk: pointers of src and out, its count and first index, then extra and outputs pointers. */
 export type StreamRun = (srcPtr: number, dstPtr: number, count: number, first: number, extraPtrs: readonly number[]) => void;
 
 interface Side {
@@ -230,12 +174,26 @@ function overlaps(a: Side, b: Side): boolean {
   return a0 < b0 + b.totalBytes && b0 < a0 + a.totalBytes && a.totalBytes > 0 && b.totalBytes > 0;
 }
 
+/** Scratch of `need` bytes: the shared region, or (for a run that streams again) a block of its own. */
+function scratchBase(need: number, nested: boolean): number {
+  if (need === 0) return -1;
+  if (nested) return allocBytesRaw(need);
+  if (scratchBytes < need) {
+    if (scratchPtr >= 0) freeBytesRaw(scratchPtr, scratchBytes);
+    scratchPtr = -1;
+    scratchPtr = allocBytesRaw(need);
+    scratchBytes = need;
+  }
+  return scratchPtr;
+}
+
 /**
- * Runs `run` over src → out chunk by chunk. Sides in Wasm memory are passed by address; others are copied through
- * a reusable scratch region. out may be null (a read-only pass, e.g. validation). Overlapping src/out is rejected.
+ * Runs `run` over src → out chunk by chunk: the only chunker of the kernels' wrappers. Sides in Wasm memory are
+ * passed by address; others are copied through a reusable scratch region. out may be null (a read-only pass, e.g.
+ * validation). Outputs overlapping an input or each other are rejected.
  */
 export function stream(src: WasmView, out: WasmView | null, run: StreamRun, options: StreamOptions = {}): void {
-  const k = required();
+  const h = runtimeHeap();
   const n = options.n ?? src.length;
   const group = options.group ?? 1;
   const groups = Math.ceil(n / group);
@@ -243,15 +201,22 @@ export function stream(src: WasmView, out: WasmView | null, run: StreamRun, opti
     if (array) requireLive(array, argument);
     const totalBytes = array ? Math.ceil((n * groupBytes) / group) : 0;
     if (array && array.byteLength < totalBytes) throw new CodeRangeError(argument, `has ${array.byteLength} bytes; allowed: at least ${totalBytes} for ${n} elements`);
-    return { array, byteOffset: array ? array.byteOffset : 0, groupBytes, totalBytes, input, direct: array !== null && array.buffer === memoryBuffer(k), scratch: -1 };
+    return { array, byteOffset: array ? array.byteOffset : 0, groupBytes, totalBytes, input, direct: array !== null && h.owns(array), scratch: -1 };
   };
+  const extra = options.extra ?? [];
   const sides = [
     side(src, options.srcGroupBytes ?? group * src.BYTES_PER_ELEMENT, true, "src"),
     side(out, out ? (options.outGroupBytes ?? group * out.BYTES_PER_ELEMENT) : 0, false, "out"),
-    ...(options.extra ?? []).map((a, i) => side(a, group * a.BYTES_PER_ELEMENT, true, `extra[${i}]`)),
+    ...extra.map((a, i) => side(a, group * a.BYTES_PER_ELEMENT, true, `extra[${i}]`)),
+    ...(options.outputs ?? []).map((o, i) => side(o.array, o.groupBytes, false, `outputs[${i}]`)),
   ];
-  for (let i = 2; i < sides.length; i++) if (overlaps(sides[1]!, sides[i]!)) throw new ArgumentTypeError("out", `overlaps extra[${i - 2}]; allowed: a separate array`);
-  if (overlaps(sides[0]!, sides[1]!)) throw new ArgumentTypeError("out", "overlaps the input; allowed: a separate array");
+  const name = (i: number) => (i === 0 ? "the input" : i === 1 ? "out" : i < 2 + extra.length ? `extra[${i - 2}]` : `outputs[${i - 2 - extra.length}]`);
+  for (let i = 0; i < sides.length; i++) {
+    for (let j = i + 1; j < sides.length; j++) {
+      const [o, other] = sides[j]!.input ? [i, j] : [j, i];
+      if ((!sides[i]!.input || !sides[j]!.input) && overlaps(sides[i]!, sides[j]!)) throw new ArgumentTypeError(name(o), `overlaps ${name(other)}; allowed: a separate array`);
+    }
+  }
   if (n === 0) return;
   const chunkGroups = Math.min(groups, Math.max(1, Math.floor(CHUNK / group)));
   // Each staged side gets a slice of the scratch region, rounded to 64 bytes.
@@ -261,45 +226,27 @@ export function stream(src: WasmView, out: WasmView | null, run: StreamRun, opti
     s.scratch = need;
     need += Math.ceil((chunkGroups * s.groupBytes) / ALIGN) * ALIGN;
   }
-  // A nested call (a run that streams) gets its own scratch instead of the shared one.
   const nested = streaming;
-  let base = -1;
-  if (need > 0) {
-    if (nested) base = allocBytesRaw(need);
-    else {
-      if (scratchBytes < need) {
-        if (scratchPtr >= 0) freeBytesRaw(scratchPtr, scratchBytes);
-        scratchPtr = -1;
-        scratchPtr = allocBytesRaw(need);
-        scratchBytes = need;
-      }
-      base = scratchPtr;
-    }
-  }
+  const base = scratchBase(need, nested);
   streaming = true;
   try {
     const ptrs = sides.map(() => 0);
+    const bytesAt = (s: Side, g: number) => Math.min(chunkGroups * s.groupBytes, s.totalBytes - g * s.groupBytes);
     for (let g = 0; g < groups; g += chunkGroups) {
       const count = Math.min(chunkGroups * group, n - g * group);
-      const memory = new Uint8Array(memoryBuffer(k));
-      for (let i = 0; i < sides.length; i++) {
-        const s = sides[i]!;
-        if (!s.array) continue;
+      const memory = new Uint8Array(h.buffer);
+      sides.forEach((s, i) => {
+        if (!s.array) return;
         const offset = g * s.groupBytes;
-        const bytes = Math.min(chunkGroups * s.groupBytes, s.totalBytes - offset);
-        if (s.direct) ptrs[i] = s.byteOffset + offset;
-        else {
-          ptrs[i] = base + s.scratch;
-          if (s.input) memory.set(new Uint8Array(s.array.buffer, s.byteOffset + offset, bytes), ptrs[i]);
-        }
-      }
+        ptrs[i] = s.direct ? s.byteOffset + offset : base + s.scratch;
+        if (s.input && !s.direct) memory.set(new Uint8Array(s.array.buffer, s.byteOffset + offset, bytesAt(s, g)), ptrs[i]);
+      });
       run(ptrs[0]!, ptrs[1]!, count, g * group, ptrs.slice(2));
-      const out = sides[1]!;
-      if (out.array && !out.direct) {
-        const offset = g * out.groupBytes;
-        const bytes = Math.min(chunkGroups * out.groupBytes, out.totalBytes - offset);
-        new Uint8Array(out.array.buffer, out.byteOffset + offset, bytes).set(new Uint8Array(memoryBuffer(k), ptrs[1]!, bytes));
-      }
+      sides.forEach((s, i) => {
+        if (!s.array || s.input || s.direct) return;
+        const bytes = bytesAt(s, g);
+        new Uint8Array(s.array.buffer, s.byteOffset + g * s.groupBytes, bytes).set(new Uint8Array(h.buffer, ptrs[i]!, bytes));
+      });
     }
   } finally {
     streaming = nested;

@@ -1,0 +1,41 @@
+// Encode kernel, fast deterministic magnitudes: NearestTiesToEven (the float-add trick for subnormal results) and
+// the directed family (an addend on the float32 bits, a threshold on the fraction of subnormal results).
+import { F_ABS, F_ONE, F_TWO23, c, k } from "./encode-common";
+import { Slot } from "./encode-layout";
+
+/** Rounded, clamped magnitude code of four lanes (NearestTiesToEven). */
+// @ts-ignore: decorator
+@inline
+export function fastMagnitude(x: v128, shift: i32, rebias: v128, half: v128, magic: v128, normalBits: v128, limit: v128): v128 {
+  const a = v128.and(x, k(F_ABS));
+  const b = i32x4.add(a, rebias); // exponent rebiased: b >> shift is the truncated magnitude code
+  const n = i32x4.shr_s(i32x4.add(i32x4.add(b, half), v128.and(i32x4.shr_u(b, shift), k(F_ONE))), shift);
+  const s = i32x4.sub(f32x4.add(a, magic), magic);
+  // With bias 128 (rebias 2^23) ∞ and values near it wrap negative: the unsigned clamp still sends them to LIMIT.
+  return i32x4.min_u(v128.bitselect(s, n, i32x4.lt_s(a, normalBits)), limit);
+}
+
+/**
+ * Rounded, clamped magnitude code of four lanes under TowardZero/Positive/Negative, TowardMaxMagnitude, ToOdd or
+ * NearestTiesToAway: normal results add T (by parity and sign) to the float32 bits before the shift; subnormal
+ * results split y = |x|·2^−minQ (exact) into ⌊y⌋ and the fraction ν and round away iff bits(ν) > G.
+ */
+// @ts-ignore: decorator
+@inline
+export function directedMagnitude(p: usize, x: v128, shift: i32, rebias: v128, scale1: v128, scale2: v128, normalBits: v128, limit: v128, limitNeg: v128): v128 {
+  const a = v128.and(x, k(F_ABS));
+  const neg = i32x4.shr_s(x, 31);
+  const one = k(F_ONE);
+  const b = i32x4.add(a, rebias);
+  const oddN = i32x4.neg(v128.and(i32x4.shr_u(b, shift), one));
+  const t = i32x4.add(i32x4.add(c(p, Slot.directedTBase), v128.and(oddN, c(p, Slot.directedTOdd))), i32x4.add(v128.and(neg, c(p, Slot.directedTNegative)), v128.andnot(c(p, Slot.directedTPositive), neg)));
+  const n = i32x4.shr_s(i32x4.add(b, t), shift);
+  const y = f32x4.mul(f32x4.mul(a, scale1), scale2);
+  const floor = f32x4.floor(y);
+  const whole = i32x4.sub(f32x4.add(floor, k(F_TWO23)), k(F_TWO23));
+  const oddS = i32x4.neg(v128.and(whole, one));
+  const g = i32x4.add(i32x4.add(c(p, Slot.directedGBase), v128.and(oddS, c(p, Slot.directedGOdd))), i32x4.add(v128.and(neg, c(p, Slot.directedGNegative)), v128.andnot(c(p, Slot.directedGPositive), neg)));
+  const s = i32x4.sub(whole, i32x4.gt_s(f32x4.sub(y, floor), g));
+  return i32x4.min_u(v128.bitselect(s, n, i32x4.lt_s(a, normalBits)), v128.bitselect(limitNeg, limit, neg));
+}
+

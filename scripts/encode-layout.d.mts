@@ -1,0 +1,2 @@
+export function renderAssembly(): string;
+export function renderTypeScript(): string;

@@ -1,0 +1,91 @@
+// The kernels' exports (assembly/index.ts) as typed groups: raw pointer ABI, byte addresses and element counts.
+// instance.ts casts an instance's exports to Kernels once; everything else reaches the kernels through these types.
+// The memory and module types are structural so the shipped declarations need no WebAssembly namespace (a Node-only
+// TypeScript project without the DOM library type-checks them).
+
+/** The part of a WebAssembly.Memory the runtime uses. */
+export interface WasmMemory {
+  readonly buffer: ArrayBuffer | SharedArrayBuffer;
+  grow(pages: number): number;
+}
+
+/** A compiled WebAssembly.Module, passed through to workers without being looked into. */
+export type WasmModule = object;
+
+export interface CoreExports {
+  readonly memory: WasmMemory;
+  /** First byte the host allocator may use (after the kernels' static data). */
+  heapBase(): number;
+}
+
+export interface DecodeExports {
+  decodeLut8(src: number, dst: number, n: number, table: number): void;
+  decodeLut16(src: number, dst: number, n: number, table: number): void;
+  decodeLinear16(src: number, dst: number, n: number, shift: number, offset: number): void;
+  decodeIeee16(src: number, dst: number, n: number, params: number, table: number): void;
+  nibblePlanes(table: number, planes: number): void;
+  decodeNibbles(src: number, dst: number, n: number, planes: number, table: number): void;
+  decodePacked4(src: number, dst: number, n: number, planes: number, table: number): void;
+  decodePacked6(src: number, dst: number, n: number, table: number): void;
+  decodeSplit2(src: number, dst: number, n: number, split: number, table: number): void;
+  decodeSplit3(src: number, dst: number, n: number, split: number, table: number): void;
+  decodePacked6Split2(src: number, dst: number, n: number, split: number, table: number): void;
+  decodePacked6Split3(src: number, dst: number, n: number, split: number, table: number): void;
+  maxU8(src: number, n: number): number;
+  maxU16(src: number, n: number): number;
+}
+
+export interface PackExports {
+  pack4(src: number, dst: number, n: number): void;
+  unpack4(src: number, dst: number, n: number): void;
+  pack6(src: number, dst: number, n: number): void;
+  unpack6(src: number, dst: number, n: number): void;
+}
+
+export interface EncodeExports {
+  /** The static parameter block of a host whose instance has a memory of its own. */
+  encodeParams(): number;
+  /** Bytes of one parameter block (hosts sharing a memory allocate one per thread). */
+  encodeParamsBytes(): number;
+  encodeF32(params: number, src: number, dst: number, n: number, first: number, random: number): void;
+}
+
+export interface DotExports {
+  /** The static parameter block of a host whose instance has a memory of its own. */
+  dotParams(): number;
+  /** Bytes of one dotBatch parameter block (its configuration and the kernel's index scratch). */
+  dotParamsBytes(): number;
+  dotBatch(params: number, a: number, b: number, m: number, n: number, sa: number, sb: number, out: number): void;
+}
+
+export interface BlockExports {
+  /** Bytes of one mxQuantize parameter block. */
+  mxParamsBytes(): number;
+  mxQuantize(params: number, src: number, blocks: number, scales: number, elems: number): void;
+}
+
+export interface LutExports {
+  lutApply2x8(a: number, b: number, dst: number, n: number, table: number, nb: number): void;
+  lutApply1x8(a: number, dst: number, n: number, table: number): void;
+}
+
+/** Every export of the kernels module. */
+export type Kernels = CoreExports & DecodeExports & PackExports & EncodeExports & DotExports & BlockExports & LutExports;
+
+/** The exports a pool worker calls by name on its instance of the threads build (protocol.ts WasmJob). */
+export type KernelCall = "encodeF32" | "dotBatch" | "maxU8" | "maxU16" | DecodeCall;
+type DecodeCall = Exclude<keyof DecodeExports, "nibblePlanes" | "maxU8" | "maxU16">;
+
+/** Calls the export `fn` with numeric arguments (a pool job's calls); returns its result, if any. */
+export function callKernel(k: Kernels, fn: KernelCall, args: readonly number[]): number | undefined {
+  const f = k[fn] as (...a: readonly number[]) => number | undefined;
+  return f(...args);
+}
+
+/** The bytes of a base64 text (the kernels inlined by scripts/build.mjs). */
+export function base64Bytes(text: string): Uint8Array<ArrayBuffer> {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}

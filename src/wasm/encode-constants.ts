@@ -1,0 +1,244 @@
+// The encode kernel's constants, derived from a Format and a projection as plain named numbers (no memory layout:
+// src/wasm/encode.ts packs them into the Wasm kernel's parameter block; other kernels may take the same record).
+import { project } from "../exact/cast.js";
+import { type ResolvedProjection, type Rounding, isStochastic } from "../exact/projection.js";
+import { type Exact, finite } from "../exact/value.js";
+import type { Format } from "../format/model.js";
+import { fieldsLog2 } from "../random.js";
+import { SCALAR, SLOT, type ScalarName, type SlotName, Variant } from "./encode-layout.js";
+
+/** The named constants of one (format, projection, random source): every slot and scalar word of the layout. */
+export type EncodeConstants = Record<SlotName | ScalarName, number>;
+
+const NONE = 0;
+/** Largest N the kernel handles: ν carries 31 exact fraction bits + sticky, B needs N + 1 of them, C N + 1 + sticky. */
+export const MAX_KERNEL_STOCHASTIC_BITS = 30;
+
+const ALL = -1;
+const INT_MIN = -(2 ** 31);
+
+/** Addends T of the round-away carry ν + T ≥ 2^32 (§4.7.4 RoundAway table with ν as a 32-bit fraction). */
+function roundingAddends(rounding: Rounding, N: number): { base: number; odd: number; even: number; positive: number; negative: number; mask: number } {
+  const none = { base: 0, odd: 0, even: 0, positive: 0, negative: 0, mask: ALL };
+  switch (rounding) {
+    case "TowardZero":
+      return none;
+    case "TowardPositive":
+      return { ...none, positive: ALL };
+    case "TowardNegative":
+      return { ...none, negative: ALL };
+    case "TowardMaxMagnitude":
+      return { ...none, base: ALL };
+    case "NearestTiesToAway":
+      return { ...none, base: INT_MIN };
+    case "NearestTiesToEven":
+      return { ...none, base: 0x7fffffff, odd: 1 };
+    case "ToOdd":
+      return { ...none, even: ALL };
+    case "StochasticA": // ⌊ν·2^N⌋ + R ≥ 2^N
+      return { ...none, mask: ~(2 ** (32 - N) - 1) };
+    case "StochasticB": // ⌊ν·2^(N+1)⌋ + 2R + 1 ≥ 2^(N+1)
+      return { ...none, base: 2 ** (31 - N), mask: ~(2 ** (31 - N) - 1) };
+    case "StochasticC": // RNITE(ν·2^N) + R ≥ 2^N; the RNITE step runs first in the kernel
+      return { ...none, mask: ~(2 ** (32 - N) - 1) };
+  }
+}
+
+/** Whether the kernel implements (f, ρ) exactly; otherwise the caller runs the reference. */
+export function encodeSupported(f: Format, rho: ResolvedProjection): boolean {
+  if (f.K > 16) return false;
+  // Formats without zero: the unsigned P = 1 layout (E8M0) only, whose codes start at MinPositive.
+  if (!f.zero && (f.signed || f.P !== 1 || f.subnormals === "flush")) return false;
+  if (isStochastic(rho.rounding) && rho.stochasticBits > MAX_KERNEL_STOCHASTIC_BITS) return false;
+  // The subnormal path scales by 2^−minQ exactly only for minQ ≤ 0; the offsets must fit i32 lanes.
+  if (f.minQuantumExponent > 0 && minNormalExponent(f) > -149) return false;
+  return Math.abs((f.bias - 127) * 2 ** (f.P - 1)) < 2 ** 29;
+}
+
+/** ⌊log2 MinNormal⌋: the smallest exponent of the normal path (quantum 2^(L − P + 1) ≥ 2^minQ). */
+function minNormalExponent(f: Format): number {
+  return f.minQuantumExponent + f.P - 1;
+}
+
+function probe(f: Format, rho: ResolvedProjection, x: Exact): number {
+  return project(x, f, rho, 0);
+}
+
+/**
+ * The encode kernel's constants for (f, ρ) and the random source: a record of named numbers (i32 values, float values
+ * of the "f32" slots, codes of the "narrow" slots; see SLOT_TYPE), with no layout in it. The scalar `variant` says
+ * which kernel applies.
+ */
+export function encodeConstants(f: Format, rho: ResolvedProjection, random: number, key0: number, key1: number): EncodeConstants {
+  const c = Object.fromEntries([...Object.keys(SLOT), ...Object.keys(SCALAR)].map((name) => [name, 0])) as EncodeConstants;
+  const P = f.P;
+  const minQ = f.minQuantumExponent;
+  const shift = 24 - P;
+  const N = rho.stochasticBits;
+  // ml_dtypes' E8M0 cast rounds to nearest, ties away; its other rules are probed below.
+  const rounding: Rounding = rho.vendor === "ml_dtypes_e8m0" ? "NearestTiesToAway" : rho.rounding;
+  const t = roundingAddends(rounding, N);
+  const lowNormal = minNormalExponent(f) + 127;
+  c.magOffset = (f.bias - 127) * 2 ** (P - 1);
+  c.remainderMask = 2 ** shift - 1;
+  c.normalMin = lowNormal < -200 ? INT_MIN : lowNormal > 255 ? 0x7fffffff : lowNormal * 2 ** 23;
+  // The subnormal path runs only where some float32 lies below MinNormal (then 0 ≤ −minQ < 149 + P).
+  const scaled = lowNormal > -22 ? -minQ : 0;
+  const e1 = Math.min(scaled, 127);
+  c.scale1 = 2 ** e1;
+  c.scale2 = 2 ** (scaled - e1);
+  c.zeroMagnitude = (minQ + P + f.bias - 2) * 2 ** (P - 1);
+  c.flushBelow = f.subnormals === "flush" ? 2 ** (P - 1) : INT_MIN;
+  c.maxMagnitude = f.maxFiniteMagnitude;
+  Object.assign(c, { tBase: t.base, tOdd: t.odd, tEven: t.even, tPositive: t.positive, tNegative: t.negative, fractionMask: t.mask });
+  const stageC = rounding === "StochasticC";
+  c.cHalf = stageC ? 2 ** (31 - N) - 1 : 0;
+  c.cBit = stageC ? 1 : 0;
+  c.randomMask = N > 0 ? ~(2 ** (32 - N) - 1) : 0;
+  c.signBit = f.signBit;
+  c.unsigned = f.signed ? 0 : ALL;
+  c.noZero = f.zero ? 0 : ALL;
+  // ωSaturate/ωEncode outcomes (§4.7.5–4.7.6) and the vendor sign rules, read off the reference with exact probes:
+  // far above MaxFinite, far below MinFinite, ±∞, NaN of either sign, −0; +0 stands for every positive zero result
+  // (below MinFinite in formats without zero, and the only such lane of the E8M0 cast, whose subnormals are quirks).
+  c.negativeZero = f.zero ? probe(f, rho, finite(-1, 0n, 0)) : 0;
+  c.above = probe(f, rho, finite(1, 1n, 1 << 20));
+  c.belowNegative = probe(f, rho, finite(-1, 1n, 1 << 20));
+  c.belowPositive = probe(f, rho, finite(1, 0n, 0));
+  c.infPositive = probe(f, rho, { kind: "infinity", sign: 1 });
+  c.infNegative = probe(f, rho, { kind: "infinity", sign: -1 });
+  const nanPositive = probe(f, rho, { kind: "nan", sign: 1 });
+  c.nanPositive = nanPositive;
+  c.nanNegative = probe(f, rho, { kind: "nan", sign: -1 });
+  // numpy float16 keeps the top P − 1 payload bits of a NaN and stays NaN (its float32 → float16 cast truncates the payload).
+  const keepPayload = f.nanPayload === "keep" && f.infinity && f.hasNaN;
+  c.keepPayload = keepPayload ? ALL : 0;
+  c.keepOffset = keepPayload ? f.infMagnitude - nanPositive : 0;
+  const quirk = rho.vendor === "ml_dtypes_e8m0";
+  c.quirk = quirk ? ALL : 0;
+  c.quirkThreshold = quirk ? 2 ** minQ : 0;
+  c.minPositive = f.minPositiveCode;
+  c.key0 = key0;
+  c.key1 = key1;
+  c.shift = shift;
+  c.fractionShift = 32 - shift;
+  c.cShift = 32 - N;
+  c.randomShift = 32 - N;
+  c.random = random;
+  c.fields = N > 0 ? fieldsLog2(N) : 0;
+  c.variant = (f.K > 8 ? Variant.wide : 0) | (stageC ? Variant.stageC : 0) | fastPath(f, rho, c, keepPayload);
+  return c;
+}
+
+/**
+ * Fills the fast-path slots and returns its Variant flags, or 0 when it does not apply. The fast path rounds
+ * NearestTiesToEven (the float-add trick for subnormal results), StochasticA/B/C (R' added at the fraction bits) or
+ * the other modes (an addend on the float32 bits, a threshold on the fraction of subnormal results) with MinNormal ≥ 2^−127,
+ * so every float32 subnormal has the subnormal quantum, and saturates with a clamp: it applies when the overflow
+ * code is MaxFinite or the next magnitude (∞ or NaN), with the sign ORed in for negative values of signed formats
+ * (one clamp for both signs except in the directed variant); negative values of unsigned formats, ±∞ and NaN take
+ * their probed codes.
+ */
+function fastPath(f: Format, rho: ResolvedProjection, c: EncodeConstants, keepPayload: boolean): number {
+  const P = f.P;
+  const minQ = f.minQuantumExponent;
+  const lowNormal = minNormalExponent(f);
+  let directed = false;
+  // Float32 subnormals must all have the subnormal quantum 2^minQ (MinNormal ≥ 2^−127; then 2^−126 splits the paths).
+  if (rho.vendor !== "none" || !f.zero || f.subnormals !== "gradual" || lowNormal < -127) return NONE;
+  if (rho.rounding === "NearestTiesToEven") {
+    if (minQ + 23 > 127) return NONE;
+  } else if (isStochastic(rho.rounding)) {
+    // stochasticMagnitude: codes at bit c0 with NS fraction bits below; every product must stay below 2^32.
+    const N = rho.stochasticBits;
+    const twice = rho.rounding === "StochasticB";
+    const NS = N + (twice ? 1 : 0);
+    const c0 = f.K <= 8 ? 23 : 16;
+    const shift = 24 - P;
+    const limit = c.above;
+    // Subnormal results: y = |x|·2^(NS − minQ) capped at MinNormal's 2^yBits (float32 subnormals must lie below
+    // MinNormal, so MinNormal ≥ 2^−126); exact integers up to 2^23.
+    const yBits = lowNormal + NS - minQ;
+    // Seeded R comes from bytes or halves of the stream words (fieldsLog2 > 0): N ≤ 16.
+    if (N > 16 || (f.K <= 8 && NS - minQ > 127) || lowNormal < -126 || shift > c0 || NS > c0 || yBits > 23 || yBits - NS + c0 > 32 || limit * 2 ** shift >= 2 ** 32 || limit >= 2 ** (32 - c0)) return NONE;
+    c.stochasticYCap = 2 ** yBits;
+    const d = shift - NS;
+    c.stochasticMask = d > 0 ? ~(2 ** d - 1) : ALL;
+    c.stochasticClamp = limit * 2 ** shift;
+    c.stochasticUp = 2 ** (c0 - shift);
+    c.stochasticSubnormalUp = 2 ** (c0 - NS);
+    const e1 = Math.min(NS - minQ, 127);
+    c.stochasticScale = 2 ** e1;
+    c.stochasticScale2 = 2 ** (NS - minQ - e1);
+    c.stochasticOneAt = twice ? 2 ** (31 - N) : 0;
+    const rnite = rho.rounding === "StochasticC" && d > 0;
+    c.stochasticCRebias = (f.bias - 127) * 2 ** 23 + (rnite ? 2 ** (d - 1) - 1 : 0);
+    c.stochasticCBit = rnite ? 2 ** d : INT_MIN; // bit 31 of |x| is never set: nothing to round
+  } else {
+    // Directed, ToOdd, TiesToAway: T on the float32 bits (2^(24−P) = one unit of the code) and the threshold G on
+    // bits(ν) of a subnormal result (ν > 0 ⇔ bits > 0; ν ≥ ½ ⇔ bits > 0x3effffff).
+    const unit = 2 ** (24 - P);
+    const t = { base: 0, odd: 0, negative: 0, positive: 0 };
+    const g = { base: 0x7fffffff, odd: 0, negative: 0, positive: 0 };
+    const never = 0x7fffffff;
+    switch (rho.rounding) {
+      case "TowardZero":
+        break;
+      case "TowardMaxMagnitude":
+        Object.assign(t, { base: unit - 1 });
+        Object.assign(g, { base: 0 });
+        break;
+      case "TowardPositive":
+        Object.assign(t, { positive: unit - 1 });
+        Object.assign(g, { base: 0, negative: never });
+        break;
+      case "TowardNegative":
+        Object.assign(t, { negative: unit - 1 });
+        Object.assign(g, { base: 0, positive: never });
+        break;
+      case "NearestTiesToAway":
+        Object.assign(t, { base: unit / 2 });
+        Object.assign(g, { base: 0x3effffff });
+        break;
+      case "ToOdd":
+        Object.assign(t, { base: unit - 1, odd: 1 - unit });
+        Object.assign(g, { base: 0, odd: never });
+        break;
+      default:
+        return NONE;
+    }
+    Object.assign(c, { directedTBase: t.base, directedTOdd: t.odd, directedTNegative: t.negative, directedTPositive: t.positive });
+    Object.assign(c, { directedGBase: g.base, directedGOdd: g.odd, directedGNegative: g.negative, directedGPositive: g.positive });
+    directed = true;
+  }
+  const max = f.maxFiniteMagnitude;
+  const above = c.above;
+  const belowNegative = c.belowNegative;
+  // Clamps: MaxFinite or the next magnitude; a negative lane's code is its clamp with the sign bit ORed in. The
+  // directed variant clamps each sign on its own, the others need one clamp for both.
+  const limits = [max, max + 1];
+  const limitNegative = f.signed ? (limits.find((m) => (m | f.signBit) === belowNegative) ?? -1) : above;
+  if (!limits.includes(above) || limitNegative < 0 || (!directed && limitNegative !== above)) return NONE;
+  c.directedLimitNegative = limitNegative;
+  const zeroSign = c.negativeZero;
+  if (zeroSign !== 0 && zeroSign !== f.signBit) return NONE;
+  c.fastRebias = (f.bias - 127) * 2 ** 23;
+  c.fastHalf = 2 ** (23 - P) - 1;
+  c.fastMagic = 2 ** (minQ + 23);
+  c.fastNormalBits = (Math.max(lowNormal, -126) + 127) * 2 ** 23;
+  c.fastLimit = above;
+  // Narrow-lane codes (packed into every byte or half of a lane).
+  c.narrowSignBit = f.signBit;
+  c.narrowZeroClear = zeroSign === 0 ? f.signBit : 0;
+  c.narrowUnsigned = f.signed ? 0 : 0xffff;
+  c.narrowBelowNegative = f.signed ? 0 : belowNegative;
+  c.narrowInfPositive = c.infPositive;
+  c.narrowInfNegative = c.infNegative;
+  c.narrowNaNPositive = c.nanPositive;
+  c.narrowNaNNegative = c.nanNegative;
+  c.narrowOne = 1;
+  c.narrowKeepOffset = c.keepOffset;
+  if (f.K <= 8 && keepPayload) return NONE;
+  return Variant.fast | (keepPayload ? Variant.keepPayload : 0) | (directed ? Variant.directed : 0);
+}
+
