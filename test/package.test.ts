@@ -50,7 +50,7 @@ const result = {
   view: Array.from(view.toFloat32Array(), (v) => Object.is(v, -0) ? "-0" : v),
   kernels: kernelStatus().available,
   subpaths: [typeof p3109.${SUBPATHS["minifloat/p3109"]}, typeof parallel.${SUBPATHS["minifloat/parallel"]}, typeof safetensors.${SUBPATHS["minifloat/safetensors"]}],
-  sharedClasses: (() => { try { p3109.specialize("Add", format("Binary8p3se")); } catch (e) { return e instanceof CodeRangeError; } })(),
+  sharedClasses: (() => { try { p3109.specialize("Add", { operands: [format("Binary8p3se")], result: format("Binary8p3se") }); } catch (e) { return e instanceof CodeRangeError; } })(),
   sameClassObjects: [p3109, parallel, safetensors].every((m) => m.ArgumentTypeError === ArgumentTypeError && m.CodeRangeError === CodeRangeError && m.FormatError === FormatError && m.ProjectionError === ProjectionError),
 };
 view.free();
