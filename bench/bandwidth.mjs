@@ -31,7 +31,19 @@ export function widen(src: usize, dst: usize, n: usize): void {
     v128.store(dst + (i << 2), i32x4.extend_high_i16x8_u(hi), 48);
   }
 }`;
-const compiled = await asc.compileString({ "probe.ts": source }, { optimizeLevel: 3, runtime: "stub", noAssert: true, enable: ["simd", "threads"], importMemory: true, sharedMemory: true, initialMemory: PAGES, maximumMemory: PAGES });
+const compiled = await asc.compileString(
+  { "probe.ts": source },
+  {
+    optimizeLevel: 3,
+    runtime: "stub",
+    noAssert: true,
+    enable: ["simd", "threads"],
+    importMemory: true,
+    sharedMemory: true,
+    initialMemory: PAGES,
+    maximumMemory: PAGES,
+  },
+);
 if (compiled.error) throw compiled.error;
 const module = new WebAssembly.Module(compiled.binary);
 const memory = new WebAssembly.Memory({ initial: PAGES, maximum: PAGES, shared: true });

@@ -22,7 +22,7 @@ const SAMPLE_MS = 40;
 
 function lcg(seed) {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 /**
  * E4M3 codes shaped like seed 004's activations: randn clipped to ±4, squared with its sign, rows scaled to a
@@ -80,7 +80,8 @@ function measure(cases) {
 const fmtRate = (x) => (x >= 1e9 ? `${(x / 1e9).toFixed(2)} G` : `${(x / 1e6).toFixed(1)} M`);
 function print(title, rows, unit) {
   console.log(`\n${title}`);
-  for (const r of rows) console.log(`  ${r.label.padEnd(58)}${fmtRate(r.median).padStart(10)}${unit} median, ${fmtRate(r.best)} best, ${fmtRate(r.cpu)} per CPU-second`);
+  for (const r of rows)
+    console.log(`  ${r.label.padEnd(58)}${fmtRate(r.median).padStart(10)}${unit} median, ${fmtRate(r.best)} best, ${fmtRate(r.cpu)} per CPU-second`);
 }
 
 // A plain TypeScript loop of the same semantics (binary16 partials, BLK = 16, OvSAT), float64 arithmetic throughout.
@@ -105,13 +106,19 @@ function plainDot(a, b) {
   return total;
 }
 
-const rows = 1000, cols = 2048;
+const rows = 1000,
+  cols = 2048;
 const A = activationCodes(rows, cols, 1);
 const B = activationCodes(rows, cols, 2);
-const a1 = A.subarray(0, 65536 - 0), b1 = B.subarray(0, 65536);
+const a1 = A.subarray(0, 65536 - 0),
+  b1 = B.subarray(0, 65536);
 const dotCases = [];
 for (const overflow of ["OvSAT", "OvINF", "OvNAN", "exact"]) {
-  dotCases.push({ label: `dotRows ${rows}×${cols} E4M3, binary16 partials, ${overflow} (Wasm)`, units: rows * cols, run: () => dotRows(A, B, rows, cols, { formats: "E4M3", overflow }) });
+  dotCases.push({
+    label: `dotRows ${rows}×${cols} E4M3, binary16 partials, ${overflow} (Wasm)`,
+    units: rows * cols,
+    run: () => dotRows(A, B, rows, cols, { formats: "E4M3", overflow }),
+  });
 }
 dotCases.push({ label: "dot 65536 E4M3, binary16, OvINF (Wasm, one call)", units: 65536, run: () => dot(a1, b1, { formats: "E4M3", overflow: "OvINF" }) });
 // 16M-element vectors: JS arrays (streamed through Wasm memory in 64K parts) and Wasm views (read in place).
@@ -121,15 +128,35 @@ const bigB = activationCodes(BIG / cols, cols, 4);
 const wasmA = allocBytes(BIG);
 const wasmB = allocBytes(BIG);
 for (const overflow of ["OvSAT", "OvINF", "OvNAN"]) {
-  dotCases.push({ label: `dot 16M E4M3, binary16 partials, ${overflow} (Wasm, JS arrays)`, units: BIG, run: () => dot(bigA, bigB, { formats: "E4M3", overflow }) });
+  dotCases.push({
+    label: `dot 16M E4M3, binary16 partials, ${overflow} (Wasm, JS arrays)`,
+    units: BIG,
+    run: () => dot(bigA, bigB, { formats: "E4M3", overflow }),
+  });
 }
-dotCases.push({ label: "dot 16M E4M3, binary16, OvINF (Wasm, operands in Wasm memory)", units: BIG, run: () => dot(wasmA.array, wasmB.array, { formats: "E4M3", overflow: "OvINF" }) });
-dotCases.push({ label: "dotRows bfloat16 partials, OvINF (Wasm)", units: rows * cols, run: () => dotRows(A, B, rows, cols, { formats: "E4M3", partials: "bfloat16", overflow: "OvINF" }) });
+dotCases.push({
+  label: "dot 16M E4M3, binary16, OvINF (Wasm, operands in Wasm memory)",
+  units: BIG,
+  run: () => dot(wasmA.array, wasmB.array, { formats: "E4M3", overflow: "OvINF" }),
+});
+dotCases.push({
+  label: "dotRows bfloat16 partials, OvINF (Wasm)",
+  units: rows * cols,
+  run: () => dotRows(A, B, rows, cols, { formats: "E4M3", partials: "bfloat16", overflow: "OvINF" }),
+});
 dotCases.push({ label: "plain TypeScript loop (same semantics, OvSAT)", units: 65536, run: () => plainDot(a1, b1) });
-dotCases.push({ label: "TypeScript reference (dot, useKernels(false), OvSAT)", units: 65536, run: () => onReference(() => dot(a1, b1, { formats: "E4M3", overflow: "OvSAT" })) });
+dotCases.push({
+  label: "TypeScript reference (dot, useKernels(false), OvSAT)",
+  units: 65536,
+  run: () => onReference(() => dot(a1, b1, { formats: "E4M3", overflow: "OvSAT" })),
+});
 wasmA.array.set(bigA);
 wasmB.array.set(bigB);
-console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}; ${ROUNDS} rounds`);
+console.log(
+  `load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")}; ${ROUNDS} rounds`,
+);
 print("Dot products (multiply-accumulates per second)", measure(dotCases), "MAC/s");
 
 const N = 1 << 22;
@@ -157,11 +184,12 @@ function plainMxfp4(out, scales) {
         if (c < 7 && a === (E2M1[c] + E2M1[c + 1]) / 2 && c % 2 === 1) c++;
         byte |= (c | (v < 0 ? 8 : 0)) << (4 * j);
       }
-      out[(i >> 1)] = byte;
+      out[i >> 1] = byte;
     }
   }
 }
-const plainOut = new Uint8Array(N / 2), plainScales = new Uint8Array(N / 32);
+const plainOut = new Uint8Array(N / 2),
+  plainScales = new Uint8Array(N / 32);
 const inWasm = allocFloat32(N);
 inWasm.array.set(src);
 const BIGN = 1 << 24;
@@ -181,4 +209,8 @@ const mxCases = [
   { label: "TypeScript reference (useKernels(false)) f32 → mxfp4", units: 1 << 14, run: () => onReference(() => quantizeBlocks(small, "mxfp4")) },
 ];
 print("MX block quantization (elements per second)", measure(mxCases), "elem/s");
-console.log(`\nload average at the end ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+console.log(
+  `\nload average at the end ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")}`,
+);

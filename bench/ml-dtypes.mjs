@@ -19,8 +19,19 @@ const SIZES = (args.get("sizes") ?? "1048576,16777216").split(",").map(Number);
 const ROUNDS = Number(args.get("rounds") ?? 7);
 const SAMPLE_MS = 15;
 const DTYPES = [
-  "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz", "float8_e3m4", "float8_e4m3",
-  "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn", "bfloat16", "float16",
+  "float8_e4m3fn",
+  "float8_e5m2",
+  "float8_e4m3fnuz",
+  "float8_e5m2fnuz",
+  "float8_e4m3b11fnuz",
+  "float8_e3m4",
+  "float8_e4m3",
+  "float8_e8m0fnu",
+  "float6_e2m3fn",
+  "float6_e3m2fn",
+  "float4_e2m1fn",
+  "bfloat16",
+  "float16",
 ].filter((d) => !args.has("only") || args.get("only").split(",").includes(d));
 
 /** The ml_dtypes timing server, or undefined (with the reason printed) when Python, NumPy or ml_dtypes is missing. */
@@ -121,7 +132,9 @@ for (const n of SIZES) {
       const row = { n, dtype, direction, ml: python ? rate(n, median(t.ml)) : undefined, js: rate(n, median(t.js)), zero: rate(n, median(t.zero)) };
       rows.push(row);
       const ratio = row.ml ? `  ×${(row.js / row.ml).toFixed(1)} / ×${(row.zero / row.ml).toFixed(1)}` : "";
-      console.log(`${String(n).padStart(9)} ${dtype.padEnd(19)} ${direction === "encode" ? "f32 → codes" : "codes → f32"}  ml_dtypes ${row.ml?.toFixed(0) ?? "-"}  JS ${row.js.toFixed(0)}  zero-copy ${row.zero.toFixed(0)} M/s${ratio}`);
+      console.log(
+        `${String(n).padStart(9)} ${dtype.padEnd(19)} ${direction === "encode" ? "f32 → codes" : "codes → f32"}  ml_dtypes ${row.ml?.toFixed(0) ?? "-"}  JS ${row.js.toFixed(0)}  zero-copy ${row.zero.toFixed(0)} M/s${ratio}`,
+      );
     }
   }
 }
@@ -132,7 +145,10 @@ const header = `Measured ${new Date().toISOString().slice(0, 16).replace("T", " 
 const table = [
   "| elements | dtype | direction | ml_dtypes | minifloat, JS arrays | minifloat, zero-copy | ratio (JS / zero-copy) |",
   "|---:|---|---|---:|---:|---:|---:|",
-  ...rows.map((r) => `| ${r.n >= 1 << 20 ? `${r.n >> 20}M` : r.n} | ${r.dtype} | ${r.direction === "encode" ? "f32 → codes" : "codes → f32"} | ${r.ml?.toFixed(0) ?? "—"} | ${r.js.toFixed(0)} | ${r.zero.toFixed(0)} | ${r.ml ? `${(r.js / r.ml).toFixed(1)}× / ${(r.zero / r.ml).toFixed(1)}×` : "—"} |`),
+  ...rows.map(
+    (r) =>
+      `| ${r.n >= 1 << 20 ? `${r.n >> 20}M` : r.n} | ${r.dtype} | ${r.direction === "encode" ? "f32 → codes" : "codes → f32"} | ${r.ml?.toFixed(0) ?? "—"} | ${r.js.toFixed(0)} | ${r.zero.toFixed(0)} | ${r.ml ? `${(r.js / r.ml).toFixed(1)}× / ${(r.zero / r.ml).toFixed(1)}×` : "—"} |`,
+  ),
 ].join("\n");
 console.log(`\n${header}\n\n${table}`);
 
@@ -142,7 +158,10 @@ if (python && !args.has("no-write")) {
   const end = "<!-- bench:ml_dtypes:end -->";
   const block = `${start}\n${header}\n\n${table}\n\n![minifloat / ml_dtypes ratios](ml_dtypes-ratios.svg)\n${end}`;
   const text = existsSync(docs) ? readFileSync(docs, "utf8") : "# Performance\n";
-  writeFileSync(docs, text.includes(start) ? text.replace(new RegExp(`${start}[\\s\\S]*?${end}`), block) : `${text.trimEnd()}\n\n## minifloat next to ml_dtypes\n\n${block}\n`);
+  writeFileSync(
+    docs,
+    text.includes(start) ? text.replace(new RegExp(`${start}[\\s\\S]*?${end}`), block) : `${text.trimEnd()}\n\n## minifloat next to ml_dtypes\n\n${block}\n`,
+  );
   writeFileSync(join(root, "docs/ml_dtypes-ratios.svg"), chart(rows.filter((r) => r.n === Math.max(...SIZES))));
   console.log(`\nwrote docs/performance.md and docs/ml_dtypes-ratios.svg`);
 }

@@ -10,7 +10,11 @@ const random = (n, bits) => {
   const a = bits <= 8 ? new Uint8Array(n) : new Uint16Array(n);
   let s = 0x9e3779b9;
   for (let i = 0; i < n; i++) {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
     a[i] = s & ((1 << bits) - 1);
   }
   return a;
@@ -36,7 +40,12 @@ bench(`Add<${f}×3, (NearestTiesToEven, SatNone)> (TypeScript loop, kernels off)
 useKernels(true);
 bench(`Multiply<${f}×3, (NearestTiesToEven, SatNone)>`, specialize("Multiply", { operands: [f, f], result: f }), [x, y], N);
 bench(`Exp<${f}×2, (NearestTiesToEven, SatNone)>`, specialize("Exp", { operands: [f], result: f }), [x], N);
-bench(`Add<${f}×3, (StochasticC N=8, SatNone), seed> (thresholds)`, specialize("Add", { operands: [f, f], result: f, rounding: "StochasticC", stochasticBits: 8 }), [x, y], N);
+bench(
+  `Add<${f}×3, (StochasticC N=8, SatNone), seed> (thresholds)`,
+  specialize("Add", { operands: [f, f], result: f, rounding: "StochasticC", stochasticBits: 8 }),
+  [x, y],
+  N,
+);
 const g = "Binary12p7se";
 const u = random(1 << 18, 12);
 const v = random(1 << 18, 12);

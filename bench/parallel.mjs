@@ -10,7 +10,14 @@ import { Worker } from "node:worker_threads";
 import { allocCodes, allocFloat32, dequantize, dotRows, matmul, matvec, quantize } from "../build/node/index.js";
 import { createPool } from "../build/node/parallel.js";
 
-const { values: args } = parseArgs({ options: { threads: { type: "string", default: "2" }, rounds: { type: "string", default: "9" }, sizes: { type: "string", default: "1048576,4194304,16777216" }, only: { type: "string" } } });
+const { values: args } = parseArgs({
+  options: {
+    threads: { type: "string", default: "2" },
+    rounds: { type: "string", default: "9" },
+    sizes: { type: "string", default: "1048576,4194304,16777216" },
+    only: { type: "string" },
+  },
+});
 const rounds = Number(args.rounds);
 const sizes = args.sizes.split(",").map(Number);
 const pool = await createPool({ threads: Number(args.threads), minElements: 0 });
@@ -19,7 +26,9 @@ const uptime = () => {
   try {
     return execFileSync("uptime", { encoding: "utf8" }).trim();
   } catch {
-    return `load average: ${loadavg().map((x) => x.toFixed(2)).join(", ")}`;
+    return `load average: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(", ")}`;
   }
 };
 const fill = (a) => {
@@ -68,8 +77,12 @@ const cases = [
   { name: "dequantize float8_e4m3fn", fmt: "float8_e4m3fn", dequant: true },
 ];
 console.log(uptime());
-console.log(`threads ${pool.threads}, rounds ${rounds} (interleaved), cores free for ${pool.threads} spinning threads: ${(await freeCores(pool.threads)).toFixed(2)}`);
-console.log("case | N | 1 thread, Wasm memory M/s median (best) | pool, shared memory M/s | speedup of medians (of bests) | pool, SharedArrayBuffer arrays M/s | speedup");
+console.log(
+  `threads ${pool.threads}, rounds ${rounds} (interleaved), cores free for ${pool.threads} spinning threads: ${(await freeCores(pool.threads)).toFixed(2)}`,
+);
+console.log(
+  "case | N | 1 thread, Wasm memory M/s median (best) | pool, shared memory M/s | speedup of medians (of bests) | pool, SharedArrayBuffer arrays M/s | speedup",
+);
 for (const c of args.only === "dot" ? [] : cases) {
   for (const n of sizes) {
     // One thread: arrays in the single-thread Wasm memory. Pool: arrays in the pool's shared memory. Same values.
@@ -104,11 +117,17 @@ for (const c of args.only === "dot" ? [] : cases) {
     await run.pool();
     await run.one();
     const [a, b] = c.dequant ? [valuesP.array, values1.array] : [codesP.array, codes1.array];
-    if (Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) !== 0) throw new Error(`${c.name}: pool result differs`);
+    if (Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) !== 0)
+      throw new Error(`${c.name}: pool result differs`);
     const t = { one: [], pool: [], sab: [] };
     const reps = Math.max(1, Math.round(REPS_ELEMENTS / n));
     for (let r = 0; r < rounds; r++) {
-      for (const k of ["one", "pool", "sab"]) t[k].push((await time(async () => { for (let i = 0; i < reps; i++) await run[k](); })) / reps);
+      for (const k of ["one", "pool", "sab"])
+        t[k].push(
+          (await time(async () => {
+            for (let i = 0; i < reps; i++) await run[k]();
+          })) / reps,
+        );
     }
     report(c.name, n, t);
     for (const h of [x1, codes1, values1, xp, codesP, valuesP]) h.free();
@@ -120,26 +139,52 @@ for (const c of args.only === "dot" ? [] : cases) {
 // or in SharedArrayBuffers.
 const DOT = { formats: "float8_e4m3fn", partials: "binary16", overflow: "OvSAT" };
 const dotCases = [
-  { name: "dotRows (rows × 4096)", shape: (n) => [n / 4096, 4096], one: (a, b, [r, c]) => dotRows(a, b, r, c, DOT), pool: (a, b, [r, c]) => pool.dotRows(a, b, r, c, DOT) },
-  { name: "matvec (rows × 4096)", shape: (n) => [n / 4096, 4096], one: (a, b, [r, c]) => matvec(a, b.subarray(0, c), r, c, DOT), pool: (a, b, [r, c]) => pool.matvec(a, b.subarray(0, c), r, c, DOT) },
-  { name: "matmul (m × 256 · 256 × 256)", shape: (n) => [n / 65536, 256], one: (a, b, [m]) => matmul(a.subarray(0, m * 256), b.subarray(0, 65536), m, 256, 256, DOT), pool: (a, b, [m]) => pool.matmul(a.subarray(0, m * 256), b.subarray(0, 65536), m, 256, 256, DOT) },
+  {
+    name: "dotRows (rows × 4096)",
+    shape: (n) => [n / 4096, 4096],
+    one: (a, b, [r, c]) => dotRows(a, b, r, c, DOT),
+    pool: (a, b, [r, c]) => pool.dotRows(a, b, r, c, DOT),
+  },
+  {
+    name: "matvec (rows × 4096)",
+    shape: (n) => [n / 4096, 4096],
+    one: (a, b, [r, c]) => matvec(a, b.subarray(0, c), r, c, DOT),
+    pool: (a, b, [r, c]) => pool.matvec(a, b.subarray(0, c), r, c, DOT),
+  },
+  {
+    name: "matmul (m × 256 · 256 × 256)",
+    shape: (n) => [n / 65536, 256],
+    one: (a, b, [m]) => matmul(a.subarray(0, m * 256), b.subarray(0, 65536), m, 256, 256, DOT),
+    pool: (a, b, [m]) => pool.matmul(a.subarray(0, m * 256), b.subarray(0, 65536), m, 256, 256, DOT),
+  },
 ];
 for (const c of args.only === "convert" ? [] : dotCases) {
   for (const n of sizes) {
     const shape = c.shape(n);
-    const [a1, b1, ap, bp] = [allocCodes("float8_e4m3fn", n), allocCodes("float8_e4m3fn", n), pool.allocCodes("float8_e4m3fn", n), pool.allocCodes("float8_e4m3fn", n)];
+    const [a1, b1, ap, bp] = [
+      allocCodes("float8_e4m3fn", n),
+      allocCodes("float8_e4m3fn", n),
+      pool.allocCodes("float8_e4m3fn", n),
+      pool.allocCodes("float8_e4m3fn", n),
+    ];
     let s = 7;
-    for (const h of [a1, b1]) for (let i = 0; i < n; i++) h.array[i] = (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) >>> 24 & 0x7e;
+    for (const h of [a1, b1]) for (let i = 0; i < n; i++) h.array[i] = ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) >>> 24) & 0x7e;
     ap.array.set(a1.array);
     bp.array.set(b1.array);
     const [as, bs] = [shared(a1.array), shared(b1.array)];
     const run = { one: () => c.one(a1.array, b1.array, shape), pool: () => c.pool(ap.array, bp.array, shape), sab: () => c.pool(as, bs, shape) };
     const [x, y] = [await run.pool(), run.one()];
-    if (Buffer.compare(Buffer.from(x.buffer, x.byteOffset, x.byteLength), Buffer.from(y.buffer, y.byteOffset, y.byteLength)) !== 0) throw new Error(`${c.name}: pool result differs`);
+    if (Buffer.compare(Buffer.from(x.buffer, x.byteOffset, x.byteLength), Buffer.from(y.buffer, y.byteOffset, y.byteLength)) !== 0)
+      throw new Error(`${c.name}: pool result differs`);
     const t = { one: [], pool: [], sab: [] };
     const reps = Math.max(1, Math.round(REPS_ELEMENTS / n));
     for (let r = 0; r < rounds; r++) {
-      for (const k of ["one", "pool", "sab"]) t[k].push((await time(async () => { for (let i = 0; i < reps; i++) await run[k](); })) / reps);
+      for (const k of ["one", "pool", "sab"])
+        t[k].push(
+          (await time(async () => {
+            for (let i = 0; i < reps; i++) await run[k]();
+          })) / reps,
+        );
     }
     report(`${c.name}, M multiply-adds/s`, n, t);
     for (const h of [a1, b1, ap, bp]) h.free();

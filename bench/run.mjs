@@ -62,7 +62,10 @@ for (const [family, name] of dequantizeFormats) {
   const f = mf.format(name);
   const op = "dequantize";
   CASES.push({
-    op, family, format: name, path: "zero-copy",
+    op,
+    family,
+    format: name,
+    path: "zero-copy",
     make(n) {
       const codes = mf.allocCodes(f, n);
       const out = mf.allocFloat32(n);
@@ -71,7 +74,10 @@ for (const [family, name] of dequantizeFormats) {
     },
   });
   CASES.push({
-    op, family, format: name, path: "JS arrays",
+    op,
+    family,
+    format: name,
+    path: "JS arrays",
     make(n) {
       const codes = codesFor(f, n);
       const out = new Float32Array(n);
@@ -79,7 +85,11 @@ for (const [family, name] of dequantizeFormats) {
     },
   });
   CASES.push({
-    op, family, format: name, path: "plain JS LUT", baseline: "js",
+    op,
+    family,
+    format: name,
+    path: "plain JS LUT",
+    baseline: "js",
     make(n) {
       const lut = jsLut(f);
       const codes = codesFor(f, n);
@@ -88,7 +98,11 @@ for (const [family, name] of dequantizeFormats) {
     },
   });
   CASES.push({
-    op, family, format: name, path: "copy (same bytes)", baseline: "copy",
+    op,
+    family,
+    format: name,
+    path: "copy (same bytes)",
+    baseline: "copy",
     make(n) {
       const src = [new Uint8Array(n * (f.K <= 8 ? 1 : 2)), new Uint8Array(4 * n)];
       const dst = src.map((a) => new Uint8Array(a.length));
@@ -98,7 +112,10 @@ for (const [family, name] of dequantizeFormats) {
   if (f.K === 4 || f.K === 6) {
     const bytes = (n) => mf.packedLength(n, f.K);
     CASES.push({
-      op, family, format: name, path: "packed zero-copy",
+      op,
+      family,
+      format: name,
+      path: "packed zero-copy",
       make(n) {
         const packed = mf.allocBytes(bytes(n));
         const out = mf.allocFloat32(n);
@@ -107,7 +124,10 @@ for (const [family, name] of dequantizeFormats) {
       },
     });
     CASES.push({
-      op, family, format: name, path: "packed JS arrays",
+      op,
+      family,
+      format: name,
+      path: "packed JS arrays",
       make(n) {
         const packed = mf.packCodes(codesFor(f, n), f.K);
         const out = new Float32Array(n);
@@ -139,7 +159,8 @@ for (const [family, name, options, label = name] of quantizeCases) {
   // `of`: the format a stochastic row rounds into, whose nearest-even row it is compared with.
   const row = { op, family, format: label, of: name };
   CASES.push({
-    ...row, path: "zero-copy",
+    ...row,
+    path: "zero-copy",
     make(n) {
       const x = mf.allocFloat32(n);
       const out = mf.allocCodes(f, n);
@@ -148,7 +169,8 @@ for (const [family, name, options, label = name] of quantizeCases) {
     },
   });
   CASES.push({
-    ...row, path: "JS arrays",
+    ...row,
+    path: "JS arrays",
     make(n) {
       const x = valuesFor(f, n);
       const out = f.K <= 8 ? new Uint8Array(n) : new Uint16Array(n);
@@ -157,7 +179,8 @@ for (const [family, name, options, label = name] of quantizeCases) {
   });
   if (f.K === 4 || f.K === 6) {
     CASES.push({
-      ...row, path: "packed JS arrays",
+      ...row,
+      path: "packed JS arrays",
       make(n) {
         const x = valuesFor(f, n);
         const out = new Uint8Array(mf.packedLength(n, f.K));
@@ -166,7 +189,10 @@ for (const [family, name, options, label = name] of quantizeCases) {
     });
   }
   CASES.push({
-    ...row, path: "TS reference (BigInt)", baseline: "js", sizes: [65536],
+    ...row,
+    path: "TS reference (BigInt)",
+    baseline: "js",
+    sizes: [65536],
     make(n) {
       const x = valuesFor(f, n);
       const out = f.K <= 8 ? new Uint8Array(n) : new Uint16Array(n);
@@ -174,7 +200,9 @@ for (const [family, name, options, label = name] of quantizeCases) {
     },
   });
   CASES.push({
-    ...row, path: "copy (same bytes)", baseline: "copy",
+    ...row,
+    path: "copy (same bytes)",
+    baseline: "copy",
     make(n) {
       const src = [new Uint8Array(4 * n), new Uint8Array(n * (f.K <= 8 ? 1 : 2))];
       const dst = src.map((a) => new Uint8Array(a.length));
@@ -203,12 +231,27 @@ for (const n of SIZES) {
   for (let r = 0; r < ROUNDS; r++) for (const x of live) x.rates.push((n * x.reps) / time(x.run, x.reps));
   for (const x of live) {
     x.free?.();
-    results.push({ op: x.c.op, family: x.c.family, format: x.c.format, of: x.c.of, path: x.c.path, baseline: x.c.baseline ?? null, n, median: median(x.rates), best: Math.max(...x.rates), rounds: ROUNDS });
+    results.push({
+      op: x.c.op,
+      family: x.c.family,
+      format: x.c.format,
+      of: x.c.of,
+      path: x.c.path,
+      baseline: x.c.baseline ?? null,
+      n,
+      median: median(x.rates),
+      best: Math.max(...x.rates),
+      rounds: ROUNDS,
+    });
   }
 }
 
 const M = (r) => (r / 1e6).toFixed(0).padStart(7);
-console.log(`minifloat bench — Node ${process.version}, ${cpus()[0]?.model} ×${cpus().length} (${arch()}), load ${loadavg().map((l) => l.toFixed(1)).join(" ")}, ${ROUNDS} rounds, M elements/s median (best)`);
+console.log(
+  `minifloat bench — Node ${process.version}, ${cpus()[0]?.model} ×${cpus().length} (${arch()}), load ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")}, ${ROUNDS} rounds, M elements/s median (best)`,
+);
 console.log("op          format            path                     N        median    best   ×JS/ref   ×copy");
 for (const r of results) {
   // Same N when the baseline ran at that N, else its only N (the BigInt quantize reference runs at 64K only).
@@ -216,14 +259,19 @@ for (const r of results) {
   const peer = (b) => peers(b).find((q) => q.n === r.n) ?? peers(b)[0];
   const js = peer("js");
   const copy = peer("copy");
-  const ratio = (b) => (b && !r.baseline ? (r.median / b.median).toFixed(1).padStart(7) + "×" : "        ");
-  console.log(`${r.op.padEnd(11)} ${r.format.padEnd(17)} ${r.path.padEnd(22)} ${String(r.n).padStart(9)} ${M(r.median)} ${M(r.best)}  ${ratio(js)} ${ratio(copy)}`);
+  const ratio = (b) => (b && !r.baseline ? `${(r.median / b.median).toFixed(1).padStart(7)}×` : "        ");
+  console.log(
+    `${r.op.padEnd(11)} ${r.format.padEnd(17)} ${r.path.padEnd(22)} ${String(r.n).padStart(9)} ${M(r.median)} ${M(r.best)}  ${ratio(js)} ${ratio(copy)}`,
+  );
 }
 console.log("×JS/ref: against the plain-JS LUT loop (dequantize) or the BigInt reference at N = 65536 (quantize).");
 // Stochastic rounding against nearest-even into the same format, same path and N (kernel issue target: ≥ 0.5×).
 for (const r of results.filter((q) => q.family === "stochastic" && !q.baseline)) {
   const ne = results.find((q) => q.op === r.op && q.format === r.of && q.path === r.path && q.n === r.n);
-  if (ne) console.log(`${r.format} / ${r.of} nearest-even, ${r.path}, N = ${r.n}: ${(r.median / ne.median).toFixed(2)}× (medians), ${(r.best / ne.best).toFixed(2)}× (best)`);
+  if (ne)
+    console.log(
+      `${r.format} / ${r.of} nearest-even, ${r.path}, N = ${r.n}: ${(r.median / ne.median).toFixed(2)}× (medians), ${(r.best / ne.best).toFixed(2)}× (best)`,
+    );
 }
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), "results");

@@ -34,7 +34,8 @@ function model() {
   const t = [["embed_tokens.weight", "F32", [512, D], tensor([512, D], 1, { std: 0.02 })]];
   for (let l = 0; l < LAYERS; l++) {
     const p = `layers.${l}.`;
-    for (const [i, n] of ["q", "k", "v", "o"].entries()) t.push([`${p}attn.${n}_proj.weight`, "F32", [D, D], tensor([D, D], 10 + 10 * l + i, { outliers: n === "o" ? 2 : 0 })]);
+    for (const [i, n] of ["q", "k", "v", "o"].entries())
+      t.push([`${p}attn.${n}_proj.weight`, "F32", [D, D], tensor([D, D], 10 + 10 * l + i, { outliers: n === "o" ? 2 : 0 })]);
     t.push([`${p}input_norm.weight`, "BF16", [D], tensor([D], 20 + 10 * l, { mean: 1, std: 0.05 })]);
     t.push([`${p}mlp.up_proj.weight`, "F32", [4 * D, D], tensor([4 * D, D], 30 + 10 * l, { outliers: 3 })]);
     t.push([`${p}mlp.down_proj.weight`, "F32", [D, 4 * D], tensor([D, 4 * D], 40 + 10 * l)]);
@@ -45,7 +46,11 @@ function model() {
 /** Error accumulators: Σe², Σx², max |e|, saturated and flushed counts. */
 function errors() {
   return {
-    se: 0, ss: 0, maxErr: 0, saturated: 0, flushed: 0,
+    se: 0,
+    ss: 0,
+    maxErr: 0,
+    saturated: 0,
+    flushed: 0,
     add(x, y) {
       for (let i = 0; i < x.length; i++) {
         const e = Math.abs(y[i] - x[i]);
@@ -61,7 +66,10 @@ function errors() {
 async function formatFile(name, inputs, out) {
   const f = format(name);
   const { dtype, recorded } = storageOf(f);
-  const writer = await SafetensorsWriter.create(out, inputs.map(({ t }) => ({ name: t.name, dtype, shape: t.shape, ...(recorded && { format: f }) })));
+  const writer = await SafetensorsWriter.create(
+    out,
+    inputs.map(({ t }) => ({ name: t.name, dtype, shape: t.shape, ...(recorded && { format: f }) })),
+  );
   const e = errors();
   const max = decode(f.maxFiniteCode, f);
   for (const { x } of inputs) {
@@ -81,7 +89,11 @@ async function blockFile(name, inputs, out) {
   });
   const scheme = quantized[0].q.scheme;
   const metadata = Object.fromEntries(quantized.map(({ t, q }) => [`minifloat.block.${t.name}`, blockRecord(scheme, q.tensorScale ?? 1)]));
-  const writer = await SafetensorsWriter.create(out, inputs.flatMap(({ t }) => blockSpecs(t.name, t.shape, scheme)), { metadata });
+  const writer = await SafetensorsWriter.create(
+    out,
+    inputs.flatMap(({ t }) => blockSpecs(t.name, t.shape, scheme)),
+    { metadata },
+  );
   const e = errors();
   const maxElement = decode(scheme.element.maxFiniteCode, scheme.element);
   for (const { x, q } of quantized) {
@@ -94,18 +106,29 @@ async function blockFile(name, inputs, out) {
     }
   }
   await writer.commit();
-  return { ...e, stored: `${blockSpecs("w", [1], scheme).map((s) => s.dtype).join("+")}` };
+  return {
+    ...e,
+    stored: `${blockSpecs("w", [1], scheme)
+      .map((s) => s.dtype)
+      .join("+")}`,
+  };
 }
 
 const dir = mkdtempSync(join(tmpdir(), "minifloat-example-"));
 try {
   const source = join(dir, "model.safetensors");
   const tensors = model();
-  const w = await SafetensorsWriter.create(source, tensors.map(([name, dtype, shape]) => ({ name, dtype, shape })), { metadata: { producer: "minifloat example" } });
+  const w = await SafetensorsWriter.create(
+    source,
+    tensors.map(([name, dtype, shape]) => ({ name, dtype, shape })),
+    { metadata: { producer: "minifloat example" } },
+  );
   for (const [, , , values] of tensors) await w.writeValues(values);
   await w.commit();
   const elements = tensors.reduce((n, t) => n + t[3].length, 0);
-  console.log(`A small transformer-like checkpoint: ${tensors.length} tensors, ${elements} weights, ${(statSync(source).size / 2 ** 20).toFixed(2)} MiB (F32/BF16)\n`);
+  console.log(
+    `A small transformer-like checkpoint: ${tensors.length} tensors, ${elements} weights, ${(statSync(source).size / 2 ** 20).toFixed(2)} MiB (F32/BF16)\n`,
+  );
 
   // Each format: quantize every tensor (round to nearest even, saturate to MaxFinite) into a new file; each block
   // scheme: blocks of 32 (MX) or 16 (NVFP4) along rows, a scale per block, elements saturating.
@@ -119,11 +142,22 @@ try {
     const started = performance.now();
     const e = SCHEMES.includes(name) ? await blockFile(name, inputs, out) : await formatFile(name, inputs, out);
     const seconds = (performance.now() - started) / 1000;
-    rows.push([name, e.stored, (statSync(out).size / 2 ** 20).toFixed(2), Math.sqrt(e.se / elements).toExponential(2), (Math.sqrt(e.se / e.ss) * 100).toFixed(2) + "%", e.maxErr.toExponential(2), ((100 * e.saturated) / elements).toFixed(3) + "%", ((100 * e.flushed) / elements).toFixed(2) + "%", (elements / seconds / 1e6).toFixed(2)]);
+    rows.push([
+      name,
+      e.stored,
+      (statSync(out).size / 2 ** 20).toFixed(2),
+      Math.sqrt(e.se / elements).toExponential(2),
+      `${(Math.sqrt(e.se / e.ss) * 100).toFixed(2)}%`,
+      e.maxErr.toExponential(2),
+      `${((100 * e.saturated) / elements).toFixed(3)}%`,
+      `${((100 * e.flushed) / elements).toFixed(2)}%`,
+      (elements / seconds / 1e6).toFixed(2),
+    ]);
   }
   const header = ["format", "stored as", "MiB", "RMSE", "rel err", "max |err|", "saturated", "flushed", "file M elt/s"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  for (const r of [header, widths.map((n) => "-".repeat(n)), ...rows]) console.log(r.map((c, i) => (i === 0 || i === 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  "));
+  for (const r of [header, widths.map((n) => "-".repeat(n)), ...rows])
+    console.log(r.map((c, i) => (i === 0 || i === 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  "));
   console.log("* U8 codes; the format is recorded in the file's __metadata__ as minifloat.dtype.<tensor>");
   console.log("FP6/FP4 hold nothing below 0.125/0.5: without a scale most weights flush to zero; a scale per block (MX, NVFP4) fixes that.\n");
 

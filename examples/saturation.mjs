@@ -27,14 +27,18 @@ const rows = [
 console.log(`${"computation".padEnd(40)}${"OvSAT".padStart(9)}${"OvINF".padStart(9)}${"OvNAN".padStart(9)}${"exact".padStart(9)}   notebook (printed cells)`);
 for (const [label, a, block, expected] of rows) {
   const got = ["OvSAT", "OvINF", "OvNAN", "exact"].map((mode) => run(a, mode, block));
-  console.log(`${label.padEnd(40)}${got.map((g) => g.padStart(9)).join("")}   ${expected.join(" / ")}${got.slice(0, 3).join() === expected.join() ? "  ✓" : "  ✗"}`);
+  console.log(
+    `${label.padEnd(40)}${got.map((g) => g.padStart(9)).join("")}   ${expected.join(" / ")}${got.slice(0, 3).join() === expected.join() ? "  ✓" : "  ✗"}`,
+  );
 }
 console.log("\n(The notebook's summary table swaps the signs of the two infinite rows; its check cells and the arithmetic");
 console.log(" give -Inf for [-f -f f f] and +Inf for [f f -f -f]. 'exact' is the exact dot product rounded once.)\n");
 
 const batches = Number(args.batches);
 const batchSize = Number(args["batch-size"]);
-console.log(`Random experiment: N = 2048, ${batches} × ${batchSize} pairs, BLK = 16, seed ${args.seed} (counter-based generator; randn clipped to ±4, squared with sign)`);
+console.log(
+  `Random experiment: N = 2048, ${batches} × ${batchSize} pairs, BLK = 16, seed ${args.seed} (counter-based generator; randn clipped to ±4, squared with sign)`,
+);
 const t0 = performance.now();
 const r = saturationExperiment({ batches, batchSize, seed: Number(args.seed), onBatch: (done, total) => process.stderr.write(`\r  batch ${done}/${total}`) });
 process.stderr.write("\n");

@@ -8,8 +8,26 @@ const SVG = "http://www.w3.org/2000/svg";
 const ROWS_PER_PAGE = 256;
 /** Value tables, ranges and error histograms cover formats of up to 16 bits (binary32/64 have too many codes). */
 const MAX_K = 16;
-const FAMILY_LABELS = { P3109: "IEEE P3109", IEEE: "IEEE 754", OCP: "OCP / ml_dtypes", FNUZ: "FNUZ (ml_dtypes, ONNX)", MX: "OCP MX element types", Tesla: "Tesla CFloat" };
-const P3109_EXAMPLES = ["Binary8p1se", "Binary8p3se", "Binary8p3sf", "Binary8p4se", "Binary8p4sf", "Binary8p5se", "Binary8p3ue", "Binary6p3se", "Binary4p2sf", "Binary16p11se"];
+const FAMILY_LABELS = {
+  P3109: "IEEE P3109",
+  IEEE: "IEEE 754",
+  OCP: "OCP / ml_dtypes",
+  FNUZ: "FNUZ (ml_dtypes, ONNX)",
+  MX: "OCP MX element types",
+  Tesla: "Tesla CFloat",
+};
+const P3109_EXAMPLES = [
+  "Binary8p1se",
+  "Binary8p3se",
+  "Binary8p3sf",
+  "Binary8p4se",
+  "Binary8p4sf",
+  "Binary8p5se",
+  "Binary8p3ue",
+  "Binary6p3se",
+  "Binary4p2sf",
+  "Binary16p11se",
+];
 const TESLA_NEEDS_BIAS = /^(cfloat8_1_[45]_[32]|cfloat16_shp)$/i;
 
 const state = { fmt: undefined, page: 0, values: undefined };
@@ -45,7 +63,13 @@ function hexFloat(x) {
     frac <<= 1n;
     bits++;
   }
-  const digits = bits ? "." + frac.toString(16).padStart(bits / 4, "0").replace(/0+$/, "") : "";
+  const digits = bits
+    ? "." +
+      frac
+        .toString(16)
+        .padStart(bits / 4, "0")
+        .replace(/0+$/, "")
+    : "";
   return `${x.sign < 0 ? "-" : ""}0x1${digits === "." ? "" : digits}p${x.exponent + n - 1}`;
 }
 
@@ -76,7 +100,7 @@ function fmtNumber(v, digits = 4) {
 /** A log2 position: exact integers as they are, others to 3 decimals. */
 const fmtLog = (l) => (Number.isInteger(l) ? String(l) : l.toFixed(3));
 const pct = (share) => `${(100 * share).toFixed(2)} %`;
-const hex = (code, f) => "0x" + code.toString(16).padStart(Math.ceil(f.K / 4), "0");
+const hex = (code, f) => `0x${code.toString(16).padStart(Math.ceil(f.K / 4), "0")}`;
 
 // ---------- format selection ----------
 
@@ -90,9 +114,14 @@ function fillFormatSelect() {
   }
   for (const [f, aliases] of seen) {
     if (!groups.has(f.family)) groups.set(f.family, []);
-    groups.get(f.family).push({ value: f.name, label: aliases.length ? `${f.name} (${aliases.map((a) => a.toUpperCase() === a ? a : a.toUpperCase()).join(", ")})` : f.name });
+    groups
+      .get(f.family)
+      .push({ value: f.name, label: aliases.length ? `${f.name} (${aliases.map((a) => (a.toUpperCase() === a ? a : a.toUpperCase())).join(", ")})` : f.name });
   }
-  groups.set("P3109", P3109_EXAMPLES.map((n) => ({ value: n, label: n })));
+  groups.set(
+    "P3109",
+    P3109_EXAMPLES.map((n) => ({ value: n, label: n })),
+  );
   const tesla = groups.get("Tesla") ?? [];
   groups.set("Tesla", [...["cfloat8_1_4_3", "cfloat8_1_5_2", "cfloat16_shp"].map((n) => ({ value: n, label: `${n} (bias from the field)` })), ...tesla]);
   const select = $("format");
@@ -166,7 +195,7 @@ function bitFields(f, code) {
 function significandForm(f, cls, fields, negative) {
   if (cls !== "normal" && cls !== "subnormal") return "";
   const sub = cls === "subnormal";
-  const trailing = f.trailingBits ? "." + fields.t.toString(2).padStart(f.trailingBits, "0") : "";
+  const trailing = f.trailingBits ? `.${fields.t.toString(2).padStart(f.trailingBits, "0")}` : "";
   const exponent = sub ? 1 - f.bias : fields.e - f.bias;
   return `${negative ? "-" : "+"}0b${sub ? "0" : "1"}${trailing}*2^${exponent}`;
 }
@@ -199,7 +228,7 @@ function renderTable() {
   $("page-count").textContent = `of ${pages}`;
   const first = state.page * ROWS_PER_PAGE;
   const last = Math.min(f.codeCount, first + ROWS_PER_PAGE);
-  $("table-note").textContent = `${f.codeCount} codes` + (pages > 1 ? `; showing ${hex(first, f)}…${hex(last - 1, f)}` : "");
+  $("table-note").textContent = `${f.codeCount} codes${pages > 1 ? `; showing ${hex(first, f)}…${hex(last - 1, f)}` : ""}`;
   const rows = [];
   for (let code = first; code < last; code++) {
     const x = mf.decodeExact(code, f);
@@ -268,7 +297,12 @@ function renderRange() {
   if (minPos === undefined) return;
   const lo = Math.floor(minPos.l) - 1;
   const hi = Math.floor(maxFin.l) + 2;
-  const W = 960, H = 250, left = 50, right = 20, top = 34, bottom = 42;
+  const W = 960,
+    H = 250,
+    left = 50,
+    right = 20,
+    top = 34,
+    bottom = 42;
   const xOf = (l) => left + ((l - lo) / (hi - lo)) * (W - left - right);
   const maxCount = Math.max(...counts.values());
   const yOf = (c) => H - bottom - (Math.min(c, maxCount) / maxCount) * (H - top - bottom);
@@ -282,8 +316,21 @@ function renderRange() {
     for (let j = k; j < k + group; j++) sum += counts.get(j) ?? 0;
     if (!sum) continue;
     const mean = sum / group;
-    const x0 = xOf(k), x1 = xOf(k + group);
-    svg.append(el("svg:rect", { x: x0.toFixed(2), y: yOf(mean).toFixed(2), width: Math.max(0.6, x1 - x0 - (x1 - x0 > 4 ? 1 : 0)).toFixed(2), height: (H - bottom - yOf(mean)).toFixed(2), fill: "#7aa7d6" }, el("svg:title", { text: group === 1 ? `[2^${k}, 2^${k + 1}): ${sum} values` : `2^${k}…2^${k + group}: ${mean.toFixed(2)} values per binade` })));
+    const x0 = xOf(k),
+      x1 = xOf(k + group);
+    svg.append(
+      el(
+        "svg:rect",
+        {
+          x: x0.toFixed(2),
+          y: yOf(mean).toFixed(2),
+          width: Math.max(0.6, x1 - x0 - (x1 - x0 > 4 ? 1 : 0)).toFixed(2),
+          height: (H - bottom - yOf(mean)).toFixed(2),
+          fill: "#7aa7d6",
+        },
+        el("svg:title", { text: group === 1 ? `[2^${k}, 2^${k + 1}): ${sum} values` : `2^${k}…2^${k + group}: ${mean.toFixed(2)} values per binade` }),
+      ),
+    );
   }
   // Axes.
   svg.append(el("svg:line", { x1: left, y1: H - bottom, x2: W - right, y2: H - bottom, stroke: "#57606a" }));
@@ -296,7 +343,15 @@ function renderRange() {
   svg.append(el("svg:text", { x: (left + W - right) / 2, y: H - 6, "text-anchor": "middle", text: "log2 |value|" }));
   svg.append(el("svg:text", { x: left - 6, y: yOf(maxCount) + 4, "text-anchor": "end", text: String(maxCount) }));
   svg.append(el("svg:text", { x: left - 6, y: H - bottom + 4, "text-anchor": "end", text: "0" }));
-  svg.append(el("svg:text", { x: 14, y: (top + H - bottom) / 2, "text-anchor": "middle", transform: `rotate(-90 14 ${(top + H - bottom) / 2})`, text: "values / binade" }));
+  svg.append(
+    el("svg:text", {
+      x: 14,
+      y: (top + H - bottom) / 2,
+      "text-anchor": "middle",
+      transform: `rotate(-90 14 ${(top + H - bottom) / 2})`,
+      text: "values / binade",
+    }),
+  );
   // Markers, labels staggered so close markers stay readable.
   const markers = [
     { name: "MinPositive", m: minPos, color: "#8a4b00" },
@@ -311,7 +366,8 @@ function renderRange() {
   });
   chart.append(svg);
   const decades = (maxFin.l - minPos.l) * Math.log10(2);
-  $("range-facts").textContent = `MinPositive ${exactText(minPos.x)} = 2^${fmtLog(minPos.l)}, MinNormal ${minNormal ? exactText(minNormal.x) : "—"}, MaxFinite ${exactText(maxFin.x)} ${Number.isInteger(maxFin.l) ? "=" : "≈"} 2^${fmtLog(maxFin.l)}: ${fmtLog(maxFin.l - minPos.l)} binades (${decades.toFixed(2)} decades), ${[...counts.values()].reduce((a, b) => a + b, 0)} positive finite values.`;
+  $("range-facts").textContent =
+    `MinPositive ${exactText(minPos.x)} = 2^${fmtLog(minPos.l)}, MinNormal ${minNormal ? exactText(minNormal.x) : "—"}, MaxFinite ${exactText(maxFin.x)} ${Number.isInteger(maxFin.l) ? "=" : "≈"} 2^${fmtLog(maxFin.l)}: ${fmtLog(maxFin.l - minPos.l)} binades (${decades.toFixed(2)} decades), ${[...counts.values()].reduce((a, b) => a + b, 0)} positive finite values.`;
 }
 
 /** A finite exact value: the float64 that holds it, or an exact hex float where none does. */
@@ -385,8 +441,17 @@ function runQuantization() {
     const R = 2 ** (1 - f.P);
     const BINS = 40;
     const bins = new Array(BINS).fill(0);
-    let below = 0, above = 0, nonFinite = 0, saturated = 0, flushed = 0, zeros = 0, finite = 0;
-    let sum2 = 0, rel2 = 0, maxErr = 0, maxRel = 0;
+    let below = 0,
+      above = 0,
+      nonFinite = 0,
+      saturated = 0,
+      flushed = 0,
+      zeros = 0,
+      finite = 0;
+    let sum2 = 0,
+      rel2 = 0,
+      maxErr = 0,
+      maxRel = 0;
     for (let i = 0; i < n; i++) {
       const xi = x[i];
       const q = values[codes[i]];
@@ -432,7 +497,12 @@ function runQuantization() {
 }
 
 function drawHistogram(chart, bins, below, above, R, f) {
-  const W = 960, H = 260, left = 60, right = 20, top = 22, bottom = 44;
+  const W = 960,
+    H = 260,
+    left = 60,
+    right = 20,
+    top = 22,
+    bottom = 44;
   // The y scale follows the bins within ±R; the outlier bars are capped at the top (their counts are printed).
   const maxCount = Math.max(1, ...bins);
   const slots = bins.length + 4; // an outlier bar and a gap on each side
@@ -441,7 +511,20 @@ function drawHistogram(chart, bins, below, above, R, f) {
   svg.append(el("svg:title", { id: "hist-svg-title", text: `Histogram of the relative error (q − x)/|x| in ${f.name}` }));
   const yOf = (c) => H - bottom - (Math.min(c, maxCount) / maxCount) * (H - top - bottom);
   const bar = (slot, count, color, label) => {
-    svg.append(el("svg:rect", { class: "bar", x: (left + slot * slotW + 1).toFixed(2), y: yOf(count).toFixed(2), width: (slotW - 2).toFixed(2), height: (H - bottom - yOf(count)).toFixed(2), fill: color }, el("svg:title", { text: `${label}: ${count}` })));
+    svg.append(
+      el(
+        "svg:rect",
+        {
+          class: "bar",
+          x: (left + slot * slotW + 1).toFixed(2),
+          y: yOf(count).toFixed(2),
+          width: (slotW - 2).toFixed(2),
+          height: (H - bottom - yOf(count)).toFixed(2),
+          fill: color,
+        },
+        el("svg:title", { text: `${label}: ${count}` }),
+      ),
+    );
   };
   bar(0, below, "#b3261e", `relative error < −2^${1 - f.P}`);
   bins.forEach((c, i) => {
@@ -464,10 +547,19 @@ function drawHistogram(chart, bins, below, above, R, f) {
   // The outlier bars (red) collect everything beyond ±R: saturation, flushing, large subnormal errors.
   svg.append(el("svg:text", { x: left + 1.5 * slotW, y: top + 12, fill: "#b3261e", text: `◀ ${below} below −R` }));
   svg.append(el("svg:text", { x: W - right - 1.5 * slotW, y: top + 12, "text-anchor": "end", fill: "#b3261e", text: `${above} above R ▶` }));
-  svg.append(el("svg:text", { x: (left + W - right) / 2, y: H - 6, "text-anchor": "middle", text: `relative error (q − x)/|x|, R = 2^${1 - f.P} (one unit in the last place at the bottom of a binade)` }));
+  svg.append(
+    el("svg:text", {
+      x: (left + W - right) / 2,
+      y: H - 6,
+      "text-anchor": "middle",
+      text: `relative error (q − x)/|x|, R = 2^${1 - f.P} (one unit in the last place at the bottom of a binade)`,
+    }),
+  );
   svg.append(el("svg:text", { x: left - 6, y: yOf(maxCount) + 4, "text-anchor": "end", text: String(maxCount) }));
   svg.append(el("svg:text", { x: left - 6, y: H - bottom + 4, "text-anchor": "end", text: "0" }));
-  svg.append(el("svg:text", { x: 14, y: (top + H - bottom) / 2, "text-anchor": "middle", transform: `rotate(-90 14 ${(top + H - bottom) / 2})`, text: "samples" }));
+  svg.append(
+    el("svg:text", { x: 14, y: (top + H - bottom) / 2, "text-anchor": "middle", transform: `rotate(-90 14 ${(top + H - bottom) / 2})`, text: "samples" }),
+  );
   chart.append(svg);
 }
 
@@ -518,18 +610,51 @@ function renderSaturation(out, r, mode, options) {
   headline.textContent = `Under ${mode}: ${pct(r.inRange)} of the exact results are in range of ${options.partials}; partials overflowed in ${pct(r.inRangeOverflowed)} of those (${r.overflowedPairs} of ${r.pairs} pairs overflowed); NaN results: ${chosen.nan}; RMS error ${mode === "OvNAN" ? `${fmtNumber(rmsClean)} over the ${clean} non-NaN results` : chosen.rms}.`;
   const modes = ["OvSAT", "OvINF", "OvNAN"];
   const table = el("table", { class: "results" });
-  table.append(el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "" }), ...modes.map((m) => el("th", { scope: "col", class: m === mode ? "chosen" : "", text: m })))));
+  table.append(
+    el(
+      "thead",
+      {},
+      el("tr", {}, el("th", { scope: "col", text: "" }), ...modes.map((m) => el("th", { scope: "col", class: m === mode ? "chosen" : "", text: m }))),
+    ),
+  );
   const body = el("tbody");
-  const row = (label, cells) => body.append(el("tr", {}, el("th", { scope: "row", text: label }), ...cells.map((c, i) => el("td", { class: modes[i] === mode ? "chosen" : "", text: String(c) }))));
-  row("in-range results", modes.map(() => pct(r.inRange)));
-  row("in range, partials overflowed", modes.map(() => pct(r.inRangeOverflowed)));
-  row("NaN results", modes.map((m) => perMode[m].nan));
-  row("RMS error, all pairs", modes.map((m) => perMode[m].rms));
-  row("max error, all pairs", modes.map((m) => perMode[m].max));
-  row(`RMS error, ${r.overflowedPairs} overflowed pairs`, modes.map((m) => perMode[m].over));
-  row(`RMS error, ${clean} pairs without overflow`, modes.map(() => fmtNumber(rmsClean)));
+  const row = (label, cells) =>
+    body.append(
+      el("tr", {}, el("th", { scope: "row", text: label }), ...cells.map((c, i) => el("td", { class: modes[i] === mode ? "chosen" : "", text: String(c) }))),
+    );
+  row(
+    "in-range results",
+    modes.map(() => pct(r.inRange)),
+  );
+  row(
+    "in range, partials overflowed",
+    modes.map(() => pct(r.inRangeOverflowed)),
+  );
+  row(
+    "NaN results",
+    modes.map((m) => perMode[m].nan),
+  );
+  row(
+    "RMS error, all pairs",
+    modes.map((m) => perMode[m].rms),
+  );
+  row(
+    "max error, all pairs",
+    modes.map((m) => perMode[m].max),
+  );
+  row(
+    `RMS error, ${r.overflowedPairs} overflowed pairs`,
+    modes.map((m) => perMode[m].over),
+  );
+  row(
+    `RMS error, ${clean} pairs without overflow`,
+    modes.map(() => fmtNumber(rmsClean)),
+  );
   table.append(body);
-  const note = el("p", { class: "legend", text: "OvINF errors replace ±Inf by ±MaxFinite and NaN by 0 (the seed's §0.7); OvNAN results of overflowed pairs are NaN and have no error." });
+  const note = el("p", {
+    class: "legend",
+    text: "OvINF errors replace ±Inf by ±MaxFinite and NaN by 0 (the seed's §0.7); OvNAN results of overflowed pairs are NaN and have no error.",
+  });
   out.append(headline, table, note);
 }
 
@@ -546,12 +671,32 @@ function renderExamples() {
   ];
   const modes = ["OvSAT", "OvINF", "OvNAN"];
   const table = el("table", { class: "results" });
-  table.append(el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "computation (binary16 partials)" }), el("th", { scope: "col", text: "exact" }), ...modes.map((m) => el("th", { scope: "col", text: m })))));
+  table.append(
+    el(
+      "thead",
+      {},
+      el(
+        "tr",
+        {},
+        el("th", { scope: "col", text: "computation (binary16 partials)" }),
+        el("th", { scope: "col", text: "exact" }),
+        ...modes.map((m) => el("th", { scope: "col", text: m })),
+      ),
+    ),
+  );
   const body = el("tbody");
   for (const [label, a, blockSize] of cases) {
     const exact = mf.dot(enc(a), ones, { formats: fmt, overflow: "exact", blockSize });
     const cells = modes.map((overflow) => mf.dot(enc(a), ones, { formats: fmt, overflow, blockSize }));
-    body.append(el("tr", {}, el("th", { scope: "row", text: label }), el("td", { text: String(exact) }), ...cells.map((v) => el("td", { text: Number.isNaN(v) ? "NaN" : v === Infinity ? "+Inf" : v === -Infinity ? "-Inf" : String(v) }))));
+    body.append(
+      el(
+        "tr",
+        {},
+        el("th", { scope: "row", text: label }),
+        el("td", { text: String(exact) }),
+        ...cells.map((v) => el("td", { text: Number.isNaN(v) ? "NaN" : v === Infinity ? "+Inf" : v === -Infinity ? "-Inf" : String(v) })),
+      ),
+    );
   }
   table.append(body);
   $("sat-examples").replaceChildren(table);

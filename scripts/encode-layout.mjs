@@ -78,7 +78,11 @@ export const SLOT_GROUPS = [
       ["stochasticScale", "f32", "2^e1, 2^e2 with e1 + e2 = NS − minQ: the subnormal-path scale in two exact steps"],
       ["stochasticScale2", "f32", ""],
       ["stochasticOneAt", "i32", "2^(31 − N) for B: the + 1 of R' = 2R + 1, just below R"],
-      ["stochasticCRebias", "i32", "StochasticC's RNITE at bit d: fastRebias + 2^(d−1) − 1 and the kept bit 2^d (fastRebias and 2^31, a bit |x| never has, when d ≤ 0)"],
+      [
+        "stochasticCRebias",
+        "i32",
+        "StochasticC's RNITE at bit d: fastRebias + 2^(d−1) − 1 and the kept bit 2^d (fastRebias and 2^31, a bit |x| never has, when d ≤ 0)",
+      ],
       ["stochasticCBit", "i32", ""],
       ["stochasticClamp", "i32", "fastLimit << (24 − P): the float32 bits (rebiased) of the overflow code"],
       ["stochasticUp", "i32", "2^(c0 − 24 + P) and 2^(c0 − NS): normal and subnormal results moved to code bit c0"],
@@ -153,7 +157,12 @@ const comment = (about) => (about ? ` // ${about}` : "");
 
 /** The AssemblyScript module: enums of slot indices, scalar indices and the named numbers, and the block geometry. */
 export function renderAssembly() {
-  const enums = Object.entries(ENUMS).map(([name, e]) => `/** ${e.about} */\nexport const enum ${name} { ${Object.entries(e.values).map(([k, v]) => `${k} = ${v}`).join(", ")} }`);
+  const enums = Object.entries(ENUMS).map(
+    ([name, e]) =>
+      `/** ${e.about} */\nexport const enum ${name} { ${Object.entries(e.values)
+        .map(([k, v]) => `${k} = ${v}`)
+        .join(", ")} }`,
+  );
   return `${HEADER}// The encode kernel's parameter block: 16-byte slots, scalar i32 words, the tail scratch.
 
 /** Slot indices (the slot's address is block + 16·index). */
@@ -178,18 +187,33 @@ export const BLOCK_BYTES: usize = ${slots().length * 16 + SCALAR_BYTES + TAIL_BY
 /** The TypeScript module: slot and scalar indices, slot types and the named numbers as const objects. */
 export function renderTypeScript() {
   const object = (name, about, entries) => [`/** ${about} */`, `export const ${name} = {`, ...entries, "} as const;"].join("\n");
-  const enums = Object.entries(ENUMS).map(([name, e]) => `/** ${e.about} */\nexport const ${name} = { ${Object.entries(e.values).map(([k, v]) => `${k}: ${v}`).join(", ")} } as const;`);
+  const enums = Object.entries(ENUMS).map(
+    ([name, e]) =>
+      `/** ${e.about} */\nexport const ${name} = { ${Object.entries(e.values)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(", ")} } as const;`,
+  );
   return `${HEADER}// The encode kernel's parameter block: 16-byte slots, scalar i32 words, the tail scratch.
 
-${object("SLOT", "Slot indices (the slot's address is block + 16·index).", groupLines((name, index, _type, about) => `  ${name}: ${index},${comment(about)}`))}
+${object(
+  "SLOT",
+  "Slot indices (the slot's address is block + 16·index).",
+  groupLines((name, index, _type, about) => `  ${name}: ${index},${comment(about)}`),
+)}
 export type SlotName = keyof typeof SLOT;
 
 /** How a slot's value is stored: an i32, float32 bits, or a code repeated in every byte (K ≤ 8) or half of a lane. */
 export const SLOT_TYPE: Readonly<Record<SlotName, "i32" | "f32" | "narrow">> = {
-${slots().map(([name, type]) => `  ${name}: "${type}",`).join("\n")}
+${slots()
+  .map(([name, type]) => `  ${name}: "${type}",`)
+  .join("\n")}
 };
 
-${object("SCALAR", "Scalar word indices (after the slots).", SCALARS.map(([name, about], i) => `  ${name}: ${i},${comment(about)}`))}
+${object(
+  "SCALAR",
+  "Scalar word indices (after the slots).",
+  SCALARS.map(([name, about], i) => `  ${name}: ${i},${comment(about)}`),
+)}
 export type ScalarName = keyof typeof SCALAR;
 
 ${enums.join("\n\n")}

@@ -70,36 +70,40 @@ async function main() {
   let announced = false;
   const shown = [];
   await Promise.all(
-    Array.from({ length: workers }, () =>
-      new Promise((resolve, reject) => {
-        const w = new Worker(fileURLToPath(import.meta.url), { workerData: config });
-        const feed = () => {
-          if (next >= to) return w.postMessage(null);
-          const start = next;
-          next = Math.min(to, next + JOB);
-          w.postMessage({ start, end: next });
-        };
-        w.on("message", (m) => {
-          if (m.ready) {
-            if (!announced) console.log(`${m.format} ${m.projection}`);
-            announced = true;
-            return feed();
-          }
-          checked += m.count;
-          mismatches += m.mismatches;
-          for (const line of m.examples) if (shown.length < 20) shown.push(line);
-          const seconds = (performance.now() - started) / 1000;
-          process.stdout.write(`\r${(checked / 2 ** 32 * 100).toFixed(1)} % of 2^32 checked, ${mismatches} mismatches, ${seconds.toFixed(0)} s   `);
-          feed();
-        });
-        w.on("error", reject);
-        w.on("exit", resolve);
-      }),
+    Array.from(
+      { length: workers },
+      () =>
+        new Promise((resolve, reject) => {
+          const w = new Worker(fileURLToPath(import.meta.url), { workerData: config });
+          const feed = () => {
+            if (next >= to) return w.postMessage(null);
+            const start = next;
+            next = Math.min(to, next + JOB);
+            w.postMessage({ start, end: next });
+          };
+          w.on("message", (m) => {
+            if (m.ready) {
+              if (!announced) console.log(`${m.format} ${m.projection}`);
+              announced = true;
+              return feed();
+            }
+            checked += m.count;
+            mismatches += m.mismatches;
+            for (const line of m.examples) if (shown.length < 20) shown.push(line);
+            const seconds = (performance.now() - started) / 1000;
+            process.stdout.write(`\r${((checked / 2 ** 32) * 100).toFixed(1)} % of 2^32 checked, ${mismatches} mismatches, ${seconds.toFixed(0)} s   `);
+            feed();
+          });
+          w.on("error", reject);
+          w.on("exit", resolve);
+        }),
     ),
   );
   rmSync(dir, { recursive: true, force: true });
   const seconds = (performance.now() - started) / 1000;
-  console.log(`\n${checked} bit patterns [0x${from.toString(16)}, 0x${to.toString(16)}) in ${seconds.toFixed(1)} s on ${workers} workers: ${mismatches} mismatches`);
+  console.log(
+    `\n${checked} bit patterns [0x${from.toString(16)}, 0x${to.toString(16)}) in ${seconds.toFixed(1)} s on ${workers} workers: ${mismatches} mismatches`,
+  );
   for (const line of shown) console.log(`  ${line}`);
   process.exit(mismatches === 0 ? 0 : 1);
 }

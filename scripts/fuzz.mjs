@@ -15,5 +15,9 @@ if (!(runs > 0) || !Number.isSafeInteger(seed)) {
 console.log(`fuzz: runs ×${runs}, seed ${seed} (replay: npm run fuzz -- --runs ${runs} --seed ${seed})`);
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const vitest = join(root, "node_modules/vitest/vitest.mjs");
-const result = spawnSync(process.execPath, [vitest, "run", "test/fuzz-"], { cwd: root, stdio: "inherit", env: { ...process.env, FUZZ_RUNS: String(runs), FUZZ_SEED: String(seed) } });
+const result = spawnSync(process.execPath, [vitest, "run", "test/fuzz-"], {
+  cwd: root,
+  stdio: "inherit",
+  env: { ...process.env, FUZZ_RUNS: String(runs), FUZZ_SEED: String(seed) },
+});
 process.exit(result.status ?? 1);

@@ -3,7 +3,10 @@
 /** Unknown format name, or format parameters outside their allowed ranges. */
 export class FormatError extends Error {
   override readonly name = "FormatError";
-  constructor(readonly argument: string, message: string) {
+  constructor(
+    readonly argument: string,
+    message: string,
+  ) {
     super(`${argument}: ${message}`);
   }
 }
@@ -11,7 +14,10 @@ export class FormatError extends Error {
 /** A projection option (rounding, saturation, stochastic bits, random value) that is not allowed. */
 export class ProjectionError extends Error {
   override readonly name = "ProjectionError";
-  constructor(readonly argument: string, message: string) {
+  constructor(
+    readonly argument: string,
+    message: string,
+  ) {
     super(`${argument}: ${message}`);
   }
 }
@@ -19,7 +25,10 @@ export class ProjectionError extends Error {
 /** A code, index, length or value outside the range the operation accepts. */
 export class CodeRangeError extends RangeError {
   override readonly name = "CodeRangeError";
-  constructor(readonly argument: string, message: string) {
+  constructor(
+    readonly argument: string,
+    message: string,
+  ) {
     super(`${argument}: ${message}`);
   }
 }
@@ -27,7 +36,10 @@ export class CodeRangeError extends RangeError {
 /** An argument of the wrong type (e.g. a Uint16Array where codes of an 8-bit format belong in a Uint8Array). */
 export class ArgumentTypeError extends TypeError {
   override readonly name = "ArgumentTypeError";
-  constructor(readonly argument: string, message: string) {
+  constructor(
+    readonly argument: string,
+    message: string,
+  ) {
     super(`${argument}: ${message}`);
   }
 }

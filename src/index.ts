@@ -16,7 +16,30 @@ export { WasmArray } from "./wasm/memory.js";
 // The one kernel switch: useKernels(false) makes every bulk call (here, in minifloat/parallel and its workers) run the reference.
 export { initKernels, useKernels, kernelStatus } from "./wasm/instance.js";
 export { MiniFloatArray, type MiniFloatSource, type FromOptions } from "./views/minifloat-array.js";
-export { miniFloatArrayType, type MiniFloatArrayType, Float8E4M3FNArray, Float8E5M2Array, Float8E4M3FNUZArray, Float8E5M2FNUZArray, Float8E8M0FNUArray, Float6E3M2FNArray, Float6E2M3FNArray, Float4E2M1FNArray, BFloat16Array } from "./views/types.js";
-export { quantizeBlocks, dequantizeBlocks, blockScheme, MX_SCHEMES, MXINT8_ELEMENT, type BlockQuantizeOptions, type BlockScheme, type BlockTensor, type CustomScheme, type SchemeName } from "./block/index.js";
+export {
+  miniFloatArrayType,
+  type MiniFloatArrayType,
+  Float8E4M3FNArray,
+  Float8E5M2Array,
+  Float8E4M3FNUZArray,
+  Float8E5M2FNUZArray,
+  Float8E8M0FNUArray,
+  Float6E3M2FNArray,
+  Float6E2M3FNArray,
+  Float4E2M1FNArray,
+  BFloat16Array,
+} from "./views/types.js";
+export {
+  quantizeBlocks,
+  dequantizeBlocks,
+  blockScheme,
+  MX_SCHEMES,
+  MXINT8_ELEMENT,
+  type BlockQuantizeOptions,
+  type BlockScheme,
+  type BlockTensor,
+  type CustomScheme,
+  type SchemeName,
+} from "./block/index.js";
 export { dot, dotRows, matvec, matmul, DOT_OVERFLOW_MODES, type DotOptions, type DotOverflow, type MatOptions, type MatScales } from "./dot/index.js";
 export { PARTIALS_FORMATS, type PartialsName } from "./dot/partials.js";

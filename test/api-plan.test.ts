@@ -67,7 +67,9 @@ describe("resolveRandom: the one validator of random bits", () => {
   });
 
   it("names the argument under `where` in its typed errors", () => {
-    expect(() => resolveRandom(nearest, 1, { seed: 1 }, "projection")).toThrow(new ProjectionError("projection.seed", "only allowed with a stochastic rounding (rounding is NearestTiesToEven)"));
+    expect(() => resolveRandom(nearest, 1, { seed: 1 }, "projection")).toThrow(
+      new ProjectionError("projection.seed", "only allowed with a stochastic rounding (rounding is NearestTiesToEven)"),
+    );
     expect(() => resolveRandom(stochastic, 2, { random: [1, 2] as never }, "projection")).toThrow(ArgumentTypeError);
     expect(() => resolveRandom(stochastic, 2, { random: Uint8Array.of(1) })).toThrow(/options\.random: has length 1; allowed: the input length 2/);
     expect(() => resolveRandom(stochastic, 1, { random: Uint8Array.of(16) })).toThrow(/options\.random: element 0 is 16; allowed: 0 ≤ R < 2\^N = 16/);

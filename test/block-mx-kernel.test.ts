@@ -16,9 +16,12 @@ function inputs(n: number, seed: number): Float32Array {
     const r = mix32((seed * 0x9e3779b9 + i) >>> 0);
     const kind = r % 16;
     const mant = mix32(r) & 0x7fffff;
-    if (kind < 8) out[i] = (mix32(r + 1) / 2 ** 32 - 0.5) * 2 ** ((r >>> 8) % 24 - 12); // wide magnitudes
-    else if (kind < 11) out[i] = ((r >>> 4) % 64 - 32) / 8 + ((r >>> 10) & 1 ? 1 / 32 : 0); // ties of FP4/FP6 grids
-    else if (kind < 12) u[i] = mant & 0x807fffff; // float32 subnormals (either sign via bit 31 of mant is 0 → positive)
+    if (kind < 8)
+      out[i] = (mix32(r + 1) / 2 ** 32 - 0.5) * 2 ** (((r >>> 8) % 24) - 12); // wide magnitudes
+    else if (kind < 11)
+      out[i] = (((r >>> 4) % 64) - 32) / 8 + ((r >>> 10) & 1 ? 1 / 32 : 0); // ties of FP4/FP6 grids
+    else if (kind < 12)
+      u[i] = mant & 0x807fffff; // float32 subnormals (either sign via bit 31 of mant is 0 → positive)
     else if (kind < 13) out[i] = -0;
     else if (kind < 14) out[i] = 0;
     else out[i] = ((r >>> 4) % 2000) - 1000;
@@ -48,7 +51,8 @@ describe("MX quantize kernel vs reference", () => {
           expect(Buffer.from(fast.scales).equals(Buffer.from(slow.scales))).toBe(true);
           let first = -1;
           for (let i = 0; i < slow.elements.length && first < 0; i++) if (fast.elements[i] !== slow.elements[i]) first = i;
-          if (first >= 0) throw new Error(`${scheme} B=${blockSize} n=${n}: byte ${first}: kernel ${fast.elements[first]} vs reference ${slow.elements[first]}`);
+          if (first >= 0)
+            throw new Error(`${scheme} B=${blockSize} n=${n}: byte ${first}: kernel ${fast.elements[first]} vs reference ${slow.elements[first]}`);
         }
       }
     });

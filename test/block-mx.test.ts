@@ -156,9 +156,13 @@ describe("custom schemes and errors", () => {
     expect(() => quantizeBlocks(f32([1]), "mxfp5" as "mxfp4")).toThrow(/scheme: got "mxfp5"; allowed: mxfp8_e4m3, mxfp8_e5m2/);
     expect(() => quantizeBlocks(f32([1]), "mxfp4", { blockSize: 0 })).toThrow(/options\.blockSize: got 0; allowed: an integer in \[1, 1048576\]/);
     expect(() => quantizeBlocks(f32([1]), "mxfp4", { scaleExponent: 200 })).toThrow(/options\.scaleExponent: got 200; allowed: an integer in \[-127, 127\]/);
-    expect(() => quantizeBlocks(f32([1]), { element: "E4M3", scale: "E2M1", blockSize: 4 })).toThrow(/scheme\.scale: float4_e2m1fn has no NaN; allowed: a scale format with a NaN code/);
+    expect(() => quantizeBlocks(f32([1]), { element: "E4M3", scale: "E2M1", blockSize: 4 })).toThrow(
+      /scheme\.scale: float4_e2m1fn has no NaN; allowed: a scale format with a NaN code/,
+    );
     const q = quantizeBlocks(f32([1, 2, 3]), "mxfp4");
-    expect(() => dequantizeBlocks({ ...q, scales: new Uint8Array(2) })).toThrow(/q\.scales: got Uint8Array\(2\); allowed: a Uint8Array of ceil\(3 \/ 32\) = 1 scale codes/);
+    expect(() => dequantizeBlocks({ ...q, scales: new Uint8Array(2) })).toThrow(
+      /q\.scales: got Uint8Array\(2\); allowed: a Uint8Array of ceil\(3 \/ 32\) = 1 scale codes/,
+    );
     const six = quantizeBlocks(f32([1, 2]), "mxfp6_e2m3");
     expect(() => dequantizeBlocks({ ...six, elements: Uint8Array.of(0, 64) })).toThrow(/q\.elements\[1\]: is 64; allowed: a float6_e2m3fn code in \[0, 63\]/);
   });

@@ -32,7 +32,10 @@ describe("golden scaled_blocks.jsonl.gz", () => {
         expect({ s: got.scale, r: got.elements }).toEqual({ s: r.s, r: r.r });
         counts.ConvertToBlockMaxAbsFinite++;
       } else if (r.op === "BlockDotProduct") {
-        const got = blockDotProduct({ scale: r.sx, elements: r.x }, r.fsx, r.fx, { scale: r.sy, elements: r.y }, r.fsy, r.fy, r.fr, { rounding: r.rnd, saturation: r.sat });
+        const got = blockDotProduct({ scale: r.sx, elements: r.x }, r.fsx, r.fx, { scale: r.sy, elements: r.y }, r.fsy, r.fy, r.fr, {
+          rounding: r.rnd,
+          saturation: r.sat,
+        });
         if (isNaNCode(r.r, r.fr)) expect(isNaNCode(got, r.fr)).toBe(true);
         else expect(got).toBe(r.r);
         counts.BlockDotProduct++;
@@ -76,7 +79,10 @@ describe("ωBlockProject and ωBlockDecode special rules", () => {
   it("ωBlockDecode multiplies in ℝω: 0·∞ → NaN, NaN scale → NaN", () => {
     const z = blockDecode({ scale: encode(0, "Binary8p4se"), elements: [e8(Infinity), e8(2)] }, "Binary8p4se", E8);
     expect(z.map((v) => v.kind)).toEqual(["nan", "finite"]);
-    expect(convertFromBlock({ scale: encode(4, S), elements: [e8(3), e8(-Infinity)] }, S, E8, "binary32")).toEqual([encode(12, "binary32"), encode(-Infinity, "binary32")]);
+    expect(convertFromBlock({ scale: encode(4, S), elements: [e8(3), e8(-Infinity)] }, S, E8, "binary32")).toEqual([
+      encode(12, "binary32"),
+      encode(-Infinity, "binary32"),
+    ]);
   });
 });
 
@@ -121,7 +127,9 @@ describe("reductions and elementwise Block<Op>", () => {
   });
   it("typed errors name the argument", () => {
     expect(() => blockOp("Foo" as "Add", [], 0, S, E8)).toThrow(/^op: got "Foo"; allowed: Convert, Abs/);
-    expect(() => blockOp("Add", [{ block: block(1, [1]), fs: S, fx: E8 }], 0, S, E8)).toThrow(/operands: got Array\(1\); allowed: 2 operand block\(s\) for Add/);
+    expect(() => blockOp("Add", [{ block: block(1, [1]), fs: S, fx: E8 }], 0, S, E8)).toThrow(
+      /operands: got Array\(1\); allowed: 2 operand block\(s\) for Add/,
+    );
     expect(() => convertToBlock([], E8, 0, S, E8)).toThrow(/x: has 0 elements; allowed: a block of B ≥ 1 codes/);
     expect(() => convertToBlock([256], E8, 0, S, E8)).toThrow(/x\[0\]: got 256; allowed: an integer in \[0, 255\]/);
     expect(() => blockDotProduct(block(1, [1]), S, E8, block(1, [1, 2]), S, E8, E8)).toThrow(/y\.elements: has 2 codes; allowed: the block size of x \(1\)/);

@@ -44,13 +44,23 @@ async function open(path: string, done: string, origin = server.origin): Promise
   page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
   page.on("console", (message) => message.type() === "error" && problems.push(`console: ${message.text()}`));
   await page.goto(`${origin}${path}`);
-  await page.waitForFunction((name) => (globalThis as Record<string, unknown>)[name] !== undefined || (globalThis as Record<string, unknown>).suiteError !== undefined, done, { timeout: 300_000 });
+  await page.waitForFunction(
+    (name) => (globalThis as Record<string, unknown>)[name] !== undefined || (globalThis as Record<string, unknown>).suiteError !== undefined,
+    done,
+    { timeout: 300_000 },
+  );
   return { page, problems };
 }
 
 function goldenFiles(): Record<string, { decode: Uint8Array; encode: Uint8Array }> {
   return Object.fromEntries(
-    GOLDEN_DTYPES.map((dtype) => [dtype, { decode: readFileSync(sharedPath("golden", "ml_dtypes", `${dtype}.decode.bin`)), encode: readFileSync(sharedPath("golden", "ml_dtypes", `${dtype}.encode.bin`)) }]),
+    GOLDEN_DTYPES.map((dtype) => [
+      dtype,
+      {
+        decode: readFileSync(sharedPath("golden", "ml_dtypes", `${dtype}.decode.bin`)),
+        encode: readFileSync(sharedPath("golden", "ml_dtypes", `${dtype}.encode.bin`)),
+      },
+    ]),
   );
 }
 
@@ -58,7 +68,16 @@ describe("headless Chromium", () => {
   it("runs the golden subset on the browser bundle, bit-identical to Node and to ml_dtypes", async () => {
     const { page, problems } = await open("/test/browser/page.html", "suiteResult");
     expect(await page.evaluate(() => (globalThis as Record<string, unknown>).suiteError)).toBeUndefined();
-    const inBrowser = await page.evaluate(() => (globalThis as Record<string, unknown>).suiteResult as { result: unknown; kernels: boolean; status: { available: boolean }; userAgent: string; ms: number });
+    const inBrowser = await page.evaluate(
+      () =>
+        (globalThis as Record<string, unknown>).suiteResult as {
+          result: unknown;
+          kernels: boolean;
+          status: { available: boolean };
+          userAgent: string;
+          ms: number;
+        },
+    );
     expect(inBrowser.userAgent).toMatch(/HeadlessChrome\/\d+/);
     expect(inBrowser.kernels).toBe(true);
     expect(inBrowser.status.available).toBe(true);

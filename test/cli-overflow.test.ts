@@ -13,7 +13,17 @@ const FORMATS = ["float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "float6_e3m2fn
 
 /** Values around MaxFinite: just above it, a quarter, half and a whole step above, and beyond. */
 function probes(max: number, ulp: number): number[] {
-  const around = [max, max * (1 + 2 ** -20), max + ulp / 4, max + ulp / 2, max + (ulp / 2) * (1 + 2 ** -20), max + ulp * 0.75, max + ulp, max + 2 * ulp, 4 * max];
+  const around = [
+    max,
+    max * (1 + 2 ** -20),
+    max + ulp / 4,
+    max + ulp / 2,
+    max + (ulp / 2) * (1 + 2 ** -20),
+    max + ulp * 0.75,
+    max + ulp,
+    max + 2 * ulp,
+    4 * max,
+  ];
   return [...around, ...around.map((v) => -v)];
 }
 

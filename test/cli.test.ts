@@ -32,7 +32,11 @@ function sample(n: number, seed: number): Float32Array {
 }
 
 async function writeModel(path: string, tensors: { name: string; dtype: string; shape: number[]; values?: Float32Array; raw?: Uint8Array }[]): Promise<void> {
-  const w = await SafetensorsWriter.create(path, tensors.map(({ name, dtype, shape }): TensorSpec => ({ name, dtype, shape })), { metadata: { format: "pt" } });
+  const w = await SafetensorsWriter.create(
+    path,
+    tensors.map(({ name, dtype, shape }): TensorSpec => ({ name, dtype, shape })),
+    { metadata: { format: "pt" } },
+  );
   for (const t of tensors) {
     if (t.values) await w.writeValues(t.values);
     else await w.writeBytes(t.raw!);
@@ -204,7 +208,11 @@ describe("minifloat CLI (in-process)", () => {
     await writeModel(src, [{ name: "w", dtype: "F32", shape: [16, 64], values: x }]);
     const r = await cli("quantize", src, "--block", "nvfp4", "-o", at("ones-nvfp4.safetensors"));
     expect(r.code).toBe(0);
-    const row = r.out.split("\n").find((line) => line.startsWith("w "))!.trim().split(/\s+/);
+    const row = r.out
+      .split("\n")
+      .find((line) => line.startsWith("w "))!
+      .trim()
+      .split(/\s+/);
     // tensor, elements, RMSE, max |err|, rel err, saturated, flushed, throughput ("-": too small to time)
     expect([row[0], row[1], row[5], row[6], row[7]]).toEqual(["w", "1024", "0%", "0%", "-"]);
   });
@@ -233,9 +241,14 @@ describe("minifloat CLI (in-process)", () => {
   it("draws a progress bar on a terminal and ends with the report", async () => {
     let err = "";
     let out = "";
-    const code = await main(["quantize", model, "--to", "float8_e5m2", "-o", at("tty.safetensors")], { stdout: (s) => (out += s), stderr: (s) => (err += s), isTTY: true });
+    const code = await main(["quantize", model, "--to", "float8_e5m2", "-o", at("tty.safetensors")], {
+      stdout: (s) => (out += s),
+      stderr: (s) => (err += s),
+      isTTY: true,
+    });
     expect(code).toBe(0);
-    expect(err).toMatch(/^\r\x1b\[K\[=+ *\] +\d+\.\d%  1\/2 layers\.0\.mlp\.weight/);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the progress bar is drawn with terminal escapes
+    expect(err).toMatch(/^\r\x1b\[K\[=+ *\] +\d+\.\d% {2}1\/2 layers\.0\.mlp\.weight/);
     expect(err.endsWith("\r\x1b[K")).toBe(true);
     expect(out).toMatch(/^layers\.0\.mlp\.bias\s+33\s/m);
   });
@@ -250,7 +263,14 @@ describe("minifloat CLI (in-process)", () => {
     expect(rows[0x7f]).toMatch(/\+Inf$/);
     expect(rows[0x80]).toMatch(/NaN$/);
     const e2m1 = (await cli("table", "float4_e2m1fn")).out.trimEnd().split("\n").slice(1);
-    expect(e2m1.map((l) => l.replace(/ {2}\*$/, "").split(/\s+/).at(-1))).toEqual(["0", "0.5", "1", "1.5", "2", "3", "4", "6", "-0", "-0.5", "-1", "-1.5", "-2", "-3", "-4", "-6"]);
+    expect(
+      e2m1.map((l) =>
+        l
+          .replace(/ {2}\*$/, "")
+          .split(/\s+/)
+          .at(-1),
+      ),
+    ).toEqual(["0", "0.5", "1", "1.5", "2", "3", "4", "6", "-0", "-0.5", "-1", "-1.5", "-2", "-3", "-4", "-6"]);
     expect(e2m1[1]).toMatch(/ {2}\*$/);
     const wide = (await cli("table", "Binary16p1se")).out.trimEnd().split("\n");
     expect(wide.length).toBe(1 + 65536);
@@ -300,21 +320,61 @@ describe("minifloat CLI (in-process)", () => {
       [["quantize", model, "--to", "Binary9p3se", "-o", at("x.safetensors")], 0, /^$/],
       [["quantize", model, "--to", "float99", "-o", at("y.safetensors")], 2, /^minifloat quantize: --to: unknown format "float99"; allowed: Binary\{K\}p\{P\}/],
       [["quantize", model, "--to", "binary32", "-o", at("y.safetensors")], 2, /--to: binary32 has 32-bit codes; allowed: formats of up to 16 bits/],
-      [["quantize", model, "--to", "F4", "--rounding", "StochasticA", "-o", at("y.safetensors")], 2, /^minifloat quantize: --seed: is required with StochasticA/],
+      [
+        ["quantize", model, "--to", "F4", "--rounding", "StochasticA", "-o", at("y.safetensors")],
+        2,
+        /^minifloat quantize: --seed: is required with StochasticA/,
+      ],
       [["quantize", model, "--to", "F4", "--seed", "3", "-o", at("y.safetensors")], 2, /--seed: only allowed with StochasticA, StochasticB or StochasticC/],
-      [["quantize", model, "--to", "F4", "--rounding", "StochasticA", "--seed", "1", "-o", at("y.safetensors")], 2, /--stochastic-bits: got undefined; allowed: an integer N in \[1, 32\]/],
-      [["quantize", model, "--to", "F4", "--saturation", "Clamp", "-o", at("y.safetensors")], 2, /--saturation: got "Clamp"; allowed: SatFinite, SatPropagate, SatNone/],
-      [["quantize", model, "--to", "F4", "--only", "nothing*", "-o", at("y.safetensors")], 2, /has no F16\/BF16\/F32\/F64 tensor matching --only to quantize; no output written\n$/],
+      [
+        ["quantize", model, "--to", "F4", "--rounding", "StochasticA", "--seed", "1", "-o", at("y.safetensors")],
+        2,
+        /--stochastic-bits: got undefined; allowed: an integer N in \[1, 32\]/,
+      ],
+      [
+        ["quantize", model, "--to", "F4", "--saturation", "Clamp", "-o", at("y.safetensors")],
+        2,
+        /--saturation: got "Clamp"; allowed: SatFinite, SatPropagate, SatNone/,
+      ],
+      [
+        ["quantize", model, "--to", "F4", "--only", "nothing*", "-o", at("y.safetensors")],
+        2,
+        /has no F16\/BF16\/F32\/F64 tensor matching --only to quantize; no output written\n$/,
+      ],
       [["quantize", model, "--to", "F4"], 2, /^minifloat quantize: --output: is required/],
-      [["quantize", model, "--to", "F4", "--frobnicate", "-o", at("y.safetensors")], 2, /^minifloat quantize: --frobnicate: unknown option; see minifloat quantize --help\n$/],
+      [
+        ["quantize", model, "--to", "F4", "--frobnicate", "-o", at("y.safetensors")],
+        2,
+        /^minifloat quantize: --frobnicate: unknown option; see minifloat quantize --help\n$/,
+      ],
       [["quantize", "--to", "F4", "-o", at("y.safetensors")], 2, /quantize: takes <in.safetensors> but got none/],
-      [["quantize", model, "--block", "mxfp9", "-o", at("y.safetensors")], 2, /^minifloat quantize: --block: got "mxfp9"; allowed: mxfp8_e4m3, mxfp8_e5m2, mxfp6_e3m2, mxfp6_e2m3, mxfp4, mxint8, nvfp4\n$/],
-      [["quantize", model, "--block", "mxfp4", "--saturation", "SatNone", "-o", at("y.safetensors")], 2, /^minifloat quantize: --saturation: not allowed with --block/],
-      [["quantize", model, "--block", "mxfp4", "--rounding", "StochasticA", "-o", at("y.safetensors")], 2, /^minifloat quantize: --rounding: got "StochasticA"; allowed: NearestTiesToEven/],
+      [
+        ["quantize", model, "--block", "mxfp9", "-o", at("y.safetensors")],
+        2,
+        /^minifloat quantize: --block: got "mxfp9"; allowed: mxfp8_e4m3, mxfp8_e5m2, mxfp6_e3m2, mxfp6_e2m3, mxfp4, mxint8, nvfp4\n$/,
+      ],
+      [
+        ["quantize", model, "--block", "mxfp4", "--saturation", "SatNone", "-o", at("y.safetensors")],
+        2,
+        /^minifloat quantize: --saturation: not allowed with --block/,
+      ],
+      [
+        ["quantize", model, "--block", "mxfp4", "--rounding", "StochasticA", "-o", at("y.safetensors")],
+        2,
+        /^minifloat quantize: --rounding: got "StochasticA"; allowed: NearestTiesToEven/,
+      ],
       [["quantize", model, "--block", "mxfp4", "--to", "F4", "-o", at("y.safetensors")], 2, /^minifloat quantize: --to: not allowed with --block/],
-      [["dequantize", model, "--to", "bf16", "--only", "*.bias", "-o", at("y.safetensors")], 2, /has no floating-point tensor matching --only that is not already BF16; no output written\n$/],
+      [
+        ["dequantize", model, "--to", "bf16", "--only", "*.bias", "-o", at("y.safetensors")],
+        2,
+        /has no floating-point tensor matching --only that is not already BF16; no output written\n$/,
+      ],
       [["dequantize", model, "--to", "f8", "-o", at("y.safetensors")], 2, /--to: got "f8"; allowed: f32, f16 or bf16/],
-      [["inspect", at("garbage.safetensors")], 1, /garbage\.safetensors: is not a safetensors file: it does not start with an 8-byte header length followed by a JSON object\n$/],
+      [
+        ["inspect", at("garbage.safetensors")],
+        1,
+        /garbage\.safetensors: is not a safetensors file: it does not start with an 8-byte header length followed by a JSON object\n$/,
+      ],
       [["frobnicate"], 2, /^minifloat: unknown command "frobnicate"; allowed: quantize, dequantize, inspect, table, conformance/],
       [["conformance", "extra"], 2, /^minifloat conformance: conformance: takes no arguments but got "extra"/],
     ];
@@ -339,7 +399,15 @@ describe("minifloat executable", () => {
   beforeAll(async () => {
     cliPath = at("cli.mjs");
     const root = fileURLToPath(new URL("..", import.meta.url));
-    await build({ entryPoints: [join(root, "src/cli/bin.ts")], bundle: true, format: "esm", platform: "node", target: "es2022", outfile: cliPath, logLevel: "error" });
+    await build({
+      entryPoints: [join(root, "src/cli/bin.ts")],
+      bundle: true,
+      format: "esm",
+      platform: "node",
+      target: "es2022",
+      outfile: cliPath,
+      logLevel: "error",
+    });
   });
 
   it("runs as a process: exit codes and one-line errors", async () => {
@@ -357,7 +425,21 @@ describe("minifloat executable", () => {
     const tensors = Array.from({ length: 16 }, (_, i) => ({ name: `layers.${i}.weight`, dtype: "F64", shape: [256, 512], values: sample(256 * 512, 10 + i) }));
     await writeModel(big, tensors);
     const out = join(dir, "sigint-out.safetensors");
-    const child = spawn(process.execPath, [cliPath, "quantize", big, "--to", "Binary12p5se", "--rounding", "StochasticA", "--stochastic-bits", "8", "--seed", "1", "-o", out]);
+    const child = spawn(process.execPath, [
+      cliPath,
+      "quantize",
+      big,
+      "--to",
+      "Binary12p5se",
+      "--rounding",
+      "StochasticA",
+      "--stochastic-bits",
+      "8",
+      "--seed",
+      "1",
+      "-o",
+      out,
+    ]);
     let err = "";
     let signalled = false;
     child.stderr.on("data", (d: Buffer) => {

@@ -1,7 +1,20 @@
 // Bad input → typed errors. Every case asserts the error class, the `argument` property, and that the message
 // names the argument and says what is allowed.
 import { describe, expect, it } from "vitest";
-import { ArgumentTypeError, CodeRangeError, FormatError, ProjectionError, customFormat, decode, decodeExact, dequantize, encode, encodeExact, format, quantize } from "../src/index.js";
+import {
+  ArgumentTypeError,
+  CodeRangeError,
+  FormatError,
+  ProjectionError,
+  customFormat,
+  decode,
+  decodeExact,
+  dequantize,
+  encode,
+  encodeExact,
+  format,
+  quantize,
+} from "../src/index.js";
 
 type ErrorClass = typeof FormatError | typeof ProjectionError | typeof CodeRangeError | typeof ArgumentTypeError;
 
@@ -102,7 +115,13 @@ describe("codes", () => {
 
 describe("arrays", () => {
   it("wrong src type → ArgumentTypeError(src)", () => {
-    expectError(() => quantize([1, 2] as unknown as Float32Array, "Binary8p3se"), ArgumentTypeError, "src", "got Array(2)", "allowed: a Float32Array or Float64Array");
+    expectError(
+      () => quantize([1, 2] as unknown as Float32Array, "Binary8p3se"),
+      ArgumentTypeError,
+      "src",
+      "got Array(2)",
+      "allowed: a Float32Array or Float64Array",
+    );
     expectError(() => quantize(new Uint8Array(2) as unknown as Float32Array, "Binary8p3se"), ArgumentTypeError, "src", "Uint8Array", "allowed");
   });
 
@@ -117,52 +136,138 @@ describe("arrays", () => {
     expectError(() => quantize(F32(2), "binary16", { out: new Uint8Array(2) }), ArgumentTypeError, "options.out", "allowed: a Uint16Array");
     expectError(() => quantize(F32(2), "Binary8p3se", { out: new Uint8Array(3) }), CodeRangeError, "options.out", "has length 3", "allowed: 2");
     expectError(() => dequantize(new Uint8Array(2), "Binary8p3se", { out: new Float32Array(3) }), CodeRangeError, "options.out", "allowed: 2");
-    expectError(() => dequantize(new Uint8Array(2), "Binary8p3se", { out: new Float64Array(2) as unknown as Float32Array }), ArgumentTypeError, "options.out", "allowed: a Float32Array");
+    expectError(
+      () => dequantize(new Uint8Array(2), "Binary8p3se", { out: new Float64Array(2) as unknown as Float32Array }),
+      ArgumentTypeError,
+      "options.out",
+      "allowed: a Float32Array",
+    );
   });
 
   it("wrong random type or length → ArgumentTypeError / CodeRangeError(options.random)", () => {
-    expectError(() => quantize(F32(2), "Binary8p3se", { ...STOCH, random: new Float32Array(2) as unknown as Uint8Array }), ArgumentTypeError, "options.random", "allowed: a Uint8Array, Uint16Array or Uint32Array");
+    expectError(
+      () => quantize(F32(2), "Binary8p3se", { ...STOCH, random: new Float32Array(2) as unknown as Uint8Array }),
+      ArgumentTypeError,
+      "options.random",
+      "allowed: a Uint8Array, Uint16Array or Uint32Array",
+    );
     expectError(() => quantize(F32(2), "Binary8p3se", { ...STOCH, random: [0, 1] as unknown as Uint8Array }), ArgumentTypeError, "options.random", "allowed");
-    expectError(() => quantize(F32(2), "Binary8p3se", { ...STOCH, random: new Uint8Array(3) }), CodeRangeError, "options.random", "has length 3", "the input length 2");
+    expectError(
+      () => quantize(F32(2), "Binary8p3se", { ...STOCH, random: new Uint8Array(3) }),
+      CodeRangeError,
+      "options.random",
+      "has length 3",
+      "the input length 2",
+    );
   });
 });
 
 describe("projection options", () => {
   it("a random value ≥ 2^N (bulk and scalar) → ProjectionError(options.random)", () => {
-    expectError(() => quantize(F32(2), "Binary8p3se", { ...STOCH, random: new Uint8Array([1, 8]) }), ProjectionError, "options.random", "element 1 is 8", "allowed: 0 ≤ R < 2^N = 8");
-    expectError(() => quantize(F32(1), "Binary8p3se", { rounding: "StochasticC", stochasticBits: 16, random: new Uint32Array([65536]) }), ProjectionError, "options.random", "2^N = 65536");
-    expectError(() => encode(1.1, "Binary8p3se", { ...STOCH, random: 8 }), ProjectionError, "options.random", "got 8", "allowed: an integer R with 0 ≤ R < 2^N = 8");
+    expectError(
+      () => quantize(F32(2), "Binary8p3se", { ...STOCH, random: new Uint8Array([1, 8]) }),
+      ProjectionError,
+      "options.random",
+      "element 1 is 8",
+      "allowed: 0 ≤ R < 2^N = 8",
+    );
+    expectError(
+      () => quantize(F32(1), "Binary8p3se", { rounding: "StochasticC", stochasticBits: 16, random: new Uint32Array([65536]) }),
+      ProjectionError,
+      "options.random",
+      "2^N = 65536",
+    );
+    expectError(
+      () => encode(1.1, "Binary8p3se", { ...STOCH, random: 8 }),
+      ProjectionError,
+      "options.random",
+      "got 8",
+      "allowed: an integer R with 0 ≤ R < 2^N = 8",
+    );
     expectError(() => encode(1.1, "Binary8p3se", { ...STOCH, random: -1 }), ProjectionError, "options.random", "got -1");
     expectError(() => encode(1.1, "Binary8p3se", { ...STOCH, random: 0.5 }), ProjectionError, "options.random", "got 0.5");
   });
 
   it("N out of range or fractional → ProjectionError(options.stochasticBits); N without a stochastic mode too", () => {
     for (const N of [0, 33, 2.5, -1]) {
-      expectError(() => encode(1.1, "Binary8p3se", { rounding: "StochasticA", stochasticBits: N, random: 0 }), ProjectionError, "options.stochasticBits", `got ${N}`, "allowed: an integer N in [1, 32]");
-      expectError(() => quantize(F32(1), "Binary8p3se", { rounding: "StochasticB", stochasticBits: N, seed: 1 }), ProjectionError, "options.stochasticBits", "[1, 32]");
+      expectError(
+        () => encode(1.1, "Binary8p3se", { rounding: "StochasticA", stochasticBits: N, random: 0 }),
+        ProjectionError,
+        "options.stochasticBits",
+        `got ${N}`,
+        "allowed: an integer N in [1, 32]",
+      );
+      expectError(
+        () => quantize(F32(1), "Binary8p3se", { rounding: "StochasticB", stochasticBits: N, seed: 1 }),
+        ProjectionError,
+        "options.stochasticBits",
+        "[1, 32]",
+      );
     }
     expectError(() => encode(1.1, "Binary8p3se", { rounding: "StochasticC" }), ProjectionError, "options.stochasticBits", "got undefined", "[1, 32]");
-    expectError(() => encode(1.1, "Binary8p3se", { stochasticBits: 3 }), ProjectionError, "options.stochasticBits", "only allowed with StochasticA, StochasticB or StochasticC");
+    expectError(
+      () => encode(1.1, "Binary8p3se", { stochasticBits: 3 }),
+      ProjectionError,
+      "options.stochasticBits",
+      "only allowed with StochasticA, StochasticB or StochasticC",
+    );
   });
 
   it("seed and random together, or a stochastic mode with neither → ProjectionError(options) naming both options", () => {
-    expectError(() => quantize(F32(2), "Binary8p3se", { ...STOCH, seed: 1, random: new Uint8Array(2) }), ProjectionError, "options", "exactly one of options.seed", "options.random");
+    expectError(
+      () => quantize(F32(2), "Binary8p3se", { ...STOCH, seed: 1, random: new Uint8Array(2) }),
+      ProjectionError,
+      "options",
+      "exactly one of options.seed",
+      "options.random",
+    );
     expectError(() => quantize(F32(2), "Binary8p3se", { ...STOCH }), ProjectionError, "options", "options.seed", "options.random");
     expectError(() => encode(1.1, "Binary8p3se", { ...STOCH }), ProjectionError, "options.random", "got undefined", "allowed");
   });
 
   it("seed or random with a deterministic rounding, bad seeds → ProjectionError(options.seed | options.random)", () => {
     expectError(() => quantize(F32(1), "Binary8p3se", { seed: 1 }), ProjectionError, "options.seed", "only allowed with a stochastic rounding");
-    expectError(() => quantize(F32(1), "Binary8p3se", { random: new Uint8Array(1) }), ProjectionError, "options.random", "only allowed with a stochastic rounding");
+    expectError(
+      () => quantize(F32(1), "Binary8p3se", { random: new Uint8Array(1) }),
+      ProjectionError,
+      "options.random",
+      "only allowed with a stochastic rounding",
+    );
     expectError(() => encode(1.1, "Binary8p3se", { random: 0 }), ProjectionError, "options.random", "only allowed with a stochastic rounding");
-    for (const seed of [1.5, -1, 2 ** 32]) expectError(() => quantize(F32(1), "Binary8p3se", { ...STOCH, seed }), ProjectionError, "options.seed", `got ${seed}`, "allowed: an integer in [0, 2^32)");
+    for (const seed of [1.5, -1, 2 ** 32])
+      expectError(
+        () => quantize(F32(1), "Binary8p3se", { ...STOCH, seed }),
+        ProjectionError,
+        "options.seed",
+        `got ${seed}`,
+        "allowed: an integer in [0, 2^32)",
+      );
   });
 
   it("unknown rounding or saturation names → ProjectionError listing the allowed names; non-object options → ArgumentTypeError", () => {
-    expectError(() => encode(1, "Binary8p3se", { rounding: "Up" as "ToOdd" }), ProjectionError, "options.rounding", 'got "Up"', "allowed: NearestTiesToEven", "StochasticC");
-    expectError(() => encode(1, "Binary8p3se", { saturation: "Clamp" as "SatNone" }), ProjectionError, "options.saturation", 'got "Clamp"', "allowed: SatFinite, SatPropagate, SatNone");
+    expectError(
+      () => encode(1, "Binary8p3se", { rounding: "Up" as "ToOdd" }),
+      ProjectionError,
+      "options.rounding",
+      'got "Up"',
+      "allowed: NearestTiesToEven",
+      "StochasticC",
+    );
+    expectError(
+      () => encode(1, "Binary8p3se", { saturation: "Clamp" as "SatNone" }),
+      ProjectionError,
+      "options.saturation",
+      'got "Clamp"',
+      "allowed: SatFinite, SatPropagate, SatNone",
+    );
     expectError(() => quantize(F32(1), "Binary8p3se", { saturation: "OvfInf" as "SatNone" }), ProjectionError, "options.saturation", "allowed");
-    expectError(() => encodeExact({ kind: "nan", sign: 1 }, "Binary8p3se", 3 as unknown as object), ArgumentTypeError, "options", "got 3", "allowed: an object");
+    expectError(
+      () => encodeExact({ kind: "nan", sign: 1 }, "Binary8p3se", 3 as unknown as object),
+      ArgumentTypeError,
+      "options",
+      "got 3",
+      "allowed: an object",
+    );
   });
 
   it("a non-number value → ArgumentTypeError(value)", () => {

@@ -33,7 +33,7 @@ function encodeRecords(dtype: string): { input: Uint32Array; code: Uint32Array }
   return { input, code };
 }
 
-const hex = (v: number, w = 2) => "0x" + v.toString(16).toUpperCase().padStart(w, "0");
+const hex = (v: number, w = 2) => `0x${v.toString(16).toUpperCase().padStart(w, "0")}`;
 
 describe("ml_dtypes golden vectors", () => {
   it("covers the 13 dtypes of the manifest, each a registry name; float16 is numpy's float16 = binary16", () => {
@@ -88,7 +88,10 @@ describe("ml_dtypes golden vectors", () => {
         quantizeReference(src, f, rho, ref);
         const bad: string[] = [];
         const byCategory = new Map<string, number>();
-        for (const [path, out] of [["quantize", got], ["reference", ref]] as const) {
+        for (const [path, out] of [
+          ["quantize", got],
+          ["reference", ref],
+        ] as const) {
           for (let i = 0; i < input.length; i++) {
             if (out[i] !== code[i]) {
               const cat = `${path}:${(m.encode.categories as { name: string; start: number; count: number }[]).find((c) => i >= c.start && i < c.start + c.count)?.name ?? "?"}`;

@@ -29,7 +29,9 @@ describe("P3109 decode vectors", () => {
     ["decode_k10-12-16_sample.jsonl", 146 * 272],
   ] as const) {
     it(`${file}: decodeExact equals the exact hex value and decode equals the float64 (or throws) for all ${count} codes`, () => {
-      const lines = readFileSync(EX("decode", file), "utf8").split("\n").filter((l) => l.length > 0);
+      const lines = readFileSync(EX("decode", file), "utf8")
+        .split("\n")
+        .filter((l) => l.length > 0);
       let n = 0;
       const failures: string[] = [];
       for (const line of lines) {
@@ -43,7 +45,8 @@ describe("P3109 decode vectors", () => {
           n++;
           const want = parseHexFloat(r.values[i]);
           const got = decodeExact(code, f);
-          if (!sameExact(got, want)) failures.push(`${r.fmt} ${code}: decodeExact ${JSON.stringify(got, (_, v) => (typeof v === "bigint" ? `${v}` : v))} want ${r.values[i]}`);
+          if (!sameExact(got, want))
+            failures.push(`${r.fmt} ${code}: decodeExact ${JSON.stringify(got, (_, v) => (typeof v === "bigint" ? `${v}` : v))} want ${r.values[i]}`);
           const v = r.f64[i];
           if (v === null) {
             expect(() => decode(code, f), `${r.fmt} ${code}`).toThrow(/a float64 cannot hold exactly/);
@@ -100,7 +103,9 @@ describe("P3109 Convert vectors", () => {
             checked++;
             const want = Number(a.data[i * cols + k]);
             if ((got[i] !== want || ref[i] !== want) && failures.length < 20) {
-              failures.push(`0x${bits[i]!.toString(16)} → ${t} ${col.round}${col.N ? `/N=${col.N}` : ""}/${col.sat}: quantize ${got[i]} reference ${ref[i]} want ${want}`);
+              failures.push(
+                `0x${bits[i]!.toString(16)} → ${t} ${col.round}${col.N ? `/N=${col.N}` : ""}/${col.sat}: quantize ${got[i]} reference ${ref[i]} want ${want}`,
+              );
             }
           }
         }
@@ -109,5 +114,4 @@ describe("P3109 Convert vectors", () => {
     expect(failures).toEqual([]);
     expect(checked).toBe(n * 5 * 45);
   });
-
 });

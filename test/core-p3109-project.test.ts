@@ -9,7 +9,9 @@ import { format } from "../src/format/registry.js";
 import { type Column, type TypedArray, getArray, readP3gv, sharedPath } from "./golden/reader.js";
 
 const DIR = sharedPath("golden", "p3109-exhaustive", "project");
-const FILES = readdirSync(DIR).filter((n) => n.endsWith(".p3gv.gz")).sort();
+const FILES = readdirSync(DIR)
+  .filter((n) => n.endsWith(".p3gv.gz"))
+  .sort();
 
 /** Column c of a row-major [rows, cols] array. */
 function column(a: TypedArray, rows: number, cols: number, c: number): number[] {

@@ -295,7 +295,8 @@ describe("unsigned formats: negative inputs (v4.0 rules 5, 11, 16, 20, 22)", () 
         {
           x: neg(finite(1, minPos.significand, minPos.exponent - 2)),
           // Flushing formats (UHP) flush every result below MinNormal to 0 before saturation.
-          roundsToZero: (r) => f.subnormals === "flush" || r === "TowardZero" || r === "TowardPositive" || r === "NearestTiesToEven" || r === "NearestTiesToAway",
+          roundsToZero: (r) =>
+            f.subnormals === "flush" || r === "TowardZero" || r === "TowardPositive" || r === "NearestTiesToEven" || r === "NearestTiesToAway",
           label: "−MinPositive/4",
         },
         { x: finite(-1, 1n, 0), roundsToZero: () => false, label: "−1" },
@@ -359,7 +360,11 @@ describe("stochastic rounding (§4.7.4): how many of the 2^N values of R round a
     const base = encodeExact(finite(1, 1n, 0), f);
     for (const [nu, a, b, c] of table) {
       const x = finite(1, BigInt(128 + nu * 16), -7); // 1 + ν/8 = (128 + 16ν)/128
-      for (const [mode, want] of [["StochasticA", a], ["StochasticB", b], ["StochasticC", c]] as const) {
+      for (const [mode, want] of [
+        ["StochasticA", a],
+        ["StochasticB", b],
+        ["StochasticC", c],
+      ] as const) {
         const up = [0, 1, 2, 3].filter((R) => encodeExact(x, f, { rounding: mode, stochasticBits: 2, random: R }) === base + 1).map(String);
         expect(up, `${mode} ν = ${nu}`).toEqual(want);
       }

@@ -197,9 +197,11 @@ describe("P3109 value tables (504 formats, every code)", () => {
       }
       expect(threw, f.name).toBe(!fits);
     }
-    expect(FILES.filter((n) => {
-      const f = format(n.replace(/\.csv(\.gz)?$/, ""));
-      return f.signed ? f.K - f.P > 11 : f.K - f.P > 10;
-    }).length).toBe(50);
+    expect(
+      FILES.filter((n) => {
+        const f = format(n.replace(/\.csv(\.gz)?$/, ""));
+        return f.signed ? f.K - f.P > 11 : f.K - f.P > 10;
+      }).length,
+    ).toBe(50);
   });
 });

@@ -96,7 +96,10 @@ describe("dot kernel vs reference", () => {
 
   it("matmul and matvec (with per-row and per-block E8M0 scales) equal one reference dot per row pair", () => {
     const rand = rng(11);
-    const m = 5, n = 3, k = 77, block = 16;
+    const m = 5,
+      n = 3,
+      k = 77,
+      block = 16;
     const blocks = Math.ceil(k / block);
     const a = codes(m * k, 8, rand, 0.002);
     const b = codes(n * k, 8, rand);
@@ -120,13 +123,15 @@ describe("dot kernel vs reference", () => {
       }
       expect(Number.isNaN(fast[0 * n + 1]!)).toBe(true);
       const y = matvec(a, b.subarray(0, k), m, k, { formats: "E4M3", overflow, blockSize: block });
-      for (let i = 0; i < m; i++) expect(same(y[i]!, dot(a.subarray(i * k, (i + 1) * k), b.subarray(0, k), { formats: "E4M3", overflow, blockSize: block }))).toBe(true);
+      for (let i = 0; i < m; i++)
+        expect(same(y[i]!, dot(a.subarray(i * k, (i + 1) * k), b.subarray(0, k), { formats: "E4M3", overflow, blockSize: block }))).toBe(true);
     }
   });
 
   it("dotRows (row-wise pairs) equals one dot per row, kernel and reference", () => {
     const rand = rng(13);
-    const rows = 9, cols = 130;
+    const rows = 9,
+      cols = 130;
     const a = codes(rows * cols, 8, rand, 0.003);
     const b = codes(rows * cols, 8, rand);
     for (const overflow of MODES) {
@@ -148,7 +153,12 @@ describe("dot kernel vs reference", () => {
       a[i] = i >> 8;
       b[i] = i & 255;
     }
-    for (const [formats, partials] of [["E5M2", "binary16"], ["Binary8p3se", "binary16"], ["E4M3", "bfloat16"], ["E4M3", "binary32"]] as const) {
+    for (const [formats, partials] of [
+      ["E5M2", "binary16"],
+      ["Binary8p3se", "binary16"],
+      ["E4M3", "bfloat16"],
+      ["E4M3", "binary32"],
+    ] as const) {
       for (const overflow of MODES) {
         const options = { formats, partials, overflow, blockSize: 1 } as const;
         // The kernel takes every rounded-product mode here ("exact" sums of E5M2 products span too many bits).
@@ -165,7 +175,8 @@ describe("dot kernel vs reference", () => {
   it("operands that are views of Wasm memory (re-created after the call's allocations, which may grow memory)", async () => {
     const { allocBytes } = await import("../src/api/wasm-memory.js");
     const rand = rng(19);
-    const rows = 64, cols = 4096;
+    const rows = 64,
+      cols = 4096;
     const a = allocBytes(rows * cols);
     const b = allocBytes(rows * cols);
     try {
@@ -199,14 +210,20 @@ describe("dot kernel vs reference", () => {
   it("rejects bad arguments with typed errors naming the argument", () => {
     const a = new Uint8Array(4);
     expect(() => dot(a, new Uint8Array(3), { formats: "E4M3" })).toThrow(/^b: has length 3; allowed: the length of a \(4\)/);
-    expect(() => dot(a, a, { formats: "E4M3", overflow: "OvFOO" as DotOverflow })).toThrow(/options\.overflow: got "OvFOO"; allowed: OvSAT, OvINF, OvNAN, exact/);
+    expect(() => dot(a, a, { formats: "E4M3", overflow: "OvFOO" as DotOverflow })).toThrow(
+      /options\.overflow: got "OvFOO"; allowed: OvSAT, OvINF, OvNAN, exact/,
+    );
     expect(() => dot(a, a, { formats: "E4M3", partials: "binary8" as "binary16" })).toThrow(/options\.partials/);
-    expect(() => dot(a, a, { formats: "E4M3", blockSize: 0 }),).toThrow(/options\.blockSize: got 0; allowed: an integer in \[1, 8192\]/);
+    expect(() => dot(a, a, { formats: "E4M3", blockSize: 0 })).toThrow(/options\.blockSize: got 0; allowed: an integer in \[1, 8192\]/);
     expect(() => dot(a, a, { formats: "binary16" })).toThrow(/options\.formats\[0\]: binary16 has 16-bit codes/);
-    expect(() => dot(a, a, { formats: "E4M3", packed: true })).toThrow(/options\.formats\[0\]: float8_e4m3fn has 8-bit codes; allowed: formats of at most 4 bits/);
+    expect(() => dot(a, a, { formats: "E4M3", packed: true })).toThrow(
+      /options\.formats\[0\]: float8_e4m3fn has 8-bit codes; allowed: formats of at most 4 bits/,
+    );
     expect(() => dot(Uint8Array.of(16), Uint8Array.of(1), { formats: "E2M1" })).toThrow(/a\[0\]: is 16; allowed: a float4_e2m1fn code in \[0, 15\]/);
     expect(() => matmul(a, a, 2, 2, 3, { formats: "E4M3" })).toThrow(/^a: has length 4; allowed: m × k = 6/);
-    expect(() => matvec(a, Uint8Array.of(1, 2), 2, 2, { formats: "E4M3", scales: { a: new Uint8Array(3) } })).toThrow(/options\.scales\.a: has 3 codes; allowed: 2 \(one per row\) or 2/);
+    expect(() => matvec(a, Uint8Array.of(1, 2), 2, 2, { formats: "E4M3", scales: { a: new Uint8Array(3) } })).toThrow(
+      /options\.scales\.a: has 3 codes; allowed: 2 \(one per row\) or 2/,
+    );
   });
 });
 
@@ -234,7 +251,11 @@ describe("dot kernel over long and streamed operands", () => {
   it("long vectors (beyond one part) and many rows per part equal the reference in every mode", () => {
     const rand = rng(4242);
     for (const mode of ["OvSAT", "OvINF", "OvNAN"] as const) {
-      for (const [n, block] of [[65536 + 17, 16], [200_003, 7], [131072, 8192]] as const) {
+      for (const [n, block] of [
+        [65536 + 17, 16],
+        [200_003, 7],
+        [131072, 8192],
+      ] as const) {
         const a = codes(n, 8, rand);
         const b = codes(n, 8, rand);
         const options = { formats: ["float8_e4m3fn", "float8_e4m3fn"] as [string, string], partials: "binary16" as const, overflow: mode, blockSize: block };

@@ -6,15 +6,23 @@ import { matmul } from "../src/dot/index.js";
 import { mix32 } from "../src/random.js";
 
 function values(n: number, seed: number): Float32Array {
-  return Float32Array.from({ length: n }, (_, i) => ((mix32(seed * 7919 + i) / 2 ** 32 - 0.5) * 2 ** ((mix32(i + seed) % 12) - 6)));
+  return Float32Array.from({ length: n }, (_, i) => (mix32(seed * 7919 + i) / 2 ** 32 - 0.5) * 2 ** ((mix32(i + seed) % 12) - 6));
 }
 
 describe("MX tensors in matmul", () => {
   it("mxfp8_e4m3 codes with per-block scales: exact mode = fround(Σ dequantized products)", () => {
-    const m = 3, n = 2, k = 64;
+    const m = 3,
+      n = 2,
+      k = 64;
     const A = quantizeBlocks(values(m * k, 1), "mxfp8_e4m3", { blockSize: 16 });
     const B = quantizeBlocks(values(n * k, 2), "mxfp8_e4m3", { blockSize: 16 });
-    const C = matmul(A.elements, B.elements, m, n, k, { formats: "E4M3", partials: "binary32", overflow: "exact", blockSize: 16, scales: { a: A.scales, b: B.scales } });
+    const C = matmul(A.elements, B.elements, m, n, k, {
+      formats: "E4M3",
+      partials: "binary32",
+      overflow: "exact",
+      blockSize: 16,
+      scales: { a: A.scales, b: B.scales },
+    });
     const da = dequantizeBlocks(A);
     const db = dequantizeBlocks(B);
     for (let i = 0; i < m; i++) {
@@ -27,7 +35,9 @@ describe("MX tensors in matmul", () => {
     }
   });
   it("with binary16 partials the same scaled blocks are projected block by block (OvSAT keeps them finite)", () => {
-    const m = 2, n = 2, k = 32;
+    const m = 2,
+      n = 2,
+      k = 32;
     const big = values(m * k, 3).map((v) => v * 2 ** 20);
     const A = quantizeBlocks(big, "mxfp8_e4m3", { blockSize: 16 });
     const B = quantizeBlocks(values(n * k, 4), "mxfp8_e4m3", { blockSize: 16 });

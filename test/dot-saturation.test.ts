@@ -68,7 +68,7 @@ describe("the partials projection (notebook cell 3)", () => {
     expect(roundNearestEven(3 * 2 ** -25, 11, -24)).toBe(2 ** -23);
     expect(roundNearestEven(1 + 2 ** -11, 11, -24)).toBe(1);
     expect(roundNearestEven(1 + 3 * 2 ** -11, 11, -24)).toBe(1 + 2 ** -9);
-    expect(roundNearestEven(-(2049), 11, -24)).toBe(-2048);
+    expect(roundNearestEven(-2049, 11, -24)).toBe(-2048);
     expect(roundNearestEven(2 ** -30, 24, -149)).toBe(2 ** -30);
   });
 });

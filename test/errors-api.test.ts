@@ -1,7 +1,22 @@
 // The error contract at the edges of the bulk API: detached (transferred) buffers, non-object options, malformed
 // exact values and packed lengths give typed errors naming the argument; SharedArrayBuffer-backed arrays work.
 import { describe, expect, it } from "vitest";
-import { ArgumentTypeError, CodeRangeError, type Exact, FormatError, MiniFloatArray, customFormat, dequantize, dequantizePacked, encodeExact, packCodes, packedLength, quantize, quantizePacked, unpackCodes } from "../src/index.js";
+import {
+  ArgumentTypeError,
+  CodeRangeError,
+  type Exact,
+  FormatError,
+  MiniFloatArray,
+  customFormat,
+  dequantize,
+  dequantizePacked,
+  encodeExact,
+  packCodes,
+  packedLength,
+  quantize,
+  quantizePacked,
+  unpackCodes,
+} from "../src/index.js";
 
 function detached<T extends ArrayBufferView>(a: T): T {
   structuredClone(a.buffer, { transfer: [a.buffer as ArrayBuffer] });
@@ -67,19 +82,37 @@ describe("SharedArrayBuffer-backed arrays", () => {
 
 describe("other argument checks", () => {
   it("quantize options must be an object", () => {
-    expectTyped(() => quantize(new Float32Array(2), "float8_e4m3fn", 5 as never), ArgumentTypeError, "options", /^options: got 5; allowed: an object with the keys rounding, saturation, stochasticBits/);
+    expectTyped(
+      () => quantize(new Float32Array(2), "float8_e4m3fn", 5 as never),
+      ArgumentTypeError,
+      "options",
+      /^options: got 5; allowed: an object with the keys rounding, saturation, stochasticBits/,
+    );
     expectTyped(() => quantize(new Float32Array(2), "float8_e4m3fn", "SatFinite" as never), ArgumentTypeError, "options", /got "SatFinite"/);
   });
 
   it("encodeExact needs an Exact value", () => {
-    for (const bad of [null, 1, { kind: "finite" }, { kind: "finite", sign: 1, significand: 3, exponent: 0 }, { kind: "finite", sign: 1, significand: -1n, exponent: 0 }, { kind: "nan" }, { kind: "zero", sign: 1 }]) {
+    for (const bad of [
+      null,
+      1,
+      { kind: "finite" },
+      { kind: "finite", sign: 1, significand: 3, exponent: 0 },
+      { kind: "finite", sign: 1, significand: -1n, exponent: 0 },
+      { kind: "nan" },
+      { kind: "zero", sign: 1 },
+    ]) {
       expectTyped(() => encodeExact(bad as unknown as Exact, "float8_e4m3fn"), ArgumentTypeError, "value", /allowed: an Exact \{ kind: "finite"/);
     }
     expect(encodeExact({ kind: "finite", sign: -1, significand: 3n, exponent: -1 }, "float8_e4m3fn")).toBe(0xbc);
   });
 
   it("quantize options.flags must be a flags object (it is written to)", () => {
-    expectTyped(() => quantize(Float64Array.of(Number.NaN), "float8_e4m3fn", { flags: 5 as never }), ArgumentTypeError, "options.flags", "got 5; allowed: a ConversionFlags object");
+    expectTyped(
+      () => quantize(Float64Array.of(Number.NaN), "float8_e4m3fn", { flags: 5 as never }),
+      ArgumentTypeError,
+      "options.flags",
+      "got 5; allowed: a ConversionFlags object",
+    );
     expectTyped(() => quantize(Float32Array.of(1), "float8_e4m3fn", { flags: null as never }), ArgumentTypeError, "options.flags", "got null");
   });
 
@@ -103,8 +136,18 @@ describe("options renamed or removed in 0.2.0 are rejected, not ignored", () => 
   it("dot's block (now blockSize) and the per-call wasm switch (now useKernels)", async () => {
     const { dot, dotRows, quantizeBlocks } = await import("../src/index.js");
     const codes = Uint8Array.of(1, 2);
-    expectTyped(() => dot(codes, codes, { formats: "float8_e4m3fn", block: 4 } as never), ArgumentTypeError, "options.block", "was renamed; allowed: options.blockSize");
-    expectTyped(() => dotRows(codes, codes, 1, 2, { formats: "float8_e4m3fn", wasm: false } as never), ArgumentTypeError, "options.wasm", /useKernels\(false\)/);
+    expectTyped(
+      () => dot(codes, codes, { formats: "float8_e4m3fn", block: 4 } as never),
+      ArgumentTypeError,
+      "options.block",
+      "was renamed; allowed: options.blockSize",
+    );
+    expectTyped(
+      () => dotRows(codes, codes, 1, 2, { formats: "float8_e4m3fn", wasm: false } as never),
+      ArgumentTypeError,
+      "options.wasm",
+      /useKernels\(false\)/,
+    );
     expectTyped(() => quantizeBlocks(new Float32Array(32), "mxfp4", { wasm: false }), ArgumentTypeError, "options.wasm", /useKernels\(false\)/);
   });
 });
@@ -147,6 +190,11 @@ describe("seedIndex: converting a tensor in parts equals one call", () => {
     }
     useKernels(true);
     expectTyped(() => quantize(x, "Binary8p3se", { seedIndex: 3 }), ProjectionError as never, "options.seedIndex", /only allowed together with options.seed/);
-    expectTyped(() => quantize(x, "Binary8p3se", { rounding: "StochasticA", stochasticBits: 4, seed: 1, seedIndex: 2 ** 32 - 10 }), ProjectionError as never, "options.seedIndex", /seedIndex \+ length \(1000\) ≤ 2\^32/);
+    expectTyped(
+      () => quantize(x, "Binary8p3se", { rounding: "StochasticA", stochasticBits: 4, seed: 1, seedIndex: 2 ** 32 - 10 }),
+      ProjectionError as never,
+      "options.seedIndex",
+      /seedIndex \+ length \(1000\) ≤ 2\^32/,
+    );
   });
 });

@@ -42,7 +42,15 @@ function runOnTmpfs(mountPoint: string, options: string, cliArgs: string[]): Pro
 beforeAll(async () => {
   chmodSync(dir, 0o755);
   const root = fileURLToPath(new URL("..", import.meta.url));
-  await build({ entryPoints: [join(root, "src/cli/bin.ts")], bundle: true, format: "esm", platform: "node", target: "es2022", outfile: cliPath, logLevel: "error" });
+  await build({
+    entryPoints: [join(root, "src/cli/bin.ts")],
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "es2022",
+    outfile: cliPath,
+    logLevel: "error",
+  });
   const w = await SafetensorsWriter.create(input, [{ name: "w", dtype: "F32", shape: [256, 256] }]);
   await w.writeValues(new Float32Array(65536).map((_, i) => Math.sin(i)));
   await w.commit();
@@ -65,7 +73,19 @@ describe("CLI and the operating system", () => {
     mkdirSync(at("limited"));
     const out = at("limited", "out.safetensors");
     // sh ignores SIGXFSZ for node, so an over-limit write fails with EFBIG like a full disk fails with ENOSPC.
-    const r = await run(["sh", "-c", 'trap "" XFSZ; ulimit -f 16; exec "$0" "$@"', process.execPath, cliPath, "quantize", input, "--to", "float8_e4m3fn", "-o", out]);
+    const r = await run([
+      "sh",
+      "-c",
+      'trap "" XFSZ; ulimit -f 16; exec "$0" "$@"',
+      process.execPath,
+      cliPath,
+      "quantize",
+      input,
+      "--to",
+      "float8_e4m3fn",
+      "-o",
+      out,
+    ]);
     expect(r.code).toBe(1);
     expect(r.err).toBe(`minifloat quantize: ${out}: file too large (file-size limit reached)\n`);
     expect(readdirSync(at("limited"))).toEqual([]);

@@ -44,7 +44,9 @@ describe("unknown option keys are errors in every entry point", () => {
       'options.saturaton: is not an option here (did you mean "saturation"?); allowed: rounding, saturation, stochasticBits, seed, seedIndex, random, out, flags',
     );
     expect(refusal(() => main.encode(1000, "float8_e4m3fn", typo({ saturaton: "SatFinite" }))).message).toMatch(/did you mean "saturation"/);
-    expect(refusal(() => main.encodeExact({ kind: "nan", sign: 1 }, "float8_e4m3fn", typo({ Rounding: "TowardZero" }))).message).toMatch(/did you mean "rounding"/);
+    expect(refusal(() => main.encodeExact({ kind: "nan", sign: 1 }, "float8_e4m3fn", typo({ Rounding: "TowardZero" }))).message).toMatch(
+      /did you mean "rounding"/,
+    );
     expect(refusal(() => main.dequantize(e4m3, "float8_e4m3fn", typo({ ot: new Float32Array(3) }))).argument).toBe("options.ot");
     expect(refusal(() => main.quantizePacked(x, "float4_e2m1fn", typo({ seedindex: 0 }))).message).toMatch(/did you mean "seedIndex"/);
     expect(refusal(() => main.packCodes(new Uint8Array(2), 4, typo({ output: new Uint8Array(1) }))).argument).toBe("options.output");
@@ -61,14 +63,20 @@ describe("unknown option keys are errors in every entry point", () => {
     expect(refusal(() => main.dot(a, a, typo({ formats: "float8_e4m3fn", overflw: "OvSAT" }))).message).toMatch(/did you mean "overflow"/);
     expect(refusal(() => main.dotRows(a, a, 2, 2, typo({ formats: "float8_e4m3fn", packed: true }))).argument).toBe("options.packed");
     expect(refusal(() => main.matmul(a, a, 2, 2, 2, typo({ formats: "float8_e4m3fn", scale: {} }))).message).toMatch(/did you mean "scales"/);
-    expect(refusal(() => main.matvec(a, a.subarray(0, 2), 2, 2, typo({ formats: "float8_e4m3fn", partial: "binary16" }))).message).toMatch(/did you mean "partials"/);
+    expect(refusal(() => main.matvec(a, a.subarray(0, 2), 2, 2, typo({ formats: "float8_e4m3fn", partial: "binary16" }))).message).toMatch(
+      /did you mean "partials"/,
+    );
   });
 
   it("minifloat/p3109: specialize, map, block operations, the saturation experiment, conformance, κ", () => {
-    expect(refusal(() => p3109.specialize("Add", typo({ operand: ["Binary8p3se", "Binary8p3se"], result: "Binary8p3se" }))).message).toMatch(/did you mean "operands"/);
+    expect(refusal(() => p3109.specialize("Add", typo({ operand: ["Binary8p3se", "Binary8p3se"], result: "Binary8p3se" }))).message).toMatch(
+      /did you mean "operands"/,
+    );
     const add = p3109.specialize("Add", { operands: ["Binary8p3se", "Binary8p3se"], result: "Binary8p3se" });
     expect(refusal(() => add.map(new Uint8Array(1), new Uint8Array(1), typo({ seeed: 1 }))).message).toMatch(/did you mean "seed"/);
-    expect(refusal(() => p3109.convertToBlock([1, 2], "binary32", 0, "Binary8p3se", "Binary8p3se", typo({ satuation: "SatFinite" }))).argument).toBe("projection.satuation");
+    expect(refusal(() => p3109.convertToBlock([1, 2], "binary32", 0, "Binary8p3se", "Binary8p3se", typo({ satuation: "SatFinite" }))).argument).toBe(
+      "projection.satuation",
+    );
     expect(refusal(() => p3109.saturationExperiment(typo({ batch: 1 }))).argument).toBe("options.batch");
     expect(refusal(() => p3109.conformanceFiles(typo({ provder: "x" }))).message).toMatch(/did you mean "provider"/);
   });

@@ -33,7 +33,11 @@ it("shows value tables, ranges, error histograms and the saturation experiment",
   page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
   page.on("console", (message) => message.type() === "error" && problems.push(`console: ${message.text()}`));
   await page.goto(`${server.origin}/explorer/index.html`);
-  await page.waitForFunction(() => (globalThis as Record<string, unknown>).explorerReady === true || (globalThis as Record<string, unknown>).explorerError !== undefined, undefined, { timeout: 20_000 });
+  await page.waitForFunction(
+    () => (globalThis as Record<string, unknown>).explorerReady === true || (globalThis as Record<string, unknown>).explorerError !== undefined,
+    undefined,
+    { timeout: 20_000 },
+  );
   expect(await page.evaluate(() => (globalThis as Record<string, unknown>).explorerError)).toBeUndefined();
 
   // (a) value tables: a registered format, a P3109 format from the select, a typed P3109 name.
@@ -85,7 +89,9 @@ it("shows value tables, ranges, error histograms and the saturation experiment",
   await page.fill("#sat-pairs", "100");
   await page.selectOption("#sat-mode", "OvSAT");
   await page.click("#sat-run");
-  await page.waitForFunction(() => document.body.dataset.saturation === "done" || !document.querySelector("#sat-error")!.hasAttribute("hidden"), undefined, { timeout: 20_000 });
+  await page.waitForFunction(() => document.body.dataset.saturation === "done" || !document.querySelector("#sat-error")!.hasAttribute("hidden"), undefined, {
+    timeout: 20_000,
+  });
   expect(await page.locator("#sat-error").isHidden()).toBe(true);
   const headline = (await page.locator("#sat-headline").textContent()) ?? "";
   expect(headline).toMatch(/^Under OvSAT: \d+\.\d\d % of the exact results are in range of binary16; .*NaN results: 0; RMS error \d/);

@@ -29,9 +29,9 @@ export const formats: fc.Arbitrary<Format> = fc.oneof(
 /** A projection: the format default, or any rounding × saturation (stochastic with N in [1, 32]). */
 export const projections: fc.Arbitrary<Projection> = fc.oneof(
   fc.constant({}),
-  fc.record({ rounding: fc.constantFrom(...ROUNDINGS), saturation: fc.constantFrom(...SATURATIONS), N: fc.integer({ min: 1, max: 32 }) }).map(({ rounding, saturation, N }) =>
-    rounding.startsWith("Stochastic") ? { rounding, saturation, stochasticBits: N } : { rounding, saturation },
-  ),
+  fc
+    .record({ rounding: fc.constantFrom(...ROUNDINGS), saturation: fc.constantFrom(...SATURATIONS), N: fc.integer({ min: 1, max: 32 }) })
+    .map(({ rounding, saturation, N }) => (rounding.startsWith("Stochastic") ? { rounding, saturation, stochasticBits: N } : { rounding, saturation })),
 );
 
 const f32 = new Float32Array(1);
@@ -61,7 +61,10 @@ export function float32Bits(f: Format): fc.Arbitrary<number> {
     : fc.nat(0xffffffff);
   return fc.oneof(
     { weight: 3, arbitrary: fc.nat(0xffffffff) },
-    { weight: 1, arbitrary: fc.constantFrom(0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7f7fffff, 0xff7fffff, 0x00800000, 0x80800000, 1, 0x80000001) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7f7fffff, 0xff7fffff, 0x00800000, 0x80800000, 1, 0x80000001),
+    },
     { weight: 1, arbitrary: fc.tuple(fc.boolean(), fc.integer({ min: 1, max: 0x7fffff })).map(([s, p]) => ((s ? 0xff800000 : 0x7f800000) | p) >>> 0) },
     { weight: 1, arbitrary: fc.tuple(fc.boolean(), fc.integer({ min: 1, max: 0x7fffff })).map(([s, p]) => ((s ? 0x80000000 : 0) | p) >>> 0) },
     { weight: 4, arbitrary: near },

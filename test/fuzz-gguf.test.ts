@@ -38,7 +38,13 @@ const files = fc
     kvs: fc.array(fc.tuple(fc.constantFrom("general.architecture", "a", "b.c", ""), values), { maxLength: 4 }),
     alignment: rarely(fc.constantFrom(1, 8, 64, 48, 0)),
     tensors: fc.array(
-      fc.record({ name: fc.constantFrom("w", "x", "y.weight", ""), type: fc.constantFrom(...Object.keys(TYPES).map(Number)), rows: fc.nat(3), blocks: fc.nat(3), extraDim: fc.boolean() }),
+      fc.record({
+        name: fc.constantFrom("w", "x", "y.weight", ""),
+        type: fc.constantFrom(...Object.keys(TYPES).map(Number)),
+        rows: fc.nat(3),
+        blocks: fc.nat(3),
+        extraDim: fc.boolean(),
+      }),
       { maxLength: 4 },
     ),
     countField: rarely(fc.tuple(fc.boolean(), fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }))),
@@ -63,7 +69,13 @@ const files = fc
     });
     const data = Uint8Array.from({ length: at }, (_, i) => (i * 37) & 255);
     const [isTensors, count] = countField ?? [false, null];
-    let bytes = rawGguf({ kvs: pairs, tensors: infos, alignment: align, data, ...(count === null ? {} : isTensors ? { tensorCount: count } : { kvCount: count }) });
+    let bytes = rawGguf({
+      kvs: pairs,
+      tensors: infos,
+      alignment: align,
+      data,
+      ...(count === null ? {} : isTensors ? { tensorCount: count } : { kvCount: count }),
+    });
     for (const [where, value] of flips) bytes[where % bytes.length] = value;
     if (cut !== null) bytes = bytes.subarray(0, Math.min(cut, bytes.length));
     return bytes;
@@ -95,20 +107,26 @@ describe("GGUF parser fuzzing", () => {
     let accepted = 0;
     let refused = 0;
     await fc.assert(
-      fc.asyncProperty(fc.oneof({ arbitrary: files, weight: 9 }, { arbitrary: fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.concat([Buffer.from("GGUF"), u32(3), b])), weight: 1 }), async (bytes) => {
-        const path = join(dir, `in-${serial++}.gguf`);
-        writeFileSync(path, bytes);
-        const result = await readAll(path);
-        if (typeof result === "number") {
-          accepted++;
-          expect(result).toBeLessThanOrEqual(statSync(path).size);
-        } else {
-          refused++;
-          expect(result instanceof GgufError || result instanceof IoError || result instanceof CodeRangeError, String(result)).toBe(true);
-          expect(result.message).toContain(path);
-        }
-        rmSync(path);
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          { arbitrary: files, weight: 9 },
+          { arbitrary: fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.concat([Buffer.from("GGUF"), u32(3), b])), weight: 1 },
+        ),
+        async (bytes) => {
+          const path = join(dir, `in-${serial++}.gguf`);
+          writeFileSync(path, bytes);
+          const result = await readAll(path);
+          if (typeof result === "number") {
+            accepted++;
+            expect(result).toBeLessThanOrEqual(statSync(path).size);
+          } else {
+            refused++;
+            expect(result instanceof GgufError || result instanceof IoError || result instanceof CodeRangeError, String(result)).toBe(true);
+            expect(result.message).toContain(path);
+          }
+          rmSync(path);
+        },
+      ),
       fuzzParameters(300),
     );
     expect(accepted).toBeGreaterThan(0);

@@ -25,25 +25,88 @@ const TYPES: Ctor[] = [Float32Array, Float64Array, Uint8Array, Uint16Array, Uint
 /** Arrays of every kind, 0…40 elements, with arbitrary contents (codes may be ≥ 2^K, random values ≥ 2^N). */
 const arrays: fc.Arbitrary<() => unknown> = fc
   .tuple(fc.constantFrom(...TYPES), fc.integer({ min: 0, max: 40 }), fc.constantFrom("plain", "shared", "detached", "wasm"), fc.nat(0xffffffff))
-  .map(([type, n, kind, fill]) => named(`${kind} ${type.name}(${n}) filled from ${fill}`, () => {
-    const a = kind === "shared" ? new type(new SharedArrayBuffer(n * type.BYTES_PER_ELEMENT)) : new type(n);
-    const bytes = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-    for (let i = 0; i < bytes.length; i++) bytes[i] = (fill >>> (i % 24)) & 255;
-    if (kind === "detached") return detached(a);
-    if (kind === "wasm" && (type === (Float32Array as unknown) || type === (Uint8Array as unknown) || type === (Uint16Array as unknown))) {
-      const h = new api.WasmArray(type as unknown as typeof Uint8Array, n);
-      new Uint8Array(h.array.buffer, h.array.byteOffset, h.array.byteLength).set(bytes);
-      cleanup.push(() => h.free());
-      return h.array;
-    }
-    return a;
-  }));
+  .map(([type, n, kind, fill]) =>
+    named(`${kind} ${type.name}(${n}) filled from ${fill}`, () => {
+      const a = kind === "shared" ? new type(new SharedArrayBuffer(n * type.BYTES_PER_ELEMENT)) : new type(n);
+      const bytes = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+      for (let i = 0; i < bytes.length; i++) bytes[i] = (fill >>> (i % 24)) & 255;
+      if (kind === "detached") return detached(a);
+      if (kind === "wasm" && (type === (Float32Array as unknown) || type === (Uint8Array as unknown) || type === (Uint16Array as unknown))) {
+        const h = new api.WasmArray(type as unknown as typeof Uint8Array, n);
+        new Uint8Array(h.array.buffer, h.array.byteOffset, h.array.byteLength).set(bytes);
+        cleanup.push(() => h.free());
+        return h.array;
+      }
+      return a;
+    }),
+  );
 
-const scalars = fc.constantFrom<unknown>(undefined, null, 0, 1, 3, 4, 6, 8, -1, 1.5, Number.NaN, Infinity, -Infinity, 2 ** 53, 2 ** 32, "float8_e4m3fn", "", "nope", {}, [], [1, 2], 1n, true, Symbol("s"), () => 1, { bias: 64 }, { bias: -1 }, { bias: 15 }, { bias: 2.5 }, { bias: "3" });
-const formats = fc.constantFrom<unknown>("float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "float6_e3m2fn", "bfloat16", "binary16", "binary32", "binary64", "Binary8p3se", "Binary5p2uf", "Binary16p9se", "Binary17p3se", "Binary8p8se", "Binary2p1se", "Binary8p0ue", "float8_e8m0fnu", "cfloat16_uhp", "cfloat8_1_4_3", "cfloat16_shp");
+const scalars = fc.constantFrom<unknown>(
+  undefined,
+  null,
+  0,
+  1,
+  3,
+  4,
+  6,
+  8,
+  -1,
+  1.5,
+  Number.NaN,
+  Infinity,
+  -Infinity,
+  2 ** 53,
+  2 ** 32,
+  "float8_e4m3fn",
+  "",
+  "nope",
+  {},
+  [],
+  [1, 2],
+  1n,
+  true,
+  Symbol("s"),
+  () => 1,
+  { bias: 64 },
+  { bias: -1 },
+  { bias: 15 },
+  { bias: 2.5 },
+  { bias: "3" },
+);
+const formats = fc.constantFrom<unknown>(
+  "float8_e4m3fn",
+  "float8_e5m2",
+  "float4_e2m1fn",
+  "float6_e3m2fn",
+  "bfloat16",
+  "binary16",
+  "binary32",
+  "binary64",
+  "Binary8p3se",
+  "Binary5p2uf",
+  "Binary16p9se",
+  "Binary17p3se",
+  "Binary8p8se",
+  "Binary2p1se",
+  "Binary8p0ue",
+  "float8_e8m0fnu",
+  "cfloat16_uhp",
+  "cfloat8_1_4_3",
+  "cfloat16_shp",
+);
 /** Custom format parameters, each field valid or not. */
 const specs = fc
-  .record({ name: fc.constantFrom<unknown>("x", 3), K: fc.constantFrom<unknown>(1, 2, 8, 16, 65, 7.5, "8"), P: fc.constantFrom<unknown>(0, 1, 3, 8, 64, Number.NaN), bias: fc.constantFrom<unknown>(-3, 0, 7, 2 ** 21, 0.5), signed: fc.constantFrom<unknown>(true, false, 1), highNaNs: fc.constantFrom<unknown>(0, 1, 300, -1, 0.5) }, { requiredKeys: [] })
+  .record(
+    {
+      name: fc.constantFrom<unknown>("x", 3),
+      K: fc.constantFrom<unknown>(1, 2, 8, 16, 65, 7.5, "8"),
+      P: fc.constantFrom<unknown>(0, 1, 3, 8, 64, Number.NaN),
+      bias: fc.constantFrom<unknown>(-3, 0, 7, 2 ** 21, 0.5),
+      signed: fc.constantFrom<unknown>(true, false, 1),
+      highNaNs: fc.constantFrom<unknown>(0, 1, 300, -1, 0.5),
+    },
+    { requiredKeys: [] },
+  )
   .map((spec) => named(fc.stringify(spec), () => spec));
 const fresh = (x: unknown) => named(fc.stringify(x), () => x);
 const anything: fc.Arbitrary<() => unknown> = fc.oneof(scalars.map(fresh), formats.map(fresh), arrays, specs);
@@ -64,7 +127,11 @@ const options: fc.Arbitrary<() => unknown> = fc.oneof(
       },
       { requiredKeys: [] },
     )
-    .map((o) => named(fc.stringify(o), () => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, typeof v === "function" && (k === "random" || k === "out") ? (v as () => unknown)() : v])))),
+    .map((o) =>
+      named(fc.stringify(o), () =>
+        Object.fromEntries(Object.entries(o).map(([k, v]) => [k, typeof v === "function" && (k === "random" || k === "out") ? (v as () => unknown)() : v])),
+      ),
+    ),
 );
 
 const cleanup: Array<() => void> = [];
@@ -92,14 +159,19 @@ const CALLS: Record<string, [number, Call]> = {
 /** Methods of a small MiniFloatArray (freed after the call), called with random arguments. */
 const VIEW_METHODS = ["get", "set", "setCodes", "fill", "quantizeFrom", "subarray", "slice", "toPacked", "toFloat32Array"] as const;
 for (const [i, method] of VIEW_METHODS.entries()) {
-  CALLS[`MiniFloatArray#${method}`] = [3, (args) => {
-    const view = api.MiniFloatArray.from([0.5, -2, 3, 1e-3, 448], i % 2 ? "float4_e2m1fn" : "bfloat16");
-    cleanup.push(() => view.free());
-    return (view[method] as (...a: unknown[]) => unknown)(...args);
-  }];
+  CALLS[`MiniFloatArray#${method}`] = [
+    3,
+    (args) => {
+      const view = api.MiniFloatArray.from([0.5, -2, 3, 1e-3, 448], i % 2 ? "float4_e2m1fn" : "bfloat16");
+      cleanup.push(() => view.free());
+      return (view[method] as (...a: unknown[]) => unknown)(...args);
+    },
+  ];
 }
 
-const misuse = fc.constantFrom(...Object.keys(CALLS)).chain((name) => fc.tuple(fc.constant(name), fc.array(fc.oneof(anything, options), { minLength: CALLS[name]![0], maxLength: CALLS[name]![0] })));
+const misuse = fc
+  .constantFrom(...Object.keys(CALLS))
+  .chain((name) => fc.tuple(fc.constant(name), fc.array(fc.oneof(anything, options), { minLength: CALLS[name]![0], maxLength: CALLS[name]![0] })));
 
 const KNOWN = Float32Array.of(1.5, -448, 1000, Number.NaN, 2 ** -9, -0);
 const KNOWN_CODES = [0x3c, 0xfe, 0x7e, 0x7f, 0x01, 0x80];

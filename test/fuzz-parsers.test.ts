@@ -16,7 +16,21 @@ const dir = mkdtempSync(join(tmpdir(), "minifloat-fuzz-parsers-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const DTYPES = ["F32", "F16", "BF16", "F64", "F8_E4M3", "F8_E5M2", "F8_E8M0", "F4", "F6_E2M3", "U8", "I8", "U16", "I32", "F12", "", 7];
-const BYTES: Record<string, number> = { F32: 4, F16: 2, BF16: 2, F64: 8, F8_E4M3: 1, F8_E5M2: 1, F8_E8M0: 1, F4: 0.5, F6_E2M3: 0.75, U8: 1, I8: 1, U16: 2, I32: 4 };
+const BYTES: Record<string, number> = {
+  F32: 4,
+  F16: 2,
+  BF16: 2,
+  F64: 8,
+  F8_E4M3: 1,
+  F8_E5M2: 1,
+  F8_E8M0: 1,
+  F4: 0.5,
+  F6_E2M3: 0.75,
+  U8: 1,
+  I8: 1,
+  U16: 2,
+  I32: 4,
+};
 
 /** Null most of the time: each mutation is rare, so many files stay valid and the reading path is fuzzed too. */
 function rarely<T>(arbitrary: fc.Arbitrary<T>): fc.Arbitrary<T | null> {
@@ -39,7 +53,12 @@ const tensors = fc.array(
 const files = fc
   .record({
     tensors,
-    metadata: rarely(fc.dictionary(fc.constantFrom("format", "minifloat.dtype.w", "minifloat.block.w", "x"), fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom("Binary8p3se", "mxfp4", "nvfp4 tensor_scale=0.5", 3)))),
+    metadata: rarely(
+      fc.dictionary(
+        fc.constantFrom("format", "minifloat.dtype.w", "minifloat.block.w", "x"),
+        fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom("Binary8p3se", "mxfp4", "nvfp4 tensor_scale=0.5", 3)),
+      ),
+    ),
     offsetShift: rarely(fc.integer({ min: -3, max: 3 })),
     lengthField: rarely(fc.oneof(fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }), fc.integer({ min: -4, max: 4 }))),
     cut: rarely(fc.integer({ min: 0, max: 400 })),
@@ -59,7 +78,9 @@ const files = fc
     if (metadata) header.__metadata__ = metadata;
     const json = Buffer.from(JSON.stringify(header), "utf8");
     const prefix = Buffer.alloc(8);
-    prefix.writeBigUInt64LE(lengthField === null ? BigInt(json.length) : typeof lengthField === "bigint" ? lengthField : BigInt(Math.max(0, json.length + lengthField)));
+    prefix.writeBigUInt64LE(
+      lengthField === null ? BigInt(json.length) : typeof lengthField === "bigint" ? lengthField : BigInt(Math.max(0, json.length + lengthField)),
+    );
     let bytes = Buffer.concat([prefix, json, Buffer.alloc(at + extra, 0x3c)]);
     for (const [where, value] of flips) bytes[where % bytes.length] = value;
     if (cut !== null) bytes = bytes.subarray(0, Math.min(cut, bytes.length));

@@ -77,7 +77,10 @@ describe("GgufReader refuses", () => {
     await refused(rawGguf({ tensorCount: (1n << 64n) - 1n }), /the tensor count is 18446744073709551615/);
     await refused(rawGguf({ kvs: [Buffer.concat([u64(1n << 60n), Buffer.from("key")])] }), /length of metadata key 0 is 1152921504606846976/);
     await refused(rawGguf({ kvs: [kv("k", 8, u64(1e15))] }), /length of the string of metadata "k" is 1000000000000000/);
-    await refused(rawGguf({ kvs: [kv("k", 9, Buffer.concat([u32(10), u64(1n << 40n)]))] }), /item count of metadata "k" is 1099511627776 but only 15 bytes follow at byte 49, room for at most 1/);
+    await refused(
+      rawGguf({ kvs: [kv("k", 9, Buffer.concat([u32(10), u64(1n << 40n)]))] }),
+      /item count of metadata "k" is 1099511627776 but only 15 bytes follow at byte 49, room for at most 1/,
+    );
     await refused(rawGguf({ kvs: [kv("k", 9, Buffer.concat([u32(8), u64(3), str("a")]))] }), /the length of metadata "k"\[1\]|truncated/);
   });
 
@@ -95,13 +98,22 @@ describe("GgufReader refuses", () => {
   it("bad tensor infos: dimensions, overflow, misaligned or out-of-file data, duplicate names, partial blocks", async () => {
     const data = new Uint8Array(64);
     await refused(rawGguf({ tensors: [{ ...F32, dims: [1, 1, 1, 1, 1] }], data }), /tensor "w" has 5 dimensions; allowed: at most 4/);
-    await refused(rawGguf({ tensors: [{ ...F32, dims: [1n << 32n, 1n << 32n] }], data }), /tensor "w" has dimensions 4294967296 × 4294967296 = 18446744073709551616 elements; allowed: at most 2\^53 − 1/);
+    await refused(
+      rawGguf({ tensors: [{ ...F32, dims: [1n << 32n, 1n << 32n] }], data }),
+      /tensor "w" has dimensions 4294967296 × 4294967296 = 18446744073709551616 elements; allowed: at most 2\^53 − 1/,
+    );
     await refused(rawGguf({ tensors: [{ ...F32, dims: [0, 1n << 60n] }], data }), /allowed: at most 2\^53 − 1/);
     await refused(rawGguf({ tensors: [{ ...F32, offset: 4 }], data }), /tensor "w" has data offset 4; allowed: a multiple of the alignment 32/);
     await refused(rawGguf({ tensors: [{ ...F32, offset: 1n << 63n }], data }), /has data offset 9223372036854775808/);
-    await refused(rawGguf({ tensors: [{ ...F32, dims: [4, 3] }], data: new Uint8Array(40) }), /tensor "w" ends at byte 144 but the file has 136: tensor data beyond the file/);
+    await refused(
+      rawGguf({ tensors: [{ ...F32, dims: [4, 3] }], data: new Uint8Array(40) }),
+      /tensor "w" ends at byte 144 but the file has 136: tensor data beyond the file/,
+    );
     await refused(rawGguf({ tensors: [F32, F32], data }), /tensor name "w" appears twice/);
-    await refused(rawGguf({ tensors: [{ ...F32, dims: [33], type: 8 }], data }), /tensor "w" has rows of 33 Q8_0 elements; allowed: a multiple of the block size 32/);
+    await refused(
+      rawGguf({ tensors: [{ ...F32, dims: [33], type: 8 }], data }),
+      /tensor "w" has rows of 33 Q8_0 elements; allowed: a multiple of the block size 32/,
+    );
   });
 
   it("decoding a tensor of an unknown type id, naming the tensor and the id (opening succeeds)", async () => {

@@ -64,10 +64,25 @@ export interface RawTensor {
  * A GGUF file built byte by byte from the format's rules (independently of GgufWriter): header, metadata pairs,
  * tensor infos, zero padding to `alignment`, then `data`. Counts default to the lists' lengths.
  */
-export function rawGguf(o: { magic?: string; version?: number; kvs?: Uint8Array[]; tensors?: RawTensor[]; tensorCount?: bigint; kvCount?: bigint; alignment?: number; data?: Uint8Array }): Buffer {
+export function rawGguf(o: {
+  magic?: string;
+  version?: number;
+  kvs?: Uint8Array[];
+  tensors?: RawTensor[];
+  tensorCount?: bigint;
+  kvCount?: bigint;
+  alignment?: number;
+  data?: Uint8Array;
+}): Buffer {
   const kvs = o.kvs ?? [];
   const tensors = o.tensors ?? [];
-  const parts: Uint8Array[] = [Buffer.from(o.magic ?? "GGUF", "latin1"), u32(o.version ?? 3), u64(o.tensorCount ?? BigInt(tensors.length)), u64(o.kvCount ?? BigInt(kvs.length)), ...kvs];
+  const parts: Uint8Array[] = [
+    Buffer.from(o.magic ?? "GGUF", "latin1"),
+    u32(o.version ?? 3),
+    u64(o.tensorCount ?? BigInt(tensors.length)),
+    u64(o.kvCount ?? BigInt(kvs.length)),
+    ...kvs,
+  ];
   for (const t of tensors) parts.push(str(t.name), u32(t.dims.length), ...t.dims.map(u64), u32(t.type), u64(t.offset));
   const header = Buffer.concat(parts);
   const alignment = o.alignment ?? 32;

@@ -11,7 +11,7 @@ function bits(a: Float32Array): Uint32Array {
 /** A reader value in the fixture's JSON form (64-bit integers as decimal strings, floats as hex bits). */
 function asJson(v: GgufValue): unknown {
   const scalar = (type: string, x: unknown): unknown => {
-    if (type === "FLOAT32") return `0x${(new Uint32Array(Float32Array.of(x as number).buffer)[0]!).toString(16).padStart(8, "0")}`;
+    if (type === "FLOAT32") return `0x${new Uint32Array(Float32Array.of(x as number).buffer)[0]!.toString(16).padStart(8, "0")}`;
     if (type === "FLOAT64") return `0x${new BigUint64Array(Float64Array.of(x as number).buffer)[0]!.toString(16).padStart(16, "0")}`;
     return typeof x === "bigint" ? String(x) : x;
   };
@@ -48,7 +48,13 @@ describe.each(["types", "quantized"])("fixture %s.gguf", (name) => {
         }
         const all = bitsOf(t.values);
         expect([t.name, [...bits(await r.readValues(info))]]).toEqual([t.name, [...all]]);
-        for (const [start, count] of [[0, 1], [1, 40], [31, 2], [info.length - 3, 3], [17, 0]]) {
+        for (const [start, count] of [
+          [0, 1],
+          [1, 40],
+          [31, 2],
+          [info.length - 3, 3],
+          [17, 0],
+        ]) {
           if (start! + count! > info.length) continue;
           expect([...bits(await r.readValues(info, start, count))]).toEqual([...all.subarray(start, start! + count!)]);
         }

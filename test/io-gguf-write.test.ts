@@ -5,7 +5,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { decode, dequantize, quantize } from "../src/index.js";
-import { GgufError, GgufReader, type GgufTensorSpec, type GgufValue, GgufWriter, IoError, mxfp4Blocks, mxfp4BlocksFromPairs, nvfp4Blocks, quantizeQ8_0 } from "../src/io/index.js";
+import {
+  GgufError,
+  GgufReader,
+  type GgufTensorSpec,
+  type GgufValue,
+  GgufWriter,
+  IoError,
+  mxfp4Blocks,
+  mxfp4BlocksFromPairs,
+  nvfp4Blocks,
+  quantizeQ8_0,
+} from "../src/io/index.js";
 import { expected } from "./io-gguf-fixtures.js";
 
 const dir = mkdtempSync(join(tmpdir(), "minifloat-gguf-"));
@@ -17,7 +28,13 @@ function bits(a: Float32Array): number[] {
   return [...new Uint32Array(a.buffer, a.byteOffset, a.length)];
 }
 
-async function write(path: string, specs: GgufTensorSpec[], data: (Uint8Array | Float32Array)[], metadata?: Record<string, GgufValue>, alignment?: number): Promise<void> {
+async function write(
+  path: string,
+  specs: GgufTensorSpec[],
+  data: (Uint8Array | Float32Array)[],
+  metadata?: Record<string, GgufValue>,
+  alignment?: number,
+): Promise<void> {
   const w = await GgufWriter.create(path, specs, { metadata, alignment });
   for (const d of data) await (d instanceof Float32Array ? w.writeValues(d) : w.writeBytes(d));
   await w.commit();
@@ -51,7 +68,14 @@ const METADATA: Record<string, GgufValue> = {
   tokens: { type: "ARRAY", itemType: "STRING", value: ["<s>", "▁the", ""] },
   empty: { type: "ARRAY", itemType: "INT32", value: [] },
   big: { type: "ARRAY", itemType: "UINT64", value: [0n, 1n << 63n] },
-  nested: { type: "ARRAY", itemType: "ARRAY", value: [{ type: "ARRAY", itemType: "BOOL", value: [true] }, { type: "ARRAY", itemType: "FLOAT32", value: [1.5, Infinity] }] },
+  nested: {
+    type: "ARRAY",
+    itemType: "ARRAY",
+    value: [
+      { type: "ARRAY", itemType: "BOOL", value: [true] },
+      { type: "ARRAY", itemType: "FLOAT32", value: [1.5, Infinity] },
+    ],
+  },
 };
 
 describe("GgufWriter round trip", () => {
@@ -91,12 +115,22 @@ describe("GgufWriter round trip", () => {
       expect(r.version).toBe(3);
       expect(r.alignment).toBe(128);
       expect(Object.fromEntries(r.metadata)).toEqual({ ...METADATA, "general.alignment": { type: "UINT32", value: 128 } });
-      expect(Object.is((r.metadata.get("f32")!.value as number), -0)).toBe(true);
+      expect(Object.is(r.metadata.get("f32")!.value as number, -0)).toBe(true);
       expect(r.tensors.map((t) => [t.name, t.typeName, t.shape, t.offset % 128])).toEqual(specs.map((s) => [s.name, s.type, s.shape, 0]));
       const values = async (name: string) => r.readValues(r.tensor(name));
       expect(bits(await values("f32"))).toEqual(bits(f32));
       expect(bits(await values("f16"))).toEqual(bits(dequantize(quantize(wide, "binary16"), "binary16")));
-      expect(bits(await values("bf16"))).toEqual(bits(dequantize(quantize(Float32Array.from(wide, (x) => x * 1e30), "bfloat16"), "bfloat16")));
+      expect(bits(await values("bf16"))).toEqual(
+        bits(
+          dequantize(
+            quantize(
+              Float32Array.from(wide, (x) => x * 1e30),
+              "bfloat16",
+            ),
+            "bfloat16",
+          ),
+        ),
+      );
       expect(await r.readTensorBytes(r.tensor("q8"))).toEqual(quantizeQ8_0(wide));
       expect((await values("empty")).length).toBe(0);
       // MXFP4: E2M1(code) · 2^(e − 127), code 8 as +0; e = 255 is 2^128 in ggml (overflowing float32 from |E2M1| ≥ 1).
@@ -171,10 +205,11 @@ describe("encoders", () => {
     block.set(qs, 4);
     await write(path, [{ name: "nv", type: "NVFP4", shape: [64] }], [block]);
     const v = await readValues(path, "nv");
-    const sub = (scale: number) => Float32Array.from({ length: 16 }, (_, j) => {
-      const c = j < 8 ? j : 15 - (j - 8);
-      return (c === 8 ? 0 : E2M1[c]!) * scale;
-    });
+    const sub = (scale: number) =>
+      Float32Array.from({ length: 16 }, (_, j) => {
+        const c = j < 8 ? j : 15 - (j - 8);
+        return (c === 8 ? 0 : E2M1[c]!) * scale;
+      });
     expect(bits(v.subarray(0, 16))).toEqual(bits(sub(0)));
     expect(bits(v.subarray(16, 32))).toEqual(bits(sub(0)));
     expect(bits(v.subarray(32, 48))).toEqual(bits(sub(480)));
@@ -191,7 +226,15 @@ describe("GgufWriter refusals and atomicity", () => {
       [[{ name: "w", type: "Q4_K" as never, shape: [32] }], undefined, undefined, /specs\[0\]\.type: is "Q4_K"; allowed: F32, F16, BF16, Q8_0, MXFP4, NVFP4/],
       [[{ name: "w", type: "Q8_0", shape: [2, 31] }], undefined, undefined, /rows of a multiple of 32 elements/],
       [[{ name: "w", type: "F32", shape: [1, 1, 1, 1, 1] }], undefined, undefined, /up to 4 non-negative integers/],
-      [[{ name: "w", type: "F32", shape: [1] }, { name: "w", type: "F32", shape: [1] }], undefined, undefined, /specs\[1\]\.name: is "w"/],
+      [
+        [
+          { name: "w", type: "F32", shape: [1] },
+          { name: "w", type: "F32", shape: [1] },
+        ],
+        undefined,
+        undefined,
+        /specs\[1\]\.name: is "w"/,
+      ],
       [[], { k: { type: "UINT8", value: 256 } }, undefined, /metadata "k": is 256; allowed: an integer in \[0, 255\] \(UINT8\)/],
       [[], { k: { type: "INT64", value: 1.5 } }, undefined, /metadata "k": is 1.5/],
       [[], { k: { type: "ARRAY", itemType: "STRING", value: ["a", 3 as never] } }, undefined, /metadata "k"\[1\]: is 3; allowed: a string/],

@@ -47,13 +47,17 @@ function codesOf(fmtName: string, n: number): Uint8Array | Uint16Array {
 describe("packed tensors in the file", () => {
   it("put the first FP4 element in the low nibble and FP6 element i at bits 6i…6i+5", async () => {
     const path = tmp();
-    await write(path, [
-      { name: "a", dtype: "F4", shape: [3] },
-      { name: "b", dtype: "F6_E3M2", shape: [5] },
-    ], async (w) => {
-      await w.writeCodes(Uint8Array.of(1, 2, 3));
-      await w.writeCodes(Uint8Array.of(1, 2, 3, 4, 63));
-    });
+    await write(
+      path,
+      [
+        { name: "a", dtype: "F4", shape: [3] },
+        { name: "b", dtype: "F6_E3M2", shape: [5] },
+      ],
+      async (w) => {
+        await w.writeCodes(Uint8Array.of(1, 2, 3));
+        await w.writeCodes(Uint8Array.of(1, 2, 3, 4, 63));
+      },
+    );
     const file = readFileSync(path);
     const data = [...file.subarray(8 + Number(file.readBigUInt64LE(0)))];
     expect(data).toEqual([0x21, 0x03, 0x81, 0x30, 0x10, 0x3f]);
@@ -105,17 +109,21 @@ describe("safetensors round trips", () => {
     const path = tmp();
     const f32 = Float32Array.of(1.5, -0, 3.4028234663852886e38, 1e-45, NaN, -Infinity);
     const f64 = Float64Array.of(Math.PI, -5e-324, 2 ** 1000);
-    await write(path, [
-      { name: "a", dtype: "F32", shape: [6] },
-      { name: "b", dtype: "F64", shape: [3] },
-      { name: "h", dtype: "F16", shape: [2] },
-      { name: "g", dtype: "BF16", shape: [2] },
-    ], async (w) => {
-      await w.writeValues(f32);
-      await w.writeValues(f64);
-      await w.writeCodes(Uint16Array.of(0x3c00, 0xc000));
-      await w.writeCodes(Uint16Array.of(0x3f80, 0x4049));
-    });
+    await write(
+      path,
+      [
+        { name: "a", dtype: "F32", shape: [6] },
+        { name: "b", dtype: "F64", shape: [3] },
+        { name: "h", dtype: "F16", shape: [2] },
+        { name: "g", dtype: "BF16", shape: [2] },
+      ],
+      async (w) => {
+        await w.writeValues(f32);
+        await w.writeValues(f64);
+        await w.writeCodes(Uint16Array.of(0x3c00, 0xc000));
+        await w.writeCodes(Uint16Array.of(0x3f80, 0x4049));
+      },
+    );
     await readAll(path, async (r) => {
       expect(Object.is((await r.readValues(r.tensor("a")))[1], -0)).toBe(true);
       expect([...(await r.readValues(r.tensor("a")))]).toEqual([...f32]);
@@ -130,13 +138,17 @@ describe("safetensors round trips", () => {
   it("writeValues converts with the library's projection (F16 RNE; F4 with SatFinite)", async () => {
     const path = tmp();
     const x = Float32Array.of(1 + 2 ** -11, 1 + 3 * 2 ** -11, 70000);
-    await write(path, [
-      { name: "h", dtype: "F16", shape: [3] },
-      { name: "q", dtype: "F4", shape: [3] },
-    ], async (w) => {
-      await w.writeValues(x);
-      await w.writeValues(Float32Array.of(2.5, -7, 0.2), { saturation: "SatFinite" });
-    });
+    await write(
+      path,
+      [
+        { name: "h", dtype: "F16", shape: [3] },
+        { name: "q", dtype: "F4", shape: [3] },
+      ],
+      async (w) => {
+        await w.writeValues(x);
+        await w.writeValues(Float32Array.of(2.5, -7, 0.2), { saturation: "SatFinite" });
+      },
+    );
     await readAll(path, async (r) => {
       expect([...(await r.readCodes(r.tensor("h")))]).toEqual([...quantize(x, "binary16")]);
       expect([...(await r.readValues(r.tensor("h")))]).toEqual([1, 1 + 2 ** -9, Infinity]);
@@ -153,13 +165,18 @@ describe("safetensors round trips", () => {
       { name: "tesla", dtype: "U8", shape: [2], format: format("cfloat8_1_4_3", { bias: 15 }) },
       { name: "ids", dtype: "I32", shape: [2] },
     ];
-    await write(path, specs, async (w) => {
-      await w.writeCodes(Uint8Array.of(0x5d, 0x80, 0x7f, 0x01));
-      await w.writeCodes(Uint8Array.of(0x00, 0x80, 0x7f, 0x01));
-      await w.writeCodes(Uint16Array.of(0x7ff, 0x123));
-      await w.writeCodes(Uint8Array.of(0x40, 0x7f));
-      await w.writeBytes(new Uint8Array(Int32Array.of(-1, 7).buffer));
-    }, { producer: "test" });
+    await write(
+      path,
+      specs,
+      async (w) => {
+        await w.writeCodes(Uint8Array.of(0x5d, 0x80, 0x7f, 0x01));
+        await w.writeCodes(Uint8Array.of(0x00, 0x80, 0x7f, 0x01));
+        await w.writeCodes(Uint16Array.of(0x7ff, 0x123));
+        await w.writeCodes(Uint8Array.of(0x40, 0x7f));
+        await w.writeBytes(new Uint8Array(Int32Array.of(-1, 7).buffer));
+      },
+      { producer: "test" },
+    );
     await readAll(path, async (r) => {
       expect(r.metadata).toEqual({ producer: "test" });
       expect(r.tensor("p3").format!.name).toBe("Binary8p3se");
@@ -190,10 +207,14 @@ describe("safetensors round trips", () => {
 
   it("accepts empty and scalar tensors", async () => {
     const path = tmp();
-    await write(path, [
-      { name: "empty", dtype: "F4", shape: [0, 3] },
-      { name: "scalar", dtype: "F32", shape: [] },
-    ], async (w) => w.writeValues(Float32Array.of(2)));
+    await write(
+      path,
+      [
+        { name: "empty", dtype: "F4", shape: [0, 3] },
+        { name: "scalar", dtype: "F32", shape: [] },
+      ],
+      async (w) => w.writeValues(Float32Array.of(2)),
+    );
     await readAll(path, async (r) => {
       expect(r.tensor("empty").length).toBe(0);
       expect([...(await r.readValues(r.tensor("scalar")))]).toEqual([2]);
@@ -209,7 +230,10 @@ describe("safetensors header validation", () => {
     expect([...(await readAll(path, (r) => r.readValues(r.tensor("w"))))]).toEqual([1, -2]);
   });
   it("reads the FNUZ dtypes other writers produce", async () => {
-    const path = rawFile({ a: { dtype: "F8_E4M3FNUZ", shape: [3], data_offsets: [0, 3] }, b: { dtype: "F8_E5M2FNUZ", shape: [1], data_offsets: [3, 4] } }, [0x40, 0x80, 0xc8, 0x40]);
+    const path = rawFile(
+      { a: { dtype: "F8_E4M3FNUZ", shape: [3], data_offsets: [0, 3] }, b: { dtype: "F8_E5M2FNUZ", shape: [1], data_offsets: [3, 4] } },
+      [0x40, 0x80, 0xc8, 0x40],
+    );
     await readAll(path, async (r) => {
       expect(r.tensor("a").format!.name).toBe("float8_e4m3fnuz");
       expect([...(await r.readValues(r.tensor("a")))]).toEqual([1, NaN, -2]);
@@ -219,38 +243,78 @@ describe("safetensors header validation", () => {
   const bad: [string, () => string, RegExp][] = [
     ["invalid JSON", () => rawFile(null, new Uint8Array(8), '{"w": {'), /header is not valid JSON/],
     ["a non-object header", () => rawFile([1], []), /is not a safetensors file: it does not start with an 8-byte header length followed by a JSON object/],
-    ["an unknown dtype", () => rawFile({ w: { dtype: "F12", shape: [2], data_offsets: [0, 8] } }, new Uint8Array(8)), /tensor "w" dtype: unknown dtype "F12"; allowed: F64, F32/],
+    [
+      "an unknown dtype",
+      () => rawFile({ w: { dtype: "F12", shape: [2], data_offsets: [0, 8] } }, new Uint8Array(8)),
+      /tensor "w" dtype: unknown dtype "F12"; allowed: F64, F32/,
+    ],
     ["a size mismatch", () => rawFile({ w: { dtype: "F32", shape: [3], data_offsets: [0, 8] } }, new Uint8Array(8)), /span 8 bytes; 3 × F32 elements need 12/],
-    ["a packed size mismatch", () => rawFile({ w: { dtype: "F4", shape: [3], data_offsets: [0, 1] } }, new Uint8Array(1)), /span 1 bytes; 3 × F4 elements need 2/],
-    ["overlapping offsets", () => rawFile({ a: { dtype: "U8", shape: [4], data_offsets: [0, 4] }, b: { dtype: "U8", shape: [4], data_offsets: [2, 6] } }, new Uint8Array(6)), /tensor "b" data_offsets: \[2, 6\] overlap the previous tensor/],
-    ["out-of-range offsets", () => rawFile({ w: { dtype: "F32", shape: [2], data_offsets: [4, 12] } }, new Uint8Array(8)), /reach beyond the data buffer \(8 bytes\)/],
+    [
+      "a packed size mismatch",
+      () => rawFile({ w: { dtype: "F4", shape: [3], data_offsets: [0, 1] } }, new Uint8Array(1)),
+      /span 1 bytes; 3 × F4 elements need 2/,
+    ],
+    [
+      "overlapping offsets",
+      () => rawFile({ a: { dtype: "U8", shape: [4], data_offsets: [0, 4] }, b: { dtype: "U8", shape: [4], data_offsets: [2, 6] } }, new Uint8Array(6)),
+      /tensor "b" data_offsets: \[2, 6\] overlap the previous tensor/,
+    ],
+    [
+      "out-of-range offsets",
+      () => rawFile({ w: { dtype: "F32", shape: [2], data_offsets: [4, 12] } }, new Uint8Array(8)),
+      /reach beyond the data buffer \(8 bytes\)/,
+    ],
     ["a gap", () => rawFile({ w: { dtype: "F32", shape: [1], data_offsets: [4, 8] } }, new Uint8Array(8)), /leave a gap: bytes \[0, 4\)/],
     ["uncovered trailing bytes", () => rawFile(ok, new Uint8Array(12)), /data buffer has 12 bytes but the tensors cover only 8/],
     ["a truncated data buffer", () => rawFile(ok, new Uint8Array(5)), /reach beyond the data buffer \(5 bytes\): out of range or truncated/],
-    ["a negative shape", () => rawFile({ w: { dtype: "F32", shape: [-2], data_offsets: [0, 8] } }, new Uint8Array(8)), /shape: is \[-2\]; allowed: an array of non-negative integers/],
+    [
+      "a negative shape",
+      () => rawFile({ w: { dtype: "F32", shape: [-2], data_offsets: [0, 8] } }, new Uint8Array(8)),
+      /shape: is \[-2\]; allowed: an array of non-negative integers/,
+    ],
     ["an unknown field", () => rawFile({ w: { ...ok.w, extra: 1 } }, new Uint8Array(8)), /unknown field\(s\) extra/],
     ["non-string metadata", () => rawFile({ __metadata__: { a: 1 }, ...ok }, new Uint8Array(8)), /__metadata__\["a"\]: is 1; allowed: a string/],
-    ["a recorded format on a float dtype", () => rawFile({ __metadata__: { "minifloat.dtype.w": "Binary8p3se" }, ...ok }, new Uint8Array(8)), /records format Binary8p3se \(8-bit codes\) but has dtype F32; allowed: U8/],
-    ["an unknown recorded format", () => rawFile({ __metadata__: { "minifloat.dtype.w": "Binary99p3se" }, w: { dtype: "U8", shape: [1], data_offsets: [0, 1] } }, [0]), /records format "Binary99p3se", which minifloat does not know/],
-    ["a header longer than the file", () => {
-      const path = tmp("trunc");
-      const prefix = Buffer.alloc(8);
-      prefix.writeBigUInt64LE(64n);
-      writeFileSync(path, Buffer.concat([prefix, Buffer.from('{"w":')]));
-      return path;
-    }, /header length is 64 bytes but the file has only 5 after the length: truncated file/],
-    ["a header over 100 MB", () => {
-      const path = tmp("huge");
-      const prefix = Buffer.alloc(8);
-      prefix.writeBigUInt64LE(100_000_001n);
-      writeFileSync(path, Buffer.concat([prefix, Buffer.from("{}")]));
-      return path;
-    }, /header length is 100000001 bytes; allowed: at most 100000000/],
-    ["a file shorter than the length prefix", () => {
-      const path = tmp("short");
-      writeFileSync(path, Buffer.from([1, 2, 3]));
-      return path;
-    }, /has 3 bytes; a safetensors file starts with an 8-byte header length/],
+    [
+      "a recorded format on a float dtype",
+      () => rawFile({ __metadata__: { "minifloat.dtype.w": "Binary8p3se" }, ...ok }, new Uint8Array(8)),
+      /records format Binary8p3se \(8-bit codes\) but has dtype F32; allowed: U8/,
+    ],
+    [
+      "an unknown recorded format",
+      () => rawFile({ __metadata__: { "minifloat.dtype.w": "Binary99p3se" }, w: { dtype: "U8", shape: [1], data_offsets: [0, 1] } }, [0]),
+      /records format "Binary99p3se", which minifloat does not know/,
+    ],
+    [
+      "a header longer than the file",
+      () => {
+        const path = tmp("trunc");
+        const prefix = Buffer.alloc(8);
+        prefix.writeBigUInt64LE(64n);
+        writeFileSync(path, Buffer.concat([prefix, Buffer.from('{"w":')]));
+        return path;
+      },
+      /header length is 64 bytes but the file has only 5 after the length: truncated file/,
+    ],
+    [
+      "a header over 100 MB",
+      () => {
+        const path = tmp("huge");
+        const prefix = Buffer.alloc(8);
+        prefix.writeBigUInt64LE(100_000_001n);
+        writeFileSync(path, Buffer.concat([prefix, Buffer.from("{}")]));
+        return path;
+      },
+      /header length is 100000001 bytes; allowed: at most 100000000/,
+    ],
+    [
+      "a file shorter than the length prefix",
+      () => {
+        const path = tmp("short");
+        writeFileSync(path, Buffer.from([1, 2, 3]));
+        return path;
+      },
+      /has 3 bytes; a safetensors file starts with an 8-byte header length/,
+    ],
   ];
   for (const [what, make, message] of bad) {
     it(`rejects ${what}`, async () => {
@@ -296,13 +360,19 @@ describe("safetensors writer safety", () => {
   });
 
   it("names a missing output directory", async () => {
-    await expect(SafetensorsWriter.create(join(dir, "no-such-dir", "x.safetensors"), spec)).rejects.toThrow(/no-such-dir does not exist; allowed: a path in an existing directory/);
+    await expect(SafetensorsWriter.create(join(dir, "no-such-dir", "x.safetensors"), spec)).rejects.toThrow(
+      /no-such-dir does not exist; allowed: a path in an existing directory/,
+    );
   });
 
   it("rejects header specs it could not write faithfully", async () => {
-    await expect(SafetensorsWriter.create(tmp(), [{ name: "w", dtype: "F32", shape: [1], format: format("Binary8p3se") }])).rejects.toThrow(/format Binary8p3se is stored as U8, not F32/);
+    await expect(SafetensorsWriter.create(tmp(), [{ name: "w", dtype: "F32", shape: [1], format: format("Binary8p3se") }])).rejects.toThrow(
+      /format Binary8p3se is stored as U8, not F32/,
+    );
     await expect(SafetensorsWriter.create(tmp(), [{ name: "w", dtype: "F7", shape: [1] }])).rejects.toThrow(/unknown dtype "F7"/);
-    await expect(SafetensorsWriter.create(tmp(), spec, { metadata: { "minifloat.dtype.w": "x" } })).rejects.toThrow(/are written by minifloat from TensorSpec.format/);
+    await expect(SafetensorsWriter.create(tmp(), spec, { metadata: { "minifloat.dtype.w": "x" } })).rejects.toThrow(
+      /are written by minifloat from TensorSpec.format/,
+    );
     expect(leftovers()).toEqual([]);
   });
 });
@@ -314,9 +384,14 @@ describe("block-scaled tensor records", () => {
   ];
   async function layoutsOf(record: string, tensors = specs([2, 2])): Promise<unknown> {
     const path = tmp("block");
-    await write(path, tensors, async (w) => {
-      for (const t of tensors) await w.writeCodes(new Uint8Array(t.shape.reduce((a, b) => a * b, 1)));
-    }, { "minifloat.block.w": record });
+    await write(
+      path,
+      tensors,
+      async (w) => {
+        for (const t of tensors) await w.writeCodes(new Uint8Array(t.shape.reduce((a, b) => a * b, 1)));
+      },
+      { "minifloat.block.w": record },
+    );
     return readAll(path, async (r) => blockLayouts(r));
   }
   it("accepts a consistent record: blocks along the last dimension", async () => {
@@ -328,7 +403,11 @@ describe("block-scaled tensor records", () => {
   const bad: [string, () => Promise<unknown>, RegExp][] = [
     ["an unknown scheme", () => layoutsOf("mxfp5"), /__metadata__\["minifloat.block.w"\]: is "mxfp5"; allowed: one of mxfp8_e4m3/],
     ["a tensor scale that is not a positive float32", () => layoutsOf("mxfp4 tensor_scale=0.1"), /has tensor_scale 0.1; allowed: a positive finite float32/],
-    ["scales of the wrong shape", () => layoutsOf("mxfp4", specs([2, 1])), /tensor "w.scales" is F8_E8M0 \[2, 1\]; mxfp4 scales of \[2, 40\] are F8_E8M0 \[2, 2\]/],
+    [
+      "scales of the wrong shape",
+      () => layoutsOf("mxfp4", specs([2, 1])),
+      /tensor "w.scales" is F8_E8M0 \[2, 1\]; mxfp4 scales of \[2, 40\] are F8_E8M0 \[2, 2\]/,
+    ],
     ["elements of the wrong dtype", () => layoutsOf("mxfp8_e4m3"), /tensor "w" has dtype F4; mxfp8_e4m3 elements are F8_E4M3/],
     ["missing scales", () => layoutsOf("mxfp4", specs([2, 2]).slice(0, 1)), /needs tensors "w" and "w.scales"/],
   ];

@@ -2,7 +2,19 @@
 // handles, packed FP4/FP6, stochastic rounding) and of MiniFloatArray views (slices, subarrays, packed copies), under failing calls, and for inputs far larger than the scratch;
 // requests beyond the 4 GiB wasm32 cap fail with CodeRangeError before any memory grows.
 import { describe, expect, it } from "vitest";
-import { CodeRangeError, MiniFloatArray, ProjectionError, allocBytes, allocCodes, allocFloat32, dequantize, dequantizePacked, packCodes, quantize, quantizePacked } from "../src/index.js";
+import {
+  CodeRangeError,
+  MiniFloatArray,
+  ProjectionError,
+  allocBytes,
+  allocCodes,
+  allocFloat32,
+  dequantize,
+  dequantizePacked,
+  packCodes,
+  quantize,
+  quantizePacked,
+} from "../src/index.js";
 import { memoryStats } from "../src/wasm/memory.js";
 
 const x = Float32Array.from({ length: 40 }, (_, i) => Math.sin(i) * 2 ** ((i % 17) - 8));
@@ -72,7 +84,11 @@ describe("Wasm memory over long runs", () => {
     const packed = quantizePacked(big, "float4_e2m1fn", STOCHASTIC);
     const unpacked = dequantizePacked(packed, "float4_e2m1fn", n);
     expect(memoryStats()).toMatchObject({ memoryBytes: before.memoryBytes, liveBytes: before.liveBytes });
-    expect([codes[n - 1], values[n - 1], unpacked.length]).toEqual([quantize(big.subarray(n - 1), "float8_e4m3fn")[0], dequantize(codes.subarray(n - 1), "float8_e4m3fn")[0], n]);
+    expect([codes[n - 1], values[n - 1], unpacked.length]).toEqual([
+      quantize(big.subarray(n - 1), "float8_e4m3fn")[0],
+      dequantize(codes.subarray(n - 1), "float8_e4m3fn")[0],
+      n,
+    ]);
   });
 
   it("rejects requests beyond 4 GiB of Wasm memory before any growth", () => {

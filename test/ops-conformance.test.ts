@@ -31,14 +31,24 @@ async function buildIndex(): Promise<void> {
     const numeric = rec.rnd !== undefined && !String(rec.op).startsWith("Next");
     addCase(rec.op, operands, numeric ? rec.fr : undefined, [rec.x, rec.y, rec.z].slice(0, operands.length), rec.r);
   }
-  for (const [file, order] of [["binary_ops", "xy"], ["ternary_ops", "xyz"], ["scaled_ops", "zxwy"]] as const) {
+  for (const [file, order] of [
+    ["binary_ops", "xy"],
+    ["ternary_ops", "xyz"],
+    ["scaled_ops", "zxwy"],
+  ] as const) {
     const c = readP3gv(ex("sampled", `${file}.p3gv.gz`));
     const { ops, combos } = c.meta as { ops: string[]; combos: string[][] };
     const r = records(c);
     for (let i = 0; i < r.length; i++) {
       if (r.round[i] !== RNE || r.sat[i] !== SATNONE) continue;
       const combo = combos[r.combo[i]!]!;
-      addCase(ops[r.op[i]!]!, combo.slice(0, -1), combo[combo.length - 1], [...order].map((f) => r[f]![i]!), r.spec[i]!);
+      addCase(
+        ops[r.op[i]!]!,
+        combo.slice(0, -1),
+        combo[combo.length - 1],
+        [...order].map((f) => r[f]![i]!),
+        r.spec[i]!,
+      );
     }
   }
   for (const f of CONF) {
@@ -53,7 +63,9 @@ async function buildIndex(): Promise<void> {
       const y = i % n;
       ["Add", "Subtract", "Multiply"].forEach((op, o) => addCase(op, [f, f], f, [x, y], arith.data[(o * n * n + i) * 18 + 16] as number));
       ((other.meta!.axes as any[])[0].op as string[]).forEach((op, o) => addCase(op, [f, f], f, [x, y], other.data[(o * n * n + i) * 3 + 2] as number));
-      ["CompareLess", "CompareLessEqual", "CompareEqual", "CompareGreater", "CompareGreaterEqual"].forEach((op, bit) => addCase(op, [f, f], undefined, [x, y], ((compare[i]! >> bit) & 1) === 1));
+      ["CompareLess", "CompareLessEqual", "CompareEqual", "CompareGreater", "CompareGreaterEqual"].forEach((op, bit) =>
+        addCase(op, [f, f], undefined, [x, y], ((compare[i]! >> bit) & 1) === 1),
+      );
     }
   }
   for (const [fx, fr] of [...CONF.map((f) => [f, f]), ["Binary8p3se", "Binary8p4se"], ["Binary8p4se", "Binary8p3se"]] as const) {
@@ -67,24 +79,27 @@ async function buildIndex(): Promise<void> {
     }
   }
   const conv = readP3gv(ex("convert", "convert_p3109.p3gv.gz"));
-  for (const fx of CONF) for (const fr of CONF) {
-    const a = conv.arrays.get(`${fx}->${fr}`);
-    if (!a) continue;
-    for (let x = 0; x < a.shape[0]!; x++) addCase("Convert", [fx], fr, [x], a.data[x * 18 + 16] as number);
-  }
+  for (const fx of CONF)
+    for (const fr of CONF) {
+      const a = conv.arrays.get(`${fx}->${fr}`);
+      if (!a) continue;
+      for (let x = 0; x < a.shape[0]!; x++) addCase("Convert", [fx], fr, [x], a.data[x * 18 + 16] as number);
+    }
   const toExt = readP3gv(ex("convert", "to_external.p3gv.gz"));
-  for (const fx of ["Binary8p4se", "Binary8p3se"]) for (const fr of ["binary32", "binary16", "bfloat16"]) {
-    const a = getArray(toExt, `${fx}->${fr}`);
-    const col = a.meta!.columns!.findIndex((k) => k.round === "NearestTiesToEven" && k.sat === "SatNone");
-    for (let x = 0; x < 256; x++) addCase("Convert", [fx], fr, [x], a.data[x * a.meta!.columns!.length + col] as number);
-  }
+  for (const fx of ["Binary8p4se", "Binary8p3se"])
+    for (const fr of ["binary32", "binary16", "bfloat16"]) {
+      const a = getArray(toExt, `${fx}->${fr}`);
+      const col = a.meta!.columns!.findIndex((k) => k.round === "NearestTiesToEven" && k.sat === "SatNone");
+      for (let x = 0; x < 256; x++) addCase("Convert", [fx], fr, [x], a.data[x * a.meta!.columns!.length + col] as number);
+    }
   const from16 = readP3gv(ex("convert", "from_16bit.p3gv.gz"));
-  for (const fx of ["binary16", "bfloat16"]) for (const fr of ["Binary8p4se", "Binary8p3se"]) {
-    const a = getArray(from16, `${fx}->${fr}`);
-    const cols = a.meta!.columns!;
-    const col = cols.findIndex((k) => k.round === "NearestTiesToEven" && k.sat === "SatNone");
-    for (let x = 0; x < 65536; x += 97) addCase("Convert", [fx], fr, [x], a.data[x * cols.length + col] as number);
-  }
+  for (const fx of ["binary16", "bfloat16"])
+    for (const fr of ["Binary8p4se", "Binary8p3se"]) {
+      const a = getArray(from16, `${fx}->${fr}`);
+      const cols = a.meta!.columns!;
+      const col = cols.findIndex((k) => k.round === "NearestTiesToEven" && k.sat === "SatNone");
+      for (let x = 0; x < 65536; x += 97) addCase("Convert", [fx], fr, [x], a.data[x * cols.length + col] as number);
+    }
   const preds = ["IsZero", "IsOne", "IsNaN", "IsInfinite", "IsFinite", "IsSignMinus", "IsNormal", "IsSubnormal"];
   for await (const rec of readJsonl(ex("decode", "predicates_next_k3-8.jsonl"))) {
     if (!CONF.includes(rec.fmt)) continue;
@@ -153,44 +168,93 @@ describe("§4.5 mandatory specializations", () => {
         case "Add":
         case "Subtract":
         case "Multiply":
-          for (const a of probes) for (const b of probes) {
-            const want = codeOf(fr!, s.operation === "Add" ? a + b : s.operation === "Subtract" ? a - b : a * b);
-            c2.add(s(codeOf(fx!, a), codeOf(s.operands[1]!.name, b)) === want, () => `${sig}(${a}, ${b})`);
-          }
+          for (const a of probes)
+            for (const b of probes) {
+              const want = codeOf(fr!, s.operation === "Add" ? a + b : s.operation === "Subtract" ? a - b : a * b);
+              c2.add(s(codeOf(fx!, a), codeOf(s.operands[1]!.name, b)) === want, () => `${sig}(${a}, ${b})`);
+            }
           break;
         case "FMA":
         case "FAA":
-          for (const a of probes) for (const b of probes) {
-            const want = codeOf(fr!, s.operation === "FMA" ? a * b + 0.5 : a + b + 0.5);
-            c2.add(s(codeOf(fx!, a), codeOf(s.operands[1]!.name, b), codeOf(fr!, 0.5)) === want, () => `${sig}(${a}, ${b}, 0.5)`);
-          }
+          for (const a of probes)
+            for (const b of probes) {
+              const want = codeOf(fr!, s.operation === "FMA" ? a * b + 0.5 : a + b + 0.5);
+              c2.add(s(codeOf(fx!, a), codeOf(s.operands[1]!.name, b), codeOf(fr!, 0.5)) === want, () => `${sig}(${a}, ${b}, 0.5)`);
+            }
           break;
         case "ScaledAdd":
         case "ScaledSubtract":
         case "ScaledMultiply":
-          for (const a of probes) for (const b of probes) {
-            const [sa, sb] = [2, 0.5];
-            const x = a * sa;
-            const y = b * sb;
-            const want = codeOf(fr!, s.operation === "ScaledAdd" ? x + y : s.operation === "ScaledSubtract" ? x - y : x * y);
-            const f1 = s.operands[1]!.name;
-            const f2 = s.operands[3]!.name;
-            c2.add(s(codeOf("Binary8p1uf", sa), codeOf(f1, a), codeOf("Binary8p1uf", sb), codeOf(f2, b)) === want, () => `${sig}(${a}, ${b})`);
-          }
+          for (const a of probes)
+            for (const b of probes) {
+              const [sa, sb] = [2, 0.5];
+              const x = a * sa;
+              const y = b * sb;
+              const want = codeOf(fr!, s.operation === "ScaledAdd" ? x + y : s.operation === "ScaledSubtract" ? x - y : x * y);
+              const f1 = s.operands[1]!.name;
+              const f2 = s.operands[3]!.name;
+              c2.add(s(codeOf("Binary8p1uf", sa), codeOf(f1, a), codeOf("Binary8p1uf", sb), codeOf(f2, b)) === want, () => `${sig}(${a}, ${b})`);
+            }
           break;
         default: {
           // Format queries of external formats and the P3109 queries without golden entries: digest §1.3 / §1.8.
           const f = s.operands[0]!;
           const external: Record<string, Record<string, number>> = {
-            binary32: { BitwidthOf: 32, PrecisionOf: 24, ExponentBitwidthOf: 8, TrailingSignificandBitwidthOf: 23, ExponentBiasOf: 127, MaxFiniteOf: 0x7f7fffff, MinFiniteOf: 0xff7fffff, MinPositiveOf: 1, MaxSubnormalOf: 0x7fffff, MinNormalOf: 0x800000 },
-            binary16: { BitwidthOf: 16, PrecisionOf: 11, ExponentBitwidthOf: 5, TrailingSignificandBitwidthOf: 10, ExponentBiasOf: 15, MaxFiniteOf: 0x7bff, MinFiniteOf: 0xfbff, MinPositiveOf: 1, MaxSubnormalOf: 0x3ff, MinNormalOf: 0x400 },
-            bfloat16: { BitwidthOf: 16, PrecisionOf: 8, ExponentBitwidthOf: 8, TrailingSignificandBitwidthOf: 7, ExponentBiasOf: 127, MaxFiniteOf: 0x7f7f, MinFiniteOf: 0xff7f, MinPositiveOf: 1, MaxSubnormalOf: 0x7f, MinNormalOf: 0x80 },
+            binary32: {
+              BitwidthOf: 32,
+              PrecisionOf: 24,
+              ExponentBitwidthOf: 8,
+              TrailingSignificandBitwidthOf: 23,
+              ExponentBiasOf: 127,
+              MaxFiniteOf: 0x7f7fffff,
+              MinFiniteOf: 0xff7fffff,
+              MinPositiveOf: 1,
+              MaxSubnormalOf: 0x7fffff,
+              MinNormalOf: 0x800000,
+            },
+            binary16: {
+              BitwidthOf: 16,
+              PrecisionOf: 11,
+              ExponentBitwidthOf: 5,
+              TrailingSignificandBitwidthOf: 10,
+              ExponentBiasOf: 15,
+              MaxFiniteOf: 0x7bff,
+              MinFiniteOf: 0xfbff,
+              MinPositiveOf: 1,
+              MaxSubnormalOf: 0x3ff,
+              MinNormalOf: 0x400,
+            },
+            bfloat16: {
+              BitwidthOf: 16,
+              PrecisionOf: 8,
+              ExponentBitwidthOf: 8,
+              TrailingSignificandBitwidthOf: 7,
+              ExponentBiasOf: 127,
+              MaxFiniteOf: 0x7f7f,
+              MinFiniteOf: 0xff7f,
+              MinPositiveOf: 1,
+              MaxSubnormalOf: 0x7f,
+              MinNormalOf: 0x80,
+            },
           };
           const K = f.K;
           const P = f.P;
-          const p3109: Record<string, number | string> = { ExponentBitwidthOf: K - P, TrailingSignificandBitwidthOf: P - 1, MinPositiveOf: 1, MaxSubnormalOf: P > 1 ? 2 ** (P - 1) - 1 : 2 ** (K - 1), MinNormalOf: 2 ** (P - 1), SignednessOf: "Signed", DomainOf: f.name.endsWith("e") ? "Extended" : "Finite" };
+          const p3109: Record<string, number | string> = {
+            ExponentBitwidthOf: K - P,
+            TrailingSignificandBitwidthOf: P - 1,
+            MinPositiveOf: 1,
+            MaxSubnormalOf: P > 1 ? 2 ** (P - 1) - 1 : 2 ** (K - 1),
+            MinNormalOf: 2 ** (P - 1),
+            SignednessOf: "Signed",
+            DomainOf: f.name.endsWith("e") ? "Extended" : "Finite",
+          };
           const table = external[f.name] ?? p3109;
-          const want = f.family === "IEEE" && (s.operation === "SignednessOf" || s.operation === "DomainOf") ? (s.operation === "SignednessOf" ? "Signed" : "Extended") : table[s.operation];
+          const want =
+            f.family === "IEEE" && (s.operation === "SignednessOf" || s.operation === "DomainOf")
+              ? s.operation === "SignednessOf"
+                ? "Signed"
+                : "Extended"
+              : table[s.operation];
           c2.add(want !== undefined && s() === want, () => `${sig}() = ${String(s())}, expected ${want}`);
         }
       }
@@ -228,7 +292,15 @@ describe("declaration files (Exemplars scheme)", () => {
     const k = files["Kappas.yaml"]!;
     const measured = declaredKappas();
     expect(measured.length).toBe(12);
-    expect(measured.find((v) => v.variant === "ExpFast.6")).toMatchObject({ format: "Binary8p3se", rounding: "TowardPositive", kappa: 1, pieces: [{ label: "[ -Inf, -745 )", kappa: 1 }, { label: "[ -745, Inf ]", kappa: 0 }] });
+    expect(measured.find((v) => v.variant === "ExpFast.6")).toMatchObject({
+      format: "Binary8p3se",
+      rounding: "TowardPositive",
+      kappa: 1,
+      pieces: [
+        { label: "[ -Inf, -745 )", kappa: 1 },
+        { label: "[ -745, Inf ]", kappa: 0 },
+      ],
+    });
     for (const v of measured) {
       expect(Number.isFinite(v.kappa)).toBe(true);
       const block = k.slice(k.indexOf(`  ${v.variant}:`));
@@ -244,4 +316,3 @@ describe("declaration files (Exemplars scheme)", () => {
     for (const name of operationNames()) expect(section, name).toContain(`\`${name}\``);
   });
 });
-

@@ -52,7 +52,14 @@ describe("digest §8.3 operation vectors", () => {
     expect(specialize("TotalOrder", { operands: [p4, p4] })(0x80, 0xff)).toBe(true);
     expect(specialize("TotalOrder", { operands: [p4, p4] })(0xff, 0x80)).toBe(false);
     const cls = specialize("Class", { operands: [p4] });
-    expect([0x80, 0xff, 0x81, 0x00, 0x08, 0x7f].map((c) => cls(c))).toEqual(["ClsNaN", "ClsNegativeInfinity", "ClsNegativeSubnormal", "ClsZero", "ClsPositiveNormal", "ClsPositiveInfinity"]);
+    expect([0x80, 0xff, 0x81, 0x00, 0x08, 0x7f].map((c) => cls(c))).toEqual([
+      "ClsNaN",
+      "ClsNegativeInfinity",
+      "ClsNegativeSubnormal",
+      "ClsZero",
+      "ClsPositiveNormal",
+      "ClsPositiveInfinity",
+    ]);
   });
   it("external formats as operands and results: IEEE −0 and NaN payloads normalise, binary64 codes are bigints", () => {
     const add = specialize("Add", { operands: ["binary32", p4], result: "binary64" });

@@ -16,7 +16,13 @@ function checkArray(a: P3gvArray, inputs: CodeArrayLike, m: Mismatches, R?: Uint
   const columns = a.meta!.columns!;
   const n = inputs.length;
   columns.forEach((col, k) => {
-    const s = specialize("Convert", { operands: [fx], result: fr, rounding: col.round as Rounding, saturation: col.sat as Saturation, ...(col.N !== undefined && { stochasticBits: col.N }) });
+    const s = specialize("Convert", {
+      operands: [fx],
+      result: fr,
+      rounding: col.round as Rounding,
+      saturation: col.sat as Saturation,
+      ...(col.N !== undefined && { stochasticBits: col.N }),
+    });
     let random: Uint8Array | undefined;
     if (col.R === "per-row") random = new Uint8Array(n).map((_, i) => R![i * 9 + col.R_column!]!);
     const got = s.map(inputs, random ? { random } : {});

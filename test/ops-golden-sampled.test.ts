@@ -98,7 +98,19 @@ describe("golden/p3109 (second oracle)", () => {
       const got = rec.R !== undefined ? s(...args, { random: rec.R }) : s(...args);
       m.add(got === rec.r, () => `${s.signature}(${args.join(", ")}${rec.R !== undefined ? `, R=${rec.R}` : ""}) = ${got}, spec ${rec.r}`);
     }
-    expect(Object.fromEntries(byOp)).toMatchObject({ FMA: 36001, FAA: 36000, Add: 30000, Divide: 30000, Hypot: 30000, Convert: 15144, NextGreaterThan: 1360, CompareLess: 15000, Sqrt: 1024, RSqrt: 1024, Recip: 1024 });
+    expect(Object.fromEntries(byOp)).toMatchObject({
+      FMA: 36001,
+      FAA: 36000,
+      Add: 30000,
+      Divide: 30000,
+      Hypot: 30000,
+      Convert: 15144,
+      NextGreaterThan: 1360,
+      CompareLess: 15000,
+      Sqrt: 1024,
+      RSqrt: 1024,
+      Recip: 1024,
+    });
     expect(m.summary()).toEqual({ count: 0, first: [] });
   });
 
@@ -106,7 +118,11 @@ describe("golden/p3109 (second oracle)", () => {
     const m = new Mismatches();
     for await (const rec of readJsonl(sharedPath("golden", "p3109", "scaled_blocks.jsonl.gz"))) {
       if (!String(rec.op).startsWith("Scaled")) continue;
-      const s = spec(rec.op, [rec.fsx, rec.fx, rec.fsy, rec.fy], rec.fr, { rounding: rec.rnd, saturation: rec.sat, ...(rec.N !== undefined && { stochasticBits: rec.N }) });
+      const s = spec(rec.op, [rec.fsx, rec.fx, rec.fsy, rec.fy], rec.fr, {
+        rounding: rec.rnd,
+        saturation: rec.sat,
+        ...(rec.N !== undefined && { stochasticBits: rec.N }),
+      });
       const args = [rec.sx, rec.x, rec.sy, rec.y];
       const got = rec.R !== undefined ? s(...args, { random: rec.R }) : s(...args);
       m.add(got === rec.r, () => `${s.signature}(${args.join(", ")}) = ${got}, spec ${rec.r}`);

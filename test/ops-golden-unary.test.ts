@@ -33,7 +33,13 @@ describe("unary/*.p3gv.gz: Convert, Negate, Abs, Sqrt, RSqrt, Recip", () => {
       if (TRANSCENDENTAL_NAMES.has(op)) continue;
       mine++;
       columns.forEach((col, k) => {
-        const spec = specialize(op, { operands: [fx], result: fr, rounding: col.round as Rounding, saturation: col.sat as Saturation, ...(col.N !== undefined && { stochasticBits: col.N }) });
+        const spec = specialize(op, {
+          operands: [fx],
+          result: fr,
+          rounding: col.round as Rounding,
+          saturation: col.sat as Saturation,
+          ...(col.N !== undefined && { stochasticBits: col.N }),
+        });
         let random: Uint16Array | undefined;
         if (col.R === "per-row") {
           random = new Uint16Array(n);

@@ -1,16 +1,51 @@
 // Shared helpers of the ops-* tests: golden record access and mismatch reports.
-import { ROUNDINGS, SATURATIONS } from "../src/exact/projection.js";
+import type { ROUNDINGS, SATURATIONS } from "../src/exact/projection.js";
 import { type P3gv, getArray } from "./golden/reader.js";
 
 /** Enumerations of golden/p3109-exhaustive/manifest.json. */
-export const ROUND_ENUM = ["TowardZero", "TowardPositive", "TowardNegative", "NearestTiesToAway", "NearestTiesToEven", "ToOdd", "TowardMaxMagnitude", "StochasticA", "StochasticB", "StochasticC"] as const;
+export const ROUND_ENUM = [
+  "TowardZero",
+  "TowardPositive",
+  "TowardNegative",
+  "NearestTiesToAway",
+  "NearestTiesToEven",
+  "ToOdd",
+  "TowardMaxMagnitude",
+  "StochasticA",
+  "StochasticB",
+  "StochasticC",
+] as const;
 export const SAT_ENUM = ["SatFinite", "SatPropagate", "SatNone"] as const;
 
 /** The transcendental ω-functions (helper H3b's part of the catalogue), skipped by these tests. */
 export const TRANSCENDENTAL_NAMES = new Set([
-  "Exp", "Exp2", "ExpMinusOne", "Log", "Log2", "LogOnePlus", "Softplus", "Sin", "Cos", "Tan", "ArcSin", "ArcCos", "ArcTan",
-  "Sinh", "Cosh", "Tanh", "ArcSinh", "ArcCosh", "ArcTanh", "SinPi", "CosPi", "TanPi", "ArcSinPi", "ArcCosPi", "ArcTanPi",
-  "ArcTan2", "ArcTan2Pi",
+  "Exp",
+  "Exp2",
+  "ExpMinusOne",
+  "Log",
+  "Log2",
+  "LogOnePlus",
+  "Softplus",
+  "Sin",
+  "Cos",
+  "Tan",
+  "ArcSin",
+  "ArcCos",
+  "ArcTan",
+  "Sinh",
+  "Cosh",
+  "Tanh",
+  "ArcSinh",
+  "ArcCosh",
+  "ArcTanh",
+  "SinPi",
+  "CosPi",
+  "TanPi",
+  "ArcSinPi",
+  "ArcCosPi",
+  "ArcTanPi",
+  "ArcTan2",
+  "ArcTan2Pi",
 ]);
 
 /** Collects mismatches (keeps the first few for the report, counts all). */
@@ -37,7 +72,11 @@ export function records(c: P3gv): Record<string, ArrayLike<number>> & { length: 
   return Object.assign(out, { length: out.op!.length });
 }
 
-export function projectionOf(round: number, sat: number, N: number): { rounding: (typeof ROUNDINGS)[number]; saturation: (typeof SATURATIONS)[number]; stochasticBits?: number } {
+export function projectionOf(
+  round: number,
+  sat: number,
+  N: number,
+): { rounding: (typeof ROUNDINGS)[number]; saturation: (typeof SATURATIONS)[number]; stochasticBits?: number } {
   const rounding = ROUND_ENUM[round]!;
   return { rounding, saturation: SAT_ENUM[sat]!, ...(rounding.startsWith("Stochastic") && { stochasticBits: N }) };
 }

@@ -105,12 +105,23 @@ class Independent {
       const towardZero = positive ? a : b;
       const awayFromZero = positive ? b : a;
       switch (rounding) {
-        case "TowardZero": pick = towardZero; break;
-        case "TowardPositive": pick = b; break;
-        case "TowardNegative": pick = a; break;
-        case "ToOdd": pick = odd; break;
-        case "NearestTiesToAway": pick = c === 0 ? awayFromZero : c < 0 ? a : b; break;
-        default: pick = c === 0 ? even : c < 0 ? a : b;
+        case "TowardZero":
+          pick = towardZero;
+          break;
+        case "TowardPositive":
+          pick = b;
+          break;
+        case "TowardNegative":
+          pick = a;
+          break;
+        case "ToOdd":
+          pick = odd;
+          break;
+        case "NearestTiesToAway":
+          pick = c === 0 ? awayFromZero : c < 0 ? a : b;
+          break;
+        default:
+          pick = c === 0 ? even : c < 0 ? a : b;
       }
     }
     if (pick.code >= 0) return pick.code;
@@ -123,7 +134,7 @@ class Independent {
 }
 
 // Real-number semantics with the report's special cases, written independently of src/ops.
-const isNaN = (x: Real): boolean => x.t === "nan";
+const isNaNReal = (x: Real): boolean => x.t === "nan";
 const isInf = (x: Real, s?: number): boolean => x.t === "inf" && (s === undefined || x.s === s);
 const isZero = (x: Real): boolean => x.t === "q" && x.n === 0n;
 const sign = (x: Real): number => sgnQ(x);
@@ -131,7 +142,7 @@ const rat = (x: Real): { n: bigint; d: bigint } => x as { n: bigint; d: bigint }
 
 const arithmetic: Record<string, (x: Real, y: Real) => Real> = {
   Add(x, y) {
-    if (isNaN(x) || isNaN(y)) return NAN;
+    if (isNaNReal(x) || isNaNReal(y)) return NAN;
     if (isInf(x) && isInf(y)) return sign(x) === sign(y) ? x : NAN;
     if (isInf(x)) return x;
     if (isInf(y)) return y;
@@ -142,26 +153,26 @@ const arithmetic: Record<string, (x: Real, y: Real) => Real> = {
     return arithmetic.Add!(x, negY);
   },
   Multiply(x, y) {
-    if (isNaN(x) || isNaN(y)) return NAN;
+    if (isNaNReal(x) || isNaNReal(y)) return NAN;
     if ((isInf(x) && isZero(y)) || (isZero(x) && isInf(y))) return NAN;
     if (isInf(x) || isInf(y)) return inf(sign(x) * sign(y));
     return q(rat(x).n * rat(y).n, rat(x).d * rat(y).d);
   },
   Divide(x, y) {
-    if (isNaN(x) || isNaN(y) || (isInf(x) && isInf(y)) || isZero(y)) return NAN;
+    if (isNaNReal(x) || isNaNReal(y) || (isInf(x) && isInf(y)) || isZero(y)) return NAN;
     if (isInf(x)) return inf(sign(x) * sign(y));
     if (isInf(y)) return q(0n, 1n);
     return q(rat(x).n * rat(y).d, rat(x).d * rat(y).n);
   },
   Hypot(x, y) {
-    if (isNaN(x) || isNaN(y)) return NAN;
+    if (isNaNReal(x) || isNaNReal(y)) return NAN;
     if (isInf(x) || isInf(y)) return inf(1);
     const a = rat(x);
     const b = rat(y);
     return { t: "sqrt", n: a.n * a.n * b.d * b.d + b.n * b.n * a.d * a.d, d: a.d * a.d * b.d * b.d };
   },
   CopySign(x, y) {
-    if (isNaN(x) || isNaN(y)) return NAN;
+    if (isNaNReal(x) || isNaNReal(y)) return NAN;
     const s = sign(y) < 0 ? -1 : 1;
     if (isInf(x)) return inf(s);
     const a = rat(x);
@@ -172,11 +183,26 @@ const arithmetic: Record<string, (x: Real, y: Real) => Real> = {
 const absR = (x: Real): Real => (x.t === "inf" ? inf(1) : q(rat(x).n < 0n ? -rat(x).n : rat(x).n, rat(x).d));
 const pickMin = (x: Real, y: Real): Real => (order(x, y) <= 0 ? x : y);
 const pickMax = (x: Real, y: Real): Real => (order(x, y) >= 0 ? x : y);
-const ignoreNaN = (f: (x: Real, y: Real) => Real) => (x: Real, y: Real): Real => (isNaN(x) && isNaN(y) ? NAN : isNaN(x) ? y : isNaN(y) ? x : f(x, y));
-const nanIfAny = (f: (x: Real, y: Real) => Real) => (x: Real, y: Real): Real => (isNaN(x) || isNaN(y) ? NAN : f(x, y));
-const minMag = (x: Real, y: Real): Real => { const c = order(absR(x), absR(y)); return c < 0 ? x : c > 0 ? y : pickMin(x, y); };
-const maxMag = (x: Real, y: Real): Real => { const c = order(absR(x), absR(y)); return c > 0 ? x : c < 0 ? y : pickMax(x, y); };
-const finitePreferred = (f: (x: Real, y: Real) => Real) => (x: Real, y: Real): Real => (isInf(x) && !isInf(y) ? y : isInf(y) && !isInf(x) ? x : f(x, y));
+const ignoreNaN =
+  (f: (x: Real, y: Real) => Real) =>
+  (x: Real, y: Real): Real =>
+    isNaNReal(x) && isNaNReal(y) ? NAN : isNaNReal(x) ? y : isNaNReal(y) ? x : f(x, y);
+const nanIfAny =
+  (f: (x: Real, y: Real) => Real) =>
+  (x: Real, y: Real): Real =>
+    isNaNReal(x) || isNaNReal(y) ? NAN : f(x, y);
+const minMag = (x: Real, y: Real): Real => {
+  const c = order(absR(x), absR(y));
+  return c < 0 ? x : c > 0 ? y : pickMin(x, y);
+};
+const maxMag = (x: Real, y: Real): Real => {
+  const c = order(absR(x), absR(y));
+  return c > 0 ? x : c < 0 ? y : pickMax(x, y);
+};
+const finitePreferred =
+  (f: (x: Real, y: Real) => Real) =>
+  (x: Real, y: Real): Real =>
+    isInf(x) && !isInf(y) ? y : isInf(y) && !isInf(x) ? x : f(x, y);
 
 const extrema: Record<string, (x: Real, y: Real) => Real> = {
   Minimum: nanIfAny(pickMin),
@@ -192,12 +218,12 @@ const extrema: Record<string, (x: Real, y: Real) => Real> = {
 };
 
 const comparisons: Record<string, (x: Real, y: Real) => boolean> = {
-  CompareLess: (x, y) => !isNaN(x) && !isNaN(y) && order(x, y) < 0,
-  CompareLessEqual: (x, y) => !isNaN(x) && !isNaN(y) && order(x, y) <= 0,
-  CompareEqual: (x, y) => !isNaN(x) && !isNaN(y) && order(x, y) === 0,
-  CompareGreater: (x, y) => !isNaN(x) && !isNaN(y) && order(x, y) > 0,
-  CompareGreaterEqual: (x, y) => !isNaN(x) && !isNaN(y) && order(x, y) >= 0,
-  TotalOrder: (x, y) => (isNaN(x) ? true : isNaN(y) ? false : order(x, y) <= 0),
+  CompareLess: (x, y) => !isNaNReal(x) && !isNaNReal(y) && order(x, y) < 0,
+  CompareLessEqual: (x, y) => !isNaNReal(x) && !isNaNReal(y) && order(x, y) <= 0,
+  CompareEqual: (x, y) => !isNaNReal(x) && !isNaNReal(y) && order(x, y) === 0,
+  CompareGreater: (x, y) => !isNaNReal(x) && !isNaNReal(y) && order(x, y) > 0,
+  CompareGreaterEqual: (x, y) => !isNaNReal(x) && !isNaNReal(y) && order(x, y) >= 0,
+  TotalOrder: (x, y) => (isNaNReal(x) ? true : isNaNReal(y) ? false : order(x, y) <= 0),
 };
 
 const ROUNDINGS: Rounding[] = ["TowardZero", "TowardPositive", "TowardNegative", "NearestTiesToAway", "NearestTiesToEven", "ToOdd"];

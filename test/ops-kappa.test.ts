@@ -49,7 +49,10 @@ describe("measureKappa", () => {
       ],
     });
     expect(k.kappa).toBe(1);
-    expect(k.pieces).toEqual([{ label: "[ -Inf, 1 )", kappa: 0 }, { label: "[ 1, Inf ]", kappa: 1 }]);
+    expect(k.pieces).toEqual([
+      { label: "[ -Inf, 1 )", kappa: 0 },
+      { label: "[ 1, Inf ]", kappa: 1 },
+    ]);
   });
 
   it("rejects non-numeric specializations and too many operand tuples", () => {
@@ -72,7 +75,11 @@ describe("ExpFast and SqrtFast", () => {
     const results: Record<string, number> = {};
     for (const name of ["ExpFast", "SqrtFast"]) {
       for (const fmt of ["Binary8p3se", "Binary8p4se", "Binary8p5se", "Binary4p2sf"]) {
-        for (const [rounding, saturation] of [["NearestTiesToEven", "SatNone"], ["TowardZero", "SatFinite"], ["TowardPositive", "SatNone"]] as const) {
+        for (const [rounding, saturation] of [
+          ["NearestTiesToEven", "SatNone"],
+          ["TowardZero", "SatFinite"],
+          ["TowardPositive", "SatNone"],
+        ] as const) {
           const a = approximate(name, { operands: [fmt], result: fmt, rounding, saturation });
           results[a.signature] = kappaOf(a).kappa;
         }

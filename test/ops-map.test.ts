@@ -44,7 +44,12 @@ describe("map", () => {
     const codes = new Uint8Array([0x00, 0x01, 0x08, 0x7f, 0x80, 0xff]);
     expect([...specialize("IsSubnormal", { operands: ["Binary8p4se"] }).map(codes)]).toEqual([0, 1, 0, 0, 0, 0]);
     expect([...specialize("Class", { operands: ["Binary8p4se"] }).map(codes)].map((k) => CLASS_NAMES[k])).toEqual([
-      "ClsZero", "ClsPositiveSubnormal", "ClsPositiveNormal", "ClsPositiveInfinity", "ClsNaN", "ClsNegativeInfinity",
+      "ClsZero",
+      "ClsPositiveSubnormal",
+      "ClsPositiveNormal",
+      "ClsPositiveInfinity",
+      "ClsNaN",
+      "ClsNegativeInfinity",
     ]);
   });
 

@@ -142,7 +142,14 @@ export function checkBinaryAtan2(name: string): Outcome {
 function atan2Cached(op: string, y: Exact, x: Exact, precision: number): Exact {
   if (y.kind === "finite" && x.kind === "finite" && y.significand !== 0n && x.significand !== 0n) {
     const s = x.exponent;
-    return omegaCached(op, [{ ...y, exponent: y.exponent - s }, { ...x, exponent: 0 }], precision);
+    return omegaCached(
+      op,
+      [
+        { ...y, exponent: y.exponent - s },
+        { ...x, exponent: 0 },
+      ],
+      precision,
+    );
   }
   return omegaCached(op, [y, x], precision);
 }

@@ -8,12 +8,7 @@ const MIXED = unaryFiles((n) => n.includes("_to_"));
 
 describe("transcendental ops, exhaustive unary tables (second half and mixed formats)", () => {
   it("covers the expected containers", () => {
-    expect(MIXED).toEqual([
-      "Binary8p3se_to_Binary8p4se",
-      "Binary8p3se_to_Binary8p4uf",
-      "Binary8p4se_to_Binary8p3se",
-      "Binary8p4se_to_Binary8p3ue",
-    ]);
+    expect(MIXED).toEqual(["Binary8p3se_to_Binary8p4se", "Binary8p3se_to_Binary8p4uf", "Binary8p4se_to_Binary8p3se", "Binary8p4se_to_Binary8p3ue"]);
   });
   for (const name of [...SAME.slice(Math.ceil(SAME.length / 2)), ...MIXED]) {
     it(`${name}: 25 ops × every code × 18 projections`, () => {

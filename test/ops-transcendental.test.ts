@@ -48,9 +48,33 @@ describe("transcendental registry", () => {
     const names = Object.keys(TRANSCENDENTAL).sort();
     expect(names).toEqual(
       [
-        "ArcCos", "ArcCosPi", "ArcCosh", "ArcSin", "ArcSinPi", "ArcSinh", "ArcTan", "ArcTan2", "ArcTan2Pi", "ArcTanPi",
-        "ArcTanh", "Cos", "CosPi", "Cosh", "Exp", "Exp2", "ExpMinusOne", "Log", "Log2", "LogOnePlus", "Sin", "SinPi",
-        "Sinh", "Softplus", "Tan", "TanPi", "Tanh",
+        "ArcCos",
+        "ArcCosPi",
+        "ArcCosh",
+        "ArcSin",
+        "ArcSinPi",
+        "ArcSinh",
+        "ArcTan",
+        "ArcTan2",
+        "ArcTan2Pi",
+        "ArcTanPi",
+        "ArcTanh",
+        "Cos",
+        "CosPi",
+        "Cosh",
+        "Exp",
+        "Exp2",
+        "ExpMinusOne",
+        "Log",
+        "Log2",
+        "LogOnePlus",
+        "Sin",
+        "SinPi",
+        "Sinh",
+        "Softplus",
+        "Tan",
+        "TanPi",
+        "Tanh",
       ].sort(),
     );
     expect(TRANSCENDENTAL.ArcTan2!.arity).toBe(2);
@@ -200,7 +224,14 @@ describe("exact special points", () => {
 
 describe("round-to-odd results", () => {
   it("have exactly `precision` bits with the last bit set for inexact values", () => {
-    for (const [op, x] of [["Exp", num(1)], ["Log", num(3)], ["Sin", num(1)], ["ArcTan", num(0.5)], ["Tanh", num(0.75)], ["SinPi", num(0.125)]] as const) {
+    for (const [op, x] of [
+      ["Exp", num(1)],
+      ["Log", num(3)],
+      ["Sin", num(1)],
+      ["ArcTan", num(0.5)],
+      ["Tanh", num(0.75)],
+      ["SinPi", num(0.125)],
+    ] as const) {
       for (const p of [6, 11, 27, 53, 113]) {
         const r = TRANSCENDENTAL[op]!.omega([x], p) as Finite;
         expect(bitLength(r.significand)).toBe(p);
@@ -270,7 +301,10 @@ describe("huge arguments", () => {
       const s = om("Sin", [x], 40) as Finite;
       const c = om("Cos", [x], 40) as Finite;
       const ref = k < F - 40 ? [sinF(ONE << BigInt(k)), cosF(ONE << BigInt(k))] : bigReduce(k);
-      for (const [got, want] of [[s, ref[0]!], [c, ref[1]!]] as const) {
+      for (const [got, want] of [
+        [s, ref[0]!],
+        [c, ref[1]!],
+      ] as const) {
         const g = toFixed(got);
         const diff = g > want ? g - want : want - g;
         // A 40-bit round-to-odd value is within 2^−40 relative of the real.
@@ -374,7 +408,11 @@ describe("independent high-precision check (NearestTiesToEven, SatNone)", () => 
         for (let code = 0; code < 256; code++) {
           const x = operand(code, f);
           const arg =
-            x.kind === "nan" ? { kind: "nan" as const } : x.kind === "infinity" ? { kind: "inf" as const, sign: x.sign } : { kind: "finite" as const, m: x.sign < 0 ? -x.significand : x.significand, e: x.exponent };
+            x.kind === "nan"
+              ? { kind: "nan" as const }
+              : x.kind === "infinity"
+                ? { kind: "inf" as const, sign: x.sign }
+                : { kind: "finite" as const, m: x.sign < 0 ? -x.significand : x.significand, e: x.exponent };
           const want = oracleCode(oracle(op, arg), f, values);
           const got = project(TRANSCENDENTAL[op]!.omega([x], prec), f, RNE);
           checked++;

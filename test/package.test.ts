@@ -20,7 +20,12 @@ let app: string;
 /** Runs a command; a failure reports its stdout and stderr (tsc prints its diagnostics on stdout). */
 function run(command: string, args: string[], cwd: string): string {
   try {
-    return execFileSync(command, args, { cwd, encoding: "utf8", stdio: "pipe", env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" } });
+    return execFileSync(command, args, {
+      cwd,
+      encoding: "utf8",
+      stdio: "pipe",
+      env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" },
+    });
   } catch (error) {
     const { stdout, stderr } = error as { stdout?: string; stderr?: string };
     throw new Error(`${command} ${args.join(" ")} failed in ${cwd}:\n${stdout ?? ""}${stderr ?? ""}`);
@@ -79,9 +84,21 @@ describe("npm package", () => {
     expect(manifest.dependencies ?? {}).toEqual({});
     expect(manifest.sideEffects).toBe(false);
     expect(manifest.exports["."]).toMatchObject({ types: "./build/types/index.d.ts", browser: "./build/browser/index.js", import: "./build/node/index.js" });
-    expect(manifest.exports["./p3109"]).toMatchObject({ types: "./build/types/p3109.d.ts", browser: "./build/browser/p3109.js", import: "./build/node/p3109.js" });
+    expect(manifest.exports["./p3109"]).toMatchObject({
+      types: "./build/types/p3109.d.ts",
+      browser: "./build/browser/p3109.js",
+      import: "./build/node/p3109.js",
+    });
     expect(Object.keys(manifest.exports).sort()).toEqual([".", ...Object.keys(SUBPATHS).map((s) => s.replace("minifloat", "."))].sort());
-    for (const file of ["build/node/index.js", "build/browser/index.js", "build/types/index.d.ts", "build/types/views/minifloat-array.d.ts", "build/types/p3109.d.ts", "README.md", "CHANGELOG.md"]) {
+    for (const file of [
+      "build/node/index.js",
+      "build/browser/index.js",
+      "build/types/index.d.ts",
+      "build/types/views/minifloat-array.d.ts",
+      "build/types/p3109.d.ts",
+      "README.md",
+      "CHANGELOG.md",
+    ]) {
       expect(existsSync(join(installed, file)), file).toBe(true);
     }
     expect(readdirSync(join(app, "node_modules")).filter((d) => !d.startsWith("."))).toEqual(["minifloat"]);
@@ -123,7 +140,16 @@ describe("npm package", () => {
     ];
     writeFileSync(join(app, "consumer.ts"), consumer.join("\n"));
     // Symbol.dispose (for `using`) is typed by lib esnext.disposable; skipLibCheck stays off so the .d.ts are checked.
-    const compilerOptions = { module: "nodenext", moduleResolution: "nodenext", target: "es2022", strict: true, noEmit: true, skipLibCheck: false, lib: ["es2022", "dom", "esnext.disposable"], types: [] };
+    const compilerOptions = {
+      module: "nodenext",
+      moduleResolution: "nodenext",
+      target: "es2022",
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+      lib: ["es2022", "dom", "esnext.disposable"],
+      types: [],
+    };
     writeFileSync(join(app, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["consumer.ts"] }));
     expect(run(join(root, "node_modules", ".bin", "tsc"), ["-p", app], app)).toBe("");
   });
@@ -135,19 +161,38 @@ describe("npm package", () => {
       ...Object.entries(SUBPATHS).map(([path, name], i) => `import { ${name} as export${i} } from "${path}";`),
       `const f: Format = format("float8_e4m3fn");`,
       `export const codes = quantize(new Float32Array([1, 2]), f);`,
-      `export const subpaths = [${Object.keys(SUBPATHS).map((_, i) => `export${i}`).join(", ")}];`,
+      `export const subpaths = [${Object.keys(SUBPATHS)
+        .map((_, i) => `export${i}`)
+        .join(", ")}];`,
     ];
     const dir = join(app, "node-only");
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "consumer.ts"), consumer.join("\n"));
-    const compilerOptions = { module: "nodenext", moduleResolution: "nodenext", target: "es2022", strict: true, noEmit: true, skipLibCheck: false, lib: ["es2022"], types: ["node"], typeRoots: [join(root, "node_modules", "@types")] };
+    const compilerOptions = {
+      module: "nodenext",
+      moduleResolution: "nodenext",
+      target: "es2022",
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+      lib: ["es2022"],
+      types: ["node"],
+      typeRoots: [join(root, "node_modules", "@types")],
+    };
     writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["consumer.ts"] }));
     expect(run(join(root, "node_modules", ".bin", "tsc"), ["-p", dir], dir)).toBe("");
   });
 
   it("tree-shakes: a browser bundle importing decode leaves out MiniFloatArray and the Wasm kernels", async () => {
     const bundle = async (code: string): Promise<string> => {
-      const result = await build({ stdin: { contents: code, resolveDir: app }, bundle: true, format: "esm", platform: "browser", write: false, logLevel: "silent" });
+      const result = await build({
+        stdin: { contents: code, resolveDir: app },
+        bundle: true,
+        format: "esm",
+        platform: "browser",
+        write: false,
+        logLevel: "silent",
+      });
       return result.outputFiles[0]!.text;
     };
     // The bundles share chunks between entries, so the whole library is what importing all of it pulls in.

@@ -1,12 +1,29 @@
 // minifloat/parallel: results bit-identical to the single-thread calls, typed errors, and the pool's lifecycle.
 import { spawnSync } from "node:child_process";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ArgumentTypeError, CodeRangeError, FormatError, ProjectionError, allocBytes, allocCodes, dequantize, dotRows, format, matmul, matvec, newFlags, quantize } from "../src/index.js";
+import {
+  ArgumentTypeError,
+  CodeRangeError,
+  FormatError,
+  ProjectionError,
+  allocBytes,
+  allocCodes,
+  dequantize,
+  dotRows,
+  format,
+  matmul,
+  matvec,
+  newFlags,
+  quantize,
+} from "../src/index.js";
 import { useKernels } from "../src/wasm/instance.js";
 import { memoryStats } from "../src/wasm/memory.js";
 import { type Pool, createPool } from "../src/parallel/index.js";
 
-const shared = <T extends Float32Array | Float64Array | Uint8Array | Uint16Array>(type: { new (b: SharedArrayBuffer): T; BYTES_PER_ELEMENT: number }, n: number) => new type(new SharedArrayBuffer(n * type.BYTES_PER_ELEMENT));
+const shared = <T extends Float32Array | Float64Array | Uint8Array | Uint16Array>(
+  type: { new (b: SharedArrayBuffer): T; BYTES_PER_ELEMENT: number },
+  n: number,
+) => new type(new SharedArrayBuffer(n * type.BYTES_PER_ELEMENT));
 
 /** Values over many binades with ±0, ±Inf, NaNs (both signs, payloads) and float32 subnormals. */
 function values(n: number): Float32Array {
@@ -21,7 +38,8 @@ function values(n: number): Float32Array {
   return a;
 }
 
-const same = (a: ArrayBufferView, b: ArrayBufferView) => Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+const same = (a: ArrayBufferView, b: ArrayBufferView) =>
+  Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 
 let pool: Pool;
 beforeAll(async () => {
@@ -257,7 +275,9 @@ describe("parallel errors are the typed errors of the single-thread calls", () =
   it("rejects an output overlapping the input in one SharedArrayBuffer (the parts would race)", async () => {
     const buffer = new SharedArrayBuffer(5 * 100_000);
     const src = new Float32Array(buffer, 0, 100_000);
-    await expect(pool.quantize(src, "float8_e4m3fn", { out: new Uint8Array(buffer, 200_000, 100_000) })).rejects.toThrow("options.out: overlaps an input; allowed: a separate array");
+    await expect(pool.quantize(src, "float8_e4m3fn", { out: new Uint8Array(buffer, 200_000, 100_000) })).rejects.toThrow(
+      "options.out: overlaps an input; allowed: a separate array",
+    );
     const codes = new Uint8Array(buffer, 0, 100_000);
     await expect(pool.dequantize(codes, "float8_e4m3fn", { out: new Float32Array(buffer, 50_000, 100_000) })).rejects.toBeInstanceOf(ArgumentTypeError);
     const out = new Uint8Array(buffer, 400_000, 100_000);
@@ -312,8 +332,16 @@ process.on("exit", (code) => console.log("exit " + code));
 const pool = await createPool({ threads: 2, minElements: 0 });
 const codes = await pool.quantize(new Float32Array(1000).fill(1.5), "float8_e4m3fn");
 console.log(codes[999]);`;
-    const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: new URL("..", import.meta.url), timeout: 60_000, encoding: "utf8" });
-    expect({ signal: child.signal, status: child.status, output: child.stdout.trim().split("\n") }).toEqual({ signal: null, status: 0, output: ["60", "exit 0"] });
+    const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: new URL("..", import.meta.url),
+      timeout: 60_000,
+      encoding: "utf8",
+    });
+    expect({ signal: child.signal, status: child.status, output: child.stdout.trim().split("\n") }).toEqual({
+      signal: null,
+      status: 0,
+      output: ["60", "exit 0"],
+    });
   });
 });
 
@@ -372,7 +400,12 @@ describe("batched dot products on the pool", () => {
   it.each(configs)("matmul %s: split by the rows of a, or of b when a has few rows; float32 and binary16 results", async (_, options, reference) => {
     useKernels(!reference);
     const k = reference ? 29 : 515;
-    for (const [m, n] of [[9, 7], [1, 13], [2, 1], [40, 3]] as const) {
+    for (const [m, n] of [
+      [9, 7],
+      [1, 13],
+      [2, 1],
+      [40, 3],
+    ] as const) {
       const a = codes(m * k, count(options as never), 3 + m);
       const b = codes(n * k, count(options as never), 4 + n);
       const want = matmul(a, b, m, n, k, options as never);
@@ -393,7 +426,11 @@ describe("batched dot products on the pool", () => {
       h.array.set(codesIn);
       return h;
     };
-    for (const [m, n] of [[37, 5], [1, 9], [2, 1]] as const) {
+    for (const [m, n] of [
+      [37, 5],
+      [1, 9],
+      [2, 1],
+    ] as const) {
       const [a, b] = [codes(m * k, c, 20 + m), codes(n * k, c, 30 + n)];
       const [pa, pb] = [put(a), put(b)];
       const [va, vb] = [pa.array as Uint8Array, pb.array as Uint8Array];
@@ -403,7 +440,12 @@ describe("batched dot products on the pool", () => {
       expect(same(out16.array, matmul(a, b, m, n, k, { ...(options as object), out: new Uint16Array(m * n) } as never)), `matmul ${m}×${n} binary16`).toBe(0);
       if (m === n || n === 1) {
         const rows = Math.min(m, n);
-        expect(same(await pool.dotRows(va.subarray(0, rows * k), vb.subarray(0, rows * k), rows, k, options as never), dotRows(a.subarray(0, rows * k), b.subarray(0, rows * k), rows, k, options as never))).toBe(0);
+        expect(
+          same(
+            await pool.dotRows(va.subarray(0, rows * k), vb.subarray(0, rows * k), rows, k, options as never),
+            dotRows(a.subarray(0, rows * k), b.subarray(0, rows * k), rows, k, options as never),
+          ),
+        ).toBe(0);
       }
       const rowsPairs = pool.allocCodes("float8_e4m3fn", m * k);
       rowsPairs.array.set(codes(m * k, c, 40 + m));
@@ -422,7 +464,12 @@ describe("batched dot products on the pool", () => {
     const blocks = Math.ceil(k / 32);
     for (const scales of [{ a: codes(m, 256, 7) }, { a: codes(m * blocks, 256, 8), b: codes(n * blocks, 256, 9) }, { b: codes(n, 256, 10) }]) {
       expect(same(await pool.matmul(a, b, m, n, k, { ...options, scales }), matmul(a, b, m, n, k, { ...options, scales }))).toBe(0);
-      expect(same(await pool.matmul(a.subarray(0, k), b, 1, n, k, { ...options, scales: { b: scales.b } }), matmul(a.subarray(0, k), b, 1, n, k, { ...options, scales: { b: scales.b } }))).toBe(0);
+      expect(
+        same(
+          await pool.matmul(a.subarray(0, k), b, 1, n, k, { ...options, scales: { b: scales.b } }),
+          matmul(a.subarray(0, k), b, 1, n, k, { ...options, scales: { b: scales.b } }),
+        ),
+      ).toBe(0);
     }
     const x = b.subarray(0, k);
     expect(same(await pool.matvec(a, x, m, k, options), matvec(a, x, m, k, options))).toBe(0);
@@ -431,8 +478,15 @@ describe("batched dot products on the pool", () => {
     pa.array.set(a);
     pb.array.set(b);
     for (const scales of [{ a: codes(m, 256, 7) }, { a: codes(m * blocks, 256, 8), b: codes(n * blocks, 256, 9) }]) {
-      expect(same(await pool.matmul(pa.array as Uint8Array, pb.array as Uint8Array, m, n, k, { ...options, scales }), matmul(a, b, m, n, k, { ...options, scales }))).toBe(0);
-      expect(same(await pool.matmul((pa.array as Uint8Array).subarray(0, k), pb.array as Uint8Array, 1, n, k, { ...options, scales: { b: scales.b } }), matmul(a.subarray(0, k), b, 1, n, k, { ...options, scales: { b: scales.b } }))).toBe(0);
+      expect(
+        same(await pool.matmul(pa.array as Uint8Array, pb.array as Uint8Array, m, n, k, { ...options, scales }), matmul(a, b, m, n, k, { ...options, scales })),
+      ).toBe(0);
+      expect(
+        same(
+          await pool.matmul((pa.array as Uint8Array).subarray(0, k), pb.array as Uint8Array, 1, n, k, { ...options, scales: { b: scales.b } }),
+          matmul(a.subarray(0, k), b, 1, n, k, { ...options, scales: { b: scales.b } }),
+        ),
+      ).toBe(0);
     }
     pa.free();
     pb.free();

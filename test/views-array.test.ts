@@ -101,9 +101,12 @@ describe.each(FORMATS)("MiniFloatArray of $name", ({ name, K, type }) => {
       MiniFloatArray.from(x, f),
       MiniFloatArray.from(Float64Array.from(x), f),
       MiniFloatArray.from(Array.from(x), name),
-      MiniFloatArray.from((function* () {
-        yield* x;
-      })(), f),
+      MiniFloatArray.from(
+        (function* () {
+          yield* x;
+        })(),
+        f,
+      ),
     ];
     for (const v of views) expect(Array.from(v.codes)).toEqual(Array.from(expected));
     const sat = MiniFloatArray.from(x, f, { saturation: "SatFinite" });
@@ -132,8 +135,13 @@ describe.each(FORMATS)("MiniFloatArray of $name", ({ name, K, type }) => {
     const codes = K <= 8 ? Uint8Array.from(all) : Uint16Array.from(all);
     const a = MiniFloatArray.fromCodes(codes, f);
     expect(Array.from(a.codes)).toEqual(Array.from(codes));
-    sameValues(a, Array.from(codes, (c) => decode(c, f)));
-    expect(() => MiniFloatArray.fromCodes([0, f.codeCount], f)).toThrow(new RegExp(`codes\\[1\\]: is ${f.codeCount}; allowed: a ${name} code in \\[0, ${f.codeCount - 1}\\]`));
+    sameValues(
+      a,
+      Array.from(codes, (c) => decode(c, f)),
+    );
+    expect(() => MiniFloatArray.fromCodes([0, f.codeCount], f)).toThrow(
+      new RegExp(`codes\\[1\\]: is ${f.codeCount}; allowed: a ${name} code in \\[0, ${f.codeCount - 1}\\]`),
+    );
     expect(() => MiniFloatArray.fromCodes([0.5], f)).toThrow(CodeRangeError);
     a.setCodes([1, 2, 3], f.codeCount - 3);
     expect(Array.from(a.codes.subarray(-3))).toEqual([1, 2, 3]);
@@ -160,7 +168,13 @@ describe.each(FORMATS)("MiniFloatArray of $name", ({ name, K, type }) => {
   it("fill(value, start, end) takes relative positions like TypedArray#fill", () => {
     const a = new MiniFloatArray(f, 10);
     const reference = new type(10);
-    for (const [v, s, e] of [[1.5, undefined, undefined], [-3, 2, 5], [0.25, -4, -1], [7, 8, 2], [100, -20, 3]] as const) {
+    for (const [v, s, e] of [
+      [1.5, undefined, undefined],
+      [-3, 2, 5],
+      [0.25, -4, -1],
+      [7, 8, 2],
+      [100, -20, 3],
+    ] as const) {
       expect(a.fill(v, s, e)).toBe(a);
       reference.fill(encode(v, f), s, e);
       expect(Array.from(a.codes)).toEqual(Array.from(reference));
@@ -202,7 +216,10 @@ describe.each(FORMATS)("MiniFloatArray of $name", ({ name, K, type }) => {
     expect(Array.from(a.keys())).toEqual(values.map((_, i) => i));
     const entries = Array.from(a.entries());
     expect(entries.map(([i]) => i)).toEqual(values.map((_, i) => i));
-    sameValues(entries.map(([, v]) => v), values);
+    sameValues(
+      entries.map(([, v]) => v),
+      values,
+    );
     sameValues(a.toFloat64Array(), values);
     a.free();
   });
@@ -280,7 +297,18 @@ describe.each(FORMATS)("MiniFloatArray of $name", ({ name, K, type }) => {
     a.free();
     expect(memoryStats().liveBytes).toBe(before);
     expect(a.freed && sub.freed).toBe(true);
-    for (const use of [() => a.get(0), () => a.set(0, 1), () => a.codes, () => a.subarray(), () => a.slice(), () => a.toFloat32Array(), () => a.fill(1), () => [...sub], () => a.set([1]), () => a.quantizeFrom(x)]) {
+    for (const use of [
+      () => a.get(0),
+      () => a.set(0, 1),
+      () => a.codes,
+      () => a.subarray(),
+      () => a.slice(),
+      () => a.toFloat32Array(),
+      () => a.fill(1),
+      () => [...sub],
+      () => a.set([1]),
+      () => a.quantizeFrom(x),
+    ]) {
       expect(use).toThrow(/array: was freed; allowed: a MiniFloatArray before free\(\)/);
     }
     {

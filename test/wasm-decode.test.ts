@@ -41,11 +41,7 @@ function checkFormat(f: Format): void {
 }
 
 const p3109 = (K: number, Ps: number[]) =>
-  Ps.flatMap((P) => [
-    ...(P < K ? [`Binary${K}p${P}se`, `Binary${K}p${P}sf`] : []),
-    `Binary${K}p${P}ue`,
-    `Binary${K}p${P}uf`,
-  ]);
+  Ps.flatMap((P) => [...(P < K ? [`Binary${K}p${P}se`, `Binary${K}p${P}sf`] : []), `Binary${K}p${P}ue`, `Binary${K}p${P}uf`]);
 const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
 
 describe("Wasm dequantize, exhaustive per format", () => {
@@ -85,11 +81,19 @@ describe("Wasm dequantize, exhaustive per format", () => {
   it("the exhaustive checks above cover every kernel: planes, split (2 and 3 rows), linear, IEEE rule, scalar LUTs", () => {
     const kind = (name: string) => {
       const t = wasmTable(kernels()!, format(name), decodeTable32);
-      return t.planes >= 0 ? "planes" : t.split >= 0 ? `split${t.splitRows <= 2 ? 2 : 3}` : t.linear ? `linear<<${t.linear.shift}` : t.ieee >= 0 ? "ieee" : "lut";
+      return t.planes >= 0
+        ? "planes"
+        : t.split >= 0
+          ? `split${t.splitRows <= 2 ? 2 : 3}`
+          : t.linear
+            ? `linear<<${t.linear.shift}`
+            : t.ieee >= 0
+              ? "ieee"
+              : "lut";
     };
-    expect(["float4_e2m1fn", "float8_e4m3fn", "float6_e3m2fn", "Binary8p3se", "Binary8p7se", "bfloat16", "float16", "Binary16p11se", "cfloat16_uhp"].map(kind)).toEqual([
-      "planes", "split2", "split2", "split3", "lut", "linear<<16", "ieee", "lut", "lut",
-    ]);
+    expect(
+      ["float4_e2m1fn", "float8_e4m3fn", "float6_e3m2fn", "Binary8p3se", "Binary8p7se", "bfloat16", "float16", "Binary16p11se", "cfloat16_uhp"].map(kind),
+    ).toEqual(["planes", "split2", "split2", "split3", "lut", "linear<<16", "ieee", "lut", "lut"]);
   });
 
   it("takes the IEEE rule only for tables that follow it in every entry", () => {
@@ -120,7 +124,11 @@ describe("Wasm dequantize, exhaustive per format", () => {
 
 describe("Wasm dequantize, validation", () => {
   it("rejects a code ≥ 2^K with the reference's error, before writing anything", () => {
-    for (const [name, bad, at] of [["float6_e2m3fn", 64, 70_001], ["Binary12p5se", 4096, 5], ["float4_e2m1fn", 255, 0]] as const) {
+    for (const [name, bad, at] of [
+      ["float6_e2m3fn", 64, 70_001],
+      ["Binary12p5se", 4096, 5],
+      ["float4_e2m1fn", 255, 0],
+    ] as const) {
       const f = format(name);
       const codes = f.K <= 8 ? new Uint8Array(CHUNK + 100_000) : new Uint16Array(CHUNK + 100_000);
       codes[at] = bad;

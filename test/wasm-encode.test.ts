@@ -124,7 +124,9 @@ describe("encode kernel vs project(): deterministic roundings × saturations", (
 });
 
 describe("encode kernel vs project(): stochastic rounding", () => {
-  const formats = ["float8_e4m3fn", "Binary8p3se", "Binary8p1uf", "Binary8p5ue", "float16", "bfloat16", "Binary16p1se", "float4_e2m1fn", "Binary12p7se"].map((n) => format(n));
+  const formats = ["float8_e4m3fn", "Binary8p3se", "Binary8p1uf", "Binary8p5ue", "float16", "bfloat16", "Binary16p1se", "float4_e2m1fn", "Binary12p7se"].map(
+    (n) => format(n),
+  );
   for (const f of formats) {
     it(`${f.name}: A/B/C × N ∈ {1, 3, 8, 16} × seeded and u8/u16/u32 arrays × SatFinite/SatNone`, () => {
       const n = cases(f).bits.length;
@@ -166,7 +168,7 @@ describe("encode kernel vs project(): stochastic rounding", () => {
     expect(encodeSupported(f, rho)).toBe(false);
     const src = new Float32Array([1.0625, -3.3, 1e-3]);
     const [k0, k1] = seedKeys(5);
-    const want = Array.from(src, (v, i) => project(fromFloat32Bits(new Uint32Array(src.buffer)[i]!), f, rho, randomR(k0, k1, i, 32)));
+    const want = Array.from(src, (_, i) => project(fromFloat32Bits(new Uint32Array(src.buffer)[i]!), f, rho, randomR(k0, k1, i, 32)));
     expect(Array.from(quantize(src, f, { rounding: "StochasticB", saturation: "SatFinite", stochasticBits: 32, seed: 5 }))).toEqual(want);
   });
 });
@@ -230,7 +232,11 @@ describe("seeded stream layout, stream offsets and the kernel's blocks", () => {
         for (const first of firsts) {
           for (const n of lengths) {
             // Subnormal-range lanes only in some groups of 8 blocks, at block and group edges.
-            const src = mixed(n, f, [0, 15, 127, 128, 16 * 8 * 2 + 31, n - 1].filter((p) => p !== 0 || n < 100));
+            const src = mixed(
+              n,
+              f,
+              [0, 15, 127, 128, 16 * 8 * 2 + 31, n - 1].filter((p) => p !== 0 || n < 100),
+            );
             const bits = new Uint32Array(src.buffer);
             const out = quantizeWasm(src, f, rho, new (codeArrayType(f) as typeof Uint8Array)(n), { seed: 77 }, first);
             expect(out).toBeDefined();

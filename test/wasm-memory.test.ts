@@ -1,6 +1,6 @@
 // The JS-side Wasm allocator, handles across memory growth, and the streaming driver.
 import { describe, expect, it } from "vitest";
-import { ArgumentTypeError, CodeRangeError, allocBytes, allocCodes, allocFloat32, dequantize, format, packCodes } from "../src/index.js";
+import { ArgumentTypeError, CodeRangeError, allocBytes, allocCodes, allocFloat32, dequantize, packCodes } from "../src/index.js";
 import { initKernels, kernelStatus, kernels, useKernels } from "../src/wasm/instance.js";
 import { CHUNK, MAX_MEMORY_BYTES, allocBytesRaw, freeBytesRaw, memoryStats, stream } from "../src/wasm/memory.js";
 
@@ -146,12 +146,17 @@ describe("stream()", () => {
     const packed = new Uint8Array(Math.ceil((3 * n) / 4)).map((_, i) => i);
     const extra = new Uint32Array(n).map((_, i) => i);
     const seen: number[] = [];
-    stream(packed, null, (s, _d, count, first, [e]) => {
-      expect(new Uint32Array(k.memory.buffer, e!, 1)[0]).toBe(first);
-      expect(new Uint8Array(k.memory.buffer, s, 1)[0]).toBe(((first / 4) * 3) & 255);
-      stream(new Uint8Array(10).fill(1), null, (s2, _d2, c2) => seen.push(sumBytes(s2, c2)));
-      seen.push(count);
-    }, { n, group: 4, srcGroupBytes: 3, extra: [extra] });
+    stream(
+      packed,
+      null,
+      (s, _d, count, first, [e]) => {
+        expect(new Uint32Array(k.memory.buffer, e!, 1)[0]).toBe(first);
+        expect(new Uint8Array(k.memory.buffer, s, 1)[0]).toBe(((first / 4) * 3) & 255);
+        stream(new Uint8Array(10).fill(1), null, (s2, _d2, c2) => seen.push(sumBytes(s2, c2)));
+        seen.push(count);
+      },
+      { n, group: 4, srcGroupBytes: 3, extra: [extra] },
+    );
     expect(seen).toEqual([10, CHUNK, 10, 5]);
   });
 

@@ -24,7 +24,16 @@ describe("declarations", () => {
       `console.log(quantize(a.array, "float8_e4m3fn"), kernelStatus(), createPool, safetensors);`,
     ];
     writeFileSync(join(app, "consumer.ts"), consumer.join("\n"));
-    const compilerOptions = { module: "nodenext", moduleResolution: "nodenext", target: "es2022", strict: true, noEmit: true, skipLibCheck: false, lib: ["es2022"], types: ["node"] };
+    const compilerOptions = {
+      module: "nodenext",
+      moduleResolution: "nodenext",
+      target: "es2022",
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+      lib: ["es2022"],
+      types: ["node"],
+    };
     writeFileSync(join(app, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["consumer.ts"] }));
     expect(execFileSync(join(root, "node_modules", ".bin", "tsc"), ["-p", app], { cwd: app, encoding: "utf8" })).toBe("");
   });

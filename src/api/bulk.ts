@@ -17,7 +17,14 @@ export type { CodeArray } from "./validate.js";
 export type { QuantizeOptions, RandomArray } from "./plan.js";
 
 /** Projects every element of src into the format (reference implementation, exact BigInt arithmetic). */
-export function quantizeReference(src: Float32Array | Float64Array, f: Format, rho: ResolvedProjection, out: CodeArray, random?: (i: number) => number, flags?: ConversionFlags): void {
+export function quantizeReference(
+  src: Float32Array | Float64Array,
+  f: Format,
+  rho: ResolvedProjection,
+  out: CodeArray,
+  random?: (i: number) => number,
+  flags?: ConversionFlags,
+): void {
   const f32 = src instanceof Float32Array ? new Uint32Array(src.buffer, src.byteOffset, src.length) : undefined;
   for (let i = 0; i < src.length; i++) {
     const x = f32 ? fromFloat32Bits(f32[i]!) : fromNumber(src[i]!);

@@ -24,11 +24,18 @@ function requireBits(bits: unknown): PackedBits {
 }
 
 function requireCount(n: unknown): number {
-  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0 || n > 2 ** 32) throw new CodeRangeError("n", `got ${describe(n)}; allowed: an integer in [0, 2^32]`);
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0 || n > 2 ** 32)
+    throw new CodeRangeError("n", `got ${describe(n)}; allowed: an integer in [0, 2^32]`);
   return n;
 }
 
-function requireBytes<T extends Uint8Array | Float32Array>(a: unknown, type: { new (n: number): T; readonly name: string }, length: number, argument: string, what: string): T {
+function requireBytes<T extends Uint8Array | Float32Array>(
+  a: unknown,
+  type: { new (n: number): T; readonly name: string },
+  length: number,
+  argument: string,
+  what: string,
+): T {
   if (a === undefined && argument === "options.out") return new type(length);
   if (!(a instanceof type)) throw new ArgumentTypeError(argument, `got ${describe(a)}; allowed: a ${type.name} of length ${length} (${what})`);
   requireAttached(a, argument);
@@ -38,7 +45,8 @@ function requireBytes<T extends Uint8Array | Float32Array>(a: unknown, type: { n
 
 function packedFormat(fmt: FormatLike): Format {
   const f = resolveFormat(fmt);
-  if (f.K !== 4 && f.K !== 6) throw new ArgumentTypeError("fmt", `${f.name} has ${f.K}-bit codes; allowed: a 4- or 6-bit format (packed layouts exist for FP4 and FP6)`);
+  if (f.K !== 4 && f.K !== 6)
+    throw new ArgumentTypeError("fmt", `${f.name} has ${f.K}-bit codes; allowed: a 4- or 6-bit format (packed layouts exist for FP4 and FP6)`);
   return f;
 }
 
@@ -72,7 +80,13 @@ export function packCodes(codes: Uint8Array, bits: PackedBits, options?: { out?:
   if (!(codes instanceof Uint8Array)) throw new ArgumentTypeError("codes", `got ${describe(codes)}; allowed: a Uint8Array of ${describe(bits)}-bit codes`);
   requireAttached(codes, "codes");
   requireBits(bits);
-  const out = requireBytes(checkOptions(options, OUT_KEYS).out, Uint8Array, packedLength(codes.length, bits), "options.out", `ceil(${codes.length}·${bits}/8) packed bytes`);
+  const out = requireBytes(
+    checkOptions(options, OUT_KEYS).out,
+    Uint8Array,
+    packedLength(codes.length, bits),
+    "options.out",
+    `ceil(${codes.length}·${bits}/8) packed bytes`,
+  );
   return packWasm(codes, bits, out) ?? packReference(codes, bits, out);
 }
 

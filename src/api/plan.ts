@@ -22,7 +22,16 @@ export interface QuantizeOptions extends Omit<Projection, "random">, RandomOptio
   flags?: ConversionFlags;
 }
 
-export const QUANTIZE_KEYS = ["rounding", "saturation", "stochasticBits", "seed", "seedIndex", "random", "out", "flags"] as const satisfies readonly (keyof QuantizeOptions)[];
+export const QUANTIZE_KEYS = [
+  "rounding",
+  "saturation",
+  "stochasticBits",
+  "seed",
+  "seedIndex",
+  "random",
+  "out",
+  "flags",
+] as const satisfies readonly (keyof QuantizeOptions)[];
 
 /** The random source as the encode kernel takes it. */
 export function wasmRandom(random: RandomSource | undefined): WasmRandom {
@@ -31,7 +40,9 @@ export function wasmRandom(random: RandomSource | undefined): WasmRandom {
 }
 
 /** What runs a quantize call: the Wasm encode kernel (with its fast variant, or the generic path) or the reference. */
-export type QuantizeKernel = { readonly kernel: "encodeF32"; readonly variant: ReturnType<typeof encodeVariant>; readonly block: Int32Array } | { readonly kernel: "reference" };
+export type QuantizeKernel =
+  | { readonly kernel: "encodeF32"; readonly variant: ReturnType<typeof encodeVariant>; readonly block: Int32Array }
+  | { readonly kernel: "reference" };
 
 export interface QuantizePlan {
   readonly f: Format;

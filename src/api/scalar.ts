@@ -64,9 +64,17 @@ export function encodeExact(value: Exact, fmt: FormatLike, options?: Projection)
 function requireExact(value: unknown): void {
   const x = value as Partial<Record<"kind" | "sign" | "significand" | "exponent", unknown>> | null;
   const ok =
-    typeof x === "object" && x !== null && (x.sign === 1 || x.sign === -1) &&
-    (x.kind === "nan" || x.kind === "infinity" || (x.kind === "finite" && typeof x.significand === "bigint" && x.significand >= 0n && Number.isSafeInteger(x.exponent)));
-  if (!ok) throw new ArgumentTypeError("value", `got ${describe(value)}; allowed: an Exact { kind: "finite", sign: 1 | -1, significand: bigint ≥ 0, exponent: integer } or { kind: "nan" | "infinity", sign }`);
+    typeof x === "object" &&
+    x !== null &&
+    (x.sign === 1 || x.sign === -1) &&
+    (x.kind === "nan" ||
+      x.kind === "infinity" ||
+      (x.kind === "finite" && typeof x.significand === "bigint" && x.significand >= 0n && Number.isSafeInteger(x.exponent)));
+  if (!ok)
+    throw new ArgumentTypeError(
+      "value",
+      `got ${describe(value)}; allowed: an Exact { kind: "finite", sign: 1 | -1, significand: bigint ≥ 0, exponent: integer } or { kind: "nan" | "infinity", sign }`,
+    );
 }
 
 /**

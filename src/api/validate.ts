@@ -31,16 +31,27 @@ export function requireAttached<T extends ArrayBufferView>(a: T, argument: strin
 }
 
 /** Checks a caller's output array (undefined stays undefined: the caller allocates). */
-export function requireOutputArray<T extends CodeArray | Float32Array>(out: unknown, type: { readonly name: string; prototype: T }, n: number, argument = "options.out"): T | undefined {
+export function requireOutputArray<T extends CodeArray | Float32Array>(
+  out: unknown,
+  type: { readonly name: string; prototype: T },
+  n: number,
+  argument = "options.out",
+): T | undefined {
   if (out === undefined) return undefined;
-  if (!(out instanceof (type as unknown as { new (): T }))) throw new ArgumentTypeError(argument, `got ${describe(out)}; allowed: a ${type.name} of length ${n}`);
+  if (!(out instanceof (type as unknown as { new (): T })))
+    throw new ArgumentTypeError(argument, `got ${describe(out)}; allowed: a ${type.name} of length ${n}`);
   requireAttached(out, argument);
   if (out.length !== n) throw new CodeRangeError(argument, `has length ${out.length}; allowed: ${n} (the input length)`);
   return out;
 }
 
 /** The caller's output array, checked, or a new one of n elements. */
-export function requireOutput<T extends CodeArray | Float32Array>(out: unknown, type: { new (n: number): T; readonly name: string }, n: number, argument = "options.out"): T {
+export function requireOutput<T extends CodeArray | Float32Array>(
+  out: unknown,
+  type: { new (n: number): T; readonly name: string },
+  n: number,
+  argument = "options.out",
+): T {
   return requireOutputArray(out, type, n, argument) ?? new type(n);
 }
 

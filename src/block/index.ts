@@ -17,7 +17,16 @@ import { quantizeBlocksKernel } from "./wasm.js";
 import { OUT_KEYS } from "../api/validate.js";
 import { checkOptions } from "../options.js";
 
-export { MX_SCHEMES, MXINT8_ELEMENT, blockScheme, type BlockQuantizeOptions, type BlockScheme, type BlockTensor, type CustomScheme, type SchemeName } from "./mx.js";
+export {
+  MX_SCHEMES,
+  MXINT8_ELEMENT,
+  blockScheme,
+  type BlockQuantizeOptions,
+  type BlockScheme,
+  type BlockTensor,
+  type CustomScheme,
+  type SchemeName,
+} from "./mx.js";
 
 /**
  * Quantizes float32 values into a block-scaled tensor: per block of `blockSize` elements one scale code (OCP MX:
@@ -53,7 +62,8 @@ export function dequantizeBlocks(q: BlockTensor, options?: { out?: Float32Array 
   const T = q.tensorScale ?? 1;
   if (typeof T !== "number" || !(T > 0)) throw new CodeRangeError("q.tensorScale", `got ${describe(T)}; allowed: a positive float32`);
   const out = checkOptions(options, OUT_KEYS).out ?? new Float32Array(n);
-  if (!(out instanceof Float32Array) || out.length !== n) throw new CodeRangeError("options.out", `got ${describe(out)}; allowed: a Float32Array of length ${n}`);
+  if (!(out instanceof Float32Array) || out.length !== n)
+    throw new CodeRangeError("options.out", `got ${describe(out)}; allowed: a Float32Array of length ${n}`);
   const ev = elementValues(s);
   const sv = scaleValues(s);
   const limit = s.twosComplement ? 256 : s.element.codeCount;

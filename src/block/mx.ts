@@ -126,8 +126,10 @@ export function blockScheme(scheme: SchemeName | CustomScheme | BlockScheme, arg
   const scale = resolveFormat(c.scale, `${argument}.scale`);
   if (element.K > 8) throw new CodeRangeError(`${argument}.element`, `${element.name} has ${element.K}-bit codes; allowed: element formats of at most 8 bits`);
   if (scale.K > 8) throw new CodeRangeError(`${argument}.scale`, `${scale.name} has ${scale.K}-bit codes; allowed: scale formats of at most 8 bits`);
-  if (!scale.hasNaN) throw new CodeRangeError(`${argument}.scale`, `${scale.name} has no NaN; allowed: a scale format with a NaN code (blocks holding NaN or ±∞ store it)`);
-  if (scale.signed && scale.P !== 1 && !scale.zero) throw new CodeRangeError(`${argument}.scale`, `${scale.name}: allowed: a P = 1 scale (powers of two) or a format with positive finite values`);
+  if (!scale.hasNaN)
+    throw new CodeRangeError(`${argument}.scale`, `${scale.name} has no NaN; allowed: a scale format with a NaN code (blocks holding NaN or ±∞ store it)`);
+  if (scale.signed && scale.P !== 1 && !scale.zero)
+    throw new CodeRangeError(`${argument}.scale`, `${scale.name}: allowed: a P = 1 scale (powers of two) or a format with positive finite values`);
   const blockSize = requireInteger(`${argument}.blockSize`, c.blockSize, 1, 2 ** 20);
   return build(`custom(${element.name}, ${scale.name}, ${blockSize})`, element, scale, blockSize, false);
 }
@@ -186,12 +188,14 @@ export function planBlocks(src: Float32Array, scheme: BlockScheme, options: Bloc
   const blockSize = requireInteger("options.blockSize", o.blockSize ?? scheme.blockSize, 1, 2 ** 20);
   let fixedExp: number | undefined;
   if (o.scaleExponent !== undefined) {
-    if (scheme.rule !== "pow2") throw new ArgumentTypeError("options.scaleExponent", `only allowed for power-of-two scale schemes; ${scheme.name} computes amax / MaxFinite`);
+    if (scheme.rule !== "pow2")
+      throw new ArgumentTypeError("options.scaleExponent", `only allowed for power-of-two scale schemes; ${scheme.name} computes amax / MaxFinite`);
     fixedExp = requireInteger("options.scaleExponent", o.scaleExponent, scheme.minScaleExp, scheme.maxScaleExp);
   }
   let tensorScale = 1;
   if (o.tensorScale !== undefined) {
-    if (scheme.rule !== "ratio") throw new ArgumentTypeError("options.tensorScale", `only allowed for NVFP4-style schemes (${scheme.name} uses power-of-two scales)`);
+    if (scheme.rule !== "ratio")
+      throw new ArgumentTypeError("options.tensorScale", `only allowed for NVFP4-style schemes (${scheme.name} uses power-of-two scales)`);
     if (o.tensorScale === "auto") {
       let amax = 0;
       for (let i = 0; i < src.length; i++) {

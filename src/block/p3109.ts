@@ -136,7 +136,15 @@ export function convertToBlock(x: ArrayLike<number>, fx: FormatLike, scale: numb
   const codes = requireCodes(x, fxf, "x");
   requireInteger("scale", scale, 0, fsf.codeCount - 1);
   const r = resolve(fr, projection, codes.length, "projection");
-  return { scale, elements: projectBlock(scale, fsf, codes.map((c) => operandValue(c, fxf)), r) };
+  return {
+    scale,
+    elements: projectBlock(
+      scale,
+      fsf,
+      codes.map((c) => operandValue(c, fxf)),
+      r,
+    ),
+  };
 }
 
 /** ConvertFromBlock_{B,fs,fx,fr,ρ}((s, [x])) = [ωProject_{fr,ρ}(Z_i)] with Z = ωBlockDecode(s, [x]). */
@@ -153,7 +161,14 @@ export function convertFromBlock(block: ScaledBlock, fs: FormatLike, fx: FormatL
  * finite magnitude; +∞ only if every non-NaN input is infinite; NaN only if all are NaN), s = ωProject_{fs,ρs}(S),
  * elements = ωBlockProject(s, [X]). The scale is the maximum itself, not an OCP-MX power of two.
  */
-export function convertToBlockMaxAbsFinite(x: ArrayLike<number>, fx: FormatLike, fs: FormatLike, fr: FormatLike, scaleProjection?: Omit<Projection, "random"> & { random?: number }, projection?: BlockProjection): ScaledBlock {
+export function convertToBlockMaxAbsFinite(
+  x: ArrayLike<number>,
+  fx: FormatLike,
+  fs: FormatLike,
+  fr: FormatLike,
+  scaleProjection?: Omit<Projection, "random"> & { random?: number },
+  projection?: BlockProjection,
+): ScaledBlock {
   const fxf = resolveFormat(fx, "fx");
   const fsf = resolveFormat(fs, "fs");
   const codes = requireCodes(x, fxf, "x");
@@ -171,7 +186,13 @@ export function convertToBlockMaxAbsFinite(x: ArrayLike<number>, fx: FormatLike,
 }
 
 /** BlockReduceAdd: ωProject_{fr,ρ}(reduce(ωAdd, [0, Z_1 … Z_B])), the exact sum rounded once. */
-export function blockReduceAdd(block: ScaledBlock, fs: FormatLike, fx: FormatLike, fr: FormatLike, projection?: Omit<Projection, "stochasticBits"> & { stochasticBits?: number }): number {
+export function blockReduceAdd(
+  block: ScaledBlock,
+  fs: FormatLike,
+  fx: FormatLike,
+  fr: FormatLike,
+  projection?: Omit<Projection, "stochasticBits"> & { stochasticBits?: number },
+): number {
   return reduceBlock(block, fs, fx, fr, projection, Add, ZERO);
 }
 
@@ -191,7 +212,15 @@ function scalarProjection(fr: FormatLike, projection: Projection | undefined): {
   return { f, rho, R: random ?? 0 };
 }
 
-function reduceBlock(block: ScaledBlock, fs: FormatLike, fx: FormatLike, fr: FormatLike, projection: Projection | undefined, op: typeof Add, start: Exact): number {
+function reduceBlock(
+  block: ScaledBlock,
+  fs: FormatLike,
+  fx: FormatLike,
+  fr: FormatLike,
+  projection: Projection | undefined,
+  op: typeof Add,
+  start: Exact,
+): number {
   const fsf = resolveFormat(fs, "fs");
   const fxf = resolveFormat(fx, "fx");
   const b = requireBlock(block, fsf, fxf, "block");
@@ -205,7 +234,16 @@ function reduceBlock(block: ScaledBlock, fs: FormatLike, fx: FormatLike, fr: For
  * BlockDotProduct_{B,fsx,fx,fsy,fy,fr,ρ}((sx,[x]), (sy,[y])) = ωProject_{fr,ρ}(reduce(ωAdd, [0, ωMultiply(X_i, Y_i) …]))
  * with X, Y block-decoded: the exact dot product, one rounding.
  */
-export function blockDotProduct(x: ScaledBlock, fsx: FormatLike, fx: FormatLike, y: ScaledBlock, fsy: FormatLike, fy: FormatLike, fr: FormatLike, projection?: Projection): number {
+export function blockDotProduct(
+  x: ScaledBlock,
+  fsx: FormatLike,
+  fx: FormatLike,
+  y: ScaledBlock,
+  fsy: FormatLike,
+  fy: FormatLike,
+  fr: FormatLike,
+  projection?: Projection,
+): number {
   const bx = requireBlock(x, resolveFormat(fsx, "fsx"), resolveFormat(fx, "fx"), "x");
   const by = requireBlock(y, resolveFormat(fsy, "fsy"), resolveFormat(fy, "fy"), "y");
   if (bx.elements.length !== by.elements.length) {
@@ -221,11 +259,58 @@ export function blockDotProduct(x: ScaledBlock, fsx: FormatLike, fx: FormatLike,
 
 /** Operations valid as an elementwise Block<Op> (§5.4). */
 export const BLOCK_OPS = [
-  "Convert", "Abs", "Negate", "Sqrt", "RSqrt", "Recip", "Exp", "Log", "ExpMinusOne", "LogOnePlus", "Exp2", "Log2", "Sin", "Cos", "Tan",
-  "ArcSin", "ArcCos", "ArcTan", "Sinh", "Cosh", "Tanh", "ArcSinh", "ArcCosh", "ArcTanh", "SinPi", "CosPi", "TanPi", "ArcSinPi", "ArcCosPi",
-  "ArcTanPi", "Softplus", "CopySign", "Add", "Subtract", "Multiply", "Divide", "Hypot", "ArcTan2", "ArcTan2Pi", "Minimum", "Maximum",
-  "MinimumNumber", "MaximumNumber", "MinimumMagnitude", "MaximumMagnitude", "MinimumMagnitudeNumber", "MaximumMagnitudeNumber",
-  "MinimumFinite", "MaximumFinite", "FMA", "FAA", "Clamp",
+  "Convert",
+  "Abs",
+  "Negate",
+  "Sqrt",
+  "RSqrt",
+  "Recip",
+  "Exp",
+  "Log",
+  "ExpMinusOne",
+  "LogOnePlus",
+  "Exp2",
+  "Log2",
+  "Sin",
+  "Cos",
+  "Tan",
+  "ArcSin",
+  "ArcCos",
+  "ArcTan",
+  "Sinh",
+  "Cosh",
+  "Tanh",
+  "ArcSinh",
+  "ArcCosh",
+  "ArcTanh",
+  "SinPi",
+  "CosPi",
+  "TanPi",
+  "ArcSinPi",
+  "ArcCosPi",
+  "ArcTanPi",
+  "Softplus",
+  "CopySign",
+  "Add",
+  "Subtract",
+  "Multiply",
+  "Divide",
+  "Hypot",
+  "ArcTan2",
+  "ArcTan2Pi",
+  "Minimum",
+  "Maximum",
+  "MinimumNumber",
+  "MaximumNumber",
+  "MinimumMagnitude",
+  "MaximumMagnitude",
+  "MinimumMagnitudeNumber",
+  "MaximumMagnitudeNumber",
+  "MinimumFinite",
+  "MaximumFinite",
+  "FMA",
+  "FAA",
+  "Clamp",
 ] as const;
 export type BlockOpName = (typeof BLOCK_OPS)[number];
 
@@ -240,7 +325,14 @@ export interface BlockOperand {
  * Block<Op> (§5.4): decode every operand block, Z_i = ωOp(X_1i … X_ni), elements = ωBlockProject(sr, [Z]); the
  * result scale sr (a code of fs) is supplied by the caller and copied to the result.
  */
-export function blockOp(op: BlockOpName, operands: readonly BlockOperand[], sr: number, fs: FormatLike, fr: FormatLike, projection?: BlockProjection): ScaledBlock {
+export function blockOp(
+  op: BlockOpName,
+  operands: readonly BlockOperand[],
+  sr: number,
+  fs: FormatLike,
+  fr: FormatLike,
+  projection?: BlockProjection,
+): ScaledBlock {
   if (!(BLOCK_OPS as readonly string[]).includes(op)) throw new ArgumentTypeError("op", `got ${describe(op)}; allowed: ${BLOCK_OPS.join(", ")}`);
   const info = operationInfo(op);
   if (!info?.omega) throw new ArgumentTypeError("op", `${op} has no ω-function in this build (src/ops/registry.ts)`);
@@ -261,6 +353,13 @@ export function blockOp(op: BlockOpName, operands: readonly BlockOperand[], sr: 
   requireInteger("sr", sr, 0, fsf.codeCount - 1);
   const r = resolve(fr, projection, B, "projection");
   // Z_i is divided by S_r before its one rounding: each ω-result is requested at the precision divideOnce needs.
-  const Z = Array.from({ length: B }, (_, i) => (q: number) => info.omega!(decoded.map((d) => d[i]!), q));
+  const Z = Array.from(
+    { length: B },
+    (_, i) => (q: number) =>
+      info.omega!(
+        decoded.map((d) => d[i]!),
+        q,
+      ),
+  );
   return { scale: sr, elements: projectBlock(sr, fsf, Z, r) };
 }

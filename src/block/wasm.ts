@@ -32,9 +32,30 @@ function mxParamWords(plan: BlockPlan): Int32Array {
   const s = plan.scheme;
   const e = s.element;
   const M = e.P - 1;
-  const vectors = [0x7fffffff, float32Bits(maxValue(e)), 0x7f800000, (23 - M) << 23, float32Bits(2 ** (e.minQuantumExponent + 23)), e.signBit, 0xff, 0x000f000f];
+  const vectors = [
+    0x7fffffff,
+    float32Bits(maxValue(e)),
+    0x7f800000,
+    (23 - M) << 23,
+    float32Bits(2 ** (e.minQuantumExponent + 23)),
+    e.signBit,
+    0xff,
+    0x000f000f,
+  ];
   const negZero = e.negativeZero === "zero" && e.signedZeroAndNaN;
-  const scalars = [plan.blockSize, s.emax, plan.fixedExp ?? -10000, s.minScaleExp, s.maxScaleExp, s.scale.minPositiveCode - s.minScaleExp, s.scale.nanCode, M, s.packed ? 1 : 0, s.twosComplement ? 1 : 0, negZero ? 1 : 0];
+  const scalars = [
+    plan.blockSize,
+    s.emax,
+    plan.fixedExp ?? -10000,
+    s.minScaleExp,
+    s.maxScaleExp,
+    s.scale.minPositiveCode - s.minScaleExp,
+    s.scale.nanCode,
+    M,
+    s.packed ? 1 : 0,
+    s.twosComplement ? 1 : 0,
+    negZero ? 1 : 0,
+  ];
   return Int32Array.from([...vectors.flatMap((v) => [v, v, v, v]), ...scalars, 0]);
 }
 

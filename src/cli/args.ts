@@ -5,7 +5,10 @@ import { parseArgs } from "node:util";
 /** Wrong command-line usage (exit code 2). */
 export class UsageError extends Error {
   override readonly name = "UsageError";
-  constructor(readonly argument: string, message: string) {
+  constructor(
+    readonly argument: string,
+    message: string,
+  ) {
     super(`${argument}: ${message}`);
   }
 }
@@ -24,10 +27,16 @@ export function parseCommand(command: string, args: readonly string[], options: 
     parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true }) as Parsed;
   } catch (e) {
     const option = /'([^']+)'/.exec((e as Error).message)?.[1] ?? "arguments";
-    throw new UsageError(option, `${(e as Error).message.split(". ")[0]!.replace(/^Unknown option '[^']+'/, "unknown option")}; see minifloat ${command} --help`);
+    throw new UsageError(
+      option,
+      `${(e as Error).message.split(". ")[0]!.replace(/^Unknown option '[^']+'/, "unknown option")}; see minifloat ${command} --help`,
+    );
   }
   if (parsed.positionals.length !== positionals.length) {
-    throw new UsageError(command, `takes ${positionals.length === 0 ? "no arguments" : positionals.map((p) => `<${p}>`).join(" ")} but got ${parsed.positionals.length === 0 ? "none" : parsed.positionals.map((p) => JSON.stringify(p)).join(" ")}; see minifloat ${command} --help`);
+    throw new UsageError(
+      command,
+      `takes ${positionals.length === 0 ? "no arguments" : positionals.map((p) => `<${p}>`).join(" ")} but got ${parsed.positionals.length === 0 ? "none" : parsed.positionals.map((p) => JSON.stringify(p)).join(" ")}; see minifloat ${command} --help`,
+    );
   }
   return parsed;
 }
@@ -55,6 +64,15 @@ export function integerOption(parsed: Parsed, name: string, lo: number, hi: numb
 /** Whole-name glob: `*` matches any run of characters (dots included), `?` one character. */
 export function globMatcher(patterns: readonly string[]): (name: string) => boolean {
   if (patterns.length === 0) return () => true;
-  const res = patterns.map((p) => new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`, "s"));
+  const res = patterns.map(
+    (p) =>
+      new RegExp(
+        `^${p
+          .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+          .replace(/\*/g, ".*")
+          .replace(/\?/g, ".")}$`,
+        "s",
+      ),
+  );
   return (name) => res.some((re) => re.test(name));
 }

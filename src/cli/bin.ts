@@ -4,7 +4,10 @@ import { main } from "./main.js";
 
 // Ctrl-C (or kill) during a write: remove the temporary file synchronously so no partial output survives, then
 // exit with 128 + the signal number, as shells do.
-for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+for (const [signal, code] of [
+  ["SIGINT", 130],
+  ["SIGTERM", 143],
+] as const) {
   process.on(signal, () => {
     abortPendingWrites();
     process.stderr.write("\nminifloat: interrupted; no output written\n");

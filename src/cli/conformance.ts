@@ -29,19 +29,27 @@ export const conformanceCommand: Command = {
   summary: "check the P3109 mandatory specializations and write the declaration files",
   help: HELP,
   async run(args, io) {
-    const p = parseCommand("conformance", args, {
-      declarations: { type: "string" },
-      force: { type: "boolean" },
-      provider: { type: "string" },
-      email: { type: "string" },
-      timestamp: { type: "string" },
-      supports: { type: "string" },
-    }, []);
+    const p = parseCommand(
+      "conformance",
+      args,
+      {
+        declarations: { type: "string" },
+        force: { type: "boolean" },
+        provider: { type: "string" },
+        email: { type: "string" },
+        timestamp: { type: "string" },
+        supports: { type: "string" },
+      },
+      [],
+    );
     const signature = stringOption(p, "supports");
     if (signature !== undefined) {
       // A signature that does not parse is a usage error; one that parses may name an unsupported specialization.
       if (!/^\s*[A-Za-z0-9]+\s*<.*>\s*$/s.test(signature)) {
-        throw new UsageError("--supports", `got ${JSON.stringify(signature)}; allowed: a signature Op<formats…[, (rounding, saturation)]>, e.g. "Add<Binary8p3se, Binary8p3se, binary32, (NearestTiesToEven, SatNone)>"`);
+        throw new UsageError(
+          "--supports",
+          `got ${JSON.stringify(signature)}; allowed: a signature Op<formats…[, (rounding, saturation)]>, e.g. "Add<Binary8p3se, Binary8p3se, binary32, (NearestTiesToEven, SatNone)>"`,
+        );
       }
       try {
         specializationOf(signature);
@@ -62,10 +70,14 @@ export const conformanceCommand: Command = {
       const provider = stringOption(p, "provider");
       const email = stringOption(p, "email");
       const timestamp = stringOption(p, "timestamp");
-      const files = conformanceFiles({ ...(provider !== undefined && { provider }), ...(email !== undefined && { email }), ...(timestamp !== undefined && { timestamp }) });
+      const files = conformanceFiles({
+        ...(provider !== undefined && { provider }),
+        ...(email !== undefined && { email }),
+        ...(timestamp !== undefined && { timestamp }),
+      });
       await makeDirectory(dir);
       for (const [name, text] of Object.entries(files)) {
-        await writeFileAtomic(join(dir, name), text, p.values["force"] === true);
+        await writeFileAtomic(join(dir, name), text, p.values.force === true);
         io.stdout(`wrote ${join(dir, name)}\n`);
       }
     }

@@ -55,7 +55,11 @@ export async function convertFile(job: FileJob, io: CliIO): Promise<FileResult> 
     const plans: TensorPlan[] = [];
     for (const t of reader.tensors) plans.push(await job.plan(t, reader));
     if (!plans.some((p) => p.convert)) throw new UsageError(job.input, `${job.nothingToConvert}; no output written`);
-    const writer = await SafetensorsWriter.create(job.output, plans.flatMap((p) => p.specs), { metadata: job.metadata(reader.metadata), force: job.force, protect: [job.input] });
+    const writer = await SafetensorsWriter.create(
+      job.output,
+      plans.flatMap((p) => p.specs),
+      { metadata: job.metadata(reader.metadata), force: job.force, protect: [job.input] },
+    );
     const total = reader.tensors.reduce((n, t, i) => n + (plans[i]!.convert ? t.length : 0), 0);
     // Only converted tensors get a progress line, so only they are numbered (copied and dropped ones would leave gaps).
     const shown = plans.filter((p) => p.convert).length;

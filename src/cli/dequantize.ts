@@ -31,54 +31,64 @@ export const dequantizeCommand: Command = {
   summary: "convert a file's minifloat and block-scaled tensors back to f32, f16 or bf16",
   help: HELP,
   async run(args, io) {
-    const p = parseCommand("dequantize", args, {
-      to: { type: "string" },
-      only: { type: "string", multiple: true },
-      output: { type: "string", short: "o" },
-      force: { type: "boolean" },
-    }, ["in.safetensors"]);
+    const p = parseCommand(
+      "dequantize",
+      args,
+      {
+        to: { type: "string" },
+        only: { type: "string", multiple: true },
+        output: { type: "string", short: "o" },
+        force: { type: "boolean" },
+      },
+      ["in.safetensors"],
+    );
     const input = p.positionals[0]!;
     const output = outputOption(p);
     const to = stringOption(p, "to");
     const dtype = to === undefined ? undefined : TARGETS[to.toLowerCase()];
     if (!dtype) throw new UsageError("--to", `got ${to === undefined ? "nothing" : JSON.stringify(to)}; allowed: f32, f16 or bf16`);
-    const selected = globMatcher((p.values["only"] as string[] | undefined) ?? []);
+    const selected = globMatcher((p.values.only as string[] | undefined) ?? []);
     let blocks: Map<string, BlockLayout> | undefined;
     /** Block layouts whose tensor is converted (their scales and records are dropped). */
     const folded = new Set<string>();
-    const result = await convertFile({
-      input,
-      output,
-      force: p.values["force"] === true,
-      plan(t, reader): TensorPlan {
-        blocks ??= blockLayouts(reader);
-        const block = blocks.get(t.name);
-        if (block && selected(t.name)) {
-          folded.add(t.name);
-          return { specs: [{ name: t.name, dtype, shape: t.shape }], convert: blockConversion(reader, block) };
-        }
-        const owner = [...blocks.values()].find((b) => b.scales.name === t.name);
-        if (owner && selected(owner.elements.name)) return { specs: [] };
-        if (owner || !(t.format !== undefined && t.dtype !== dtype && selected(t.name))) {
-          const recorded = t.format !== undefined && (t.dtype === "U8" || t.dtype === "U16");
-          return { specs: [{ name: t.name, dtype: t.dtype, shape: t.shape, ...(recorded && { format: t.format }) }] };
-        }
-        return {
-          specs: [{ name: t.name, dtype, shape: t.shape }],
-          convert: { chunk: async (start, count, writer) => writer.writeValues(await reader.readValues(t, start, count)) },
-        };
+    const result = await convertFile(
+      {
+        input,
+        output,
+        force: p.values.force === true,
+        plan(t, reader): TensorPlan {
+          blocks ??= blockLayouts(reader);
+          const block = blocks.get(t.name);
+          if (block && selected(t.name)) {
+            folded.add(t.name);
+            return { specs: [{ name: t.name, dtype, shape: t.shape }], convert: blockConversion(reader, block) };
+          }
+          const owner = [...blocks.values()].find((b) => b.scales.name === t.name);
+          if (owner && selected(owner.elements.name)) return { specs: [] };
+          if (owner || !(t.format !== undefined && t.dtype !== dtype && selected(t.name))) {
+            const recorded = t.format !== undefined && (t.dtype === "U8" || t.dtype === "U16");
+            return { specs: [{ name: t.name, dtype: t.dtype, shape: t.shape, ...(recorded && { format: t.format }) }] };
+          }
+          return {
+            specs: [{ name: t.name, dtype, shape: t.shape }],
+            convert: { chunk: async (start, count, writer) => writer.writeValues(await reader.readValues(t, start, count)) },
+          };
+        },
+        nothingToConvert: `has no floating-point tensor${p.values.only ? " matching --only" : ""} that is not already ${dtype}`,
+        metadata: (m) => {
+          const out: Record<string, string> = {};
+          for (const [k, v] of Object.entries(m)) {
+            if (k !== "minifloat.quantized" && !(k.startsWith(BLOCK_KEY_PREFIX) && folded.has(k.slice(BLOCK_KEY_PREFIX.length)))) out[k] = v;
+          }
+          return out;
+        },
+        converted: (t, seconds) => `${describeSource(t, blocks?.get(t.name))} -> ${dtype}, ${seconds.toFixed(2)} s`,
       },
-      nothingToConvert: `has no floating-point tensor${p.values["only"] ? " matching --only" : ""} that is not already ${dtype}`,
-      metadata: (m) => {
-        const out: Record<string, string> = {};
-        for (const [k, v] of Object.entries(m)) {
-          if (k !== "minifloat.quantized" && !(k.startsWith(BLOCK_KEY_PREFIX) && folded.has(k.slice(BLOCK_KEY_PREFIX.length)))) out[k] = v;
-        }
-        return out;
-      },
-      converted: (t, seconds) => `${describeSource(t, blocks?.get(t.name))} -> ${dtype}, ${seconds.toFixed(2)} s`,
-    }, io);
-    io.stdout(`wrote ${output}: ${result.converted} tensor(s) converted to ${dtype}, ${result.copied} copied; ${bytes(result.inputBytes)} -> ${bytes(result.outputBytes)}\n`);
+      io,
+    );
+    io.stdout(
+      `wrote ${output}: ${result.converted} tensor(s) converted to ${dtype}, ${result.copied} copied; ${bytes(result.inputBytes)} -> ${bytes(result.outputBytes)}\n`,
+    );
     return 0;
   },
 };

@@ -27,7 +27,7 @@ export const inspectCommand: Command = {
   async run(args, io) {
     const p = parseCommand("inspect", args, { only: { type: "string", multiple: true } }, ["file"]);
     const path = p.positionals[0]!;
-    const selected = globMatcher((p.values["only"] as string[] | undefined) ?? []);
+    const selected = globMatcher((p.values.only as string[] | undefined) ?? []);
     const reader = await SafetensorsReader.open(path);
     try {
       const all = new ValueStats();
@@ -67,7 +67,7 @@ export const inspectCommand: Command = {
       if (all.count > 0) io.stdout(`\n|x| by binade over ${all.count} floating-point elements:\n${binadeHistogram(all)}`);
       const meta = Object.entries(reader.metadata);
       // --only selects tensors: the file-wide metadata would bury them.
-      if (meta.length > 0 && p.values["only"] !== undefined) io.stdout(`\n__metadata__: ${meta.length} entries (listed without --only)\n`);
+      if (meta.length > 0 && p.values.only !== undefined) io.stdout(`\n__metadata__: ${meta.length} entries (listed without --only)\n`);
       else if (meta.length > 0) io.stdout(`\n__metadata__:\n${meta.map(([k, v]) => `  ${k}: ${v.length > 100 ? `${v.slice(0, 100)}…` : v}`).join("\n")}\n`);
       return 0;
     } finally {

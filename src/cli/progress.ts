@@ -21,7 +21,9 @@ export class Progress {
     const fraction = this.total === 0 ? 1 : this.done / this.total;
     const width = 30;
     const filled = Math.round(width * fraction);
-    this.io.stderr(`\r\x1b[K[${"=".repeat(filled)}${" ".repeat(width - filled)}] ${(100 * fraction).toFixed(1).padStart(5)}%  ${index + 1}/${this.tensors} ${name}`);
+    this.io.stderr(
+      `\r\x1b[K[${"=".repeat(filled)}${" ".repeat(width - filled)}] ${(100 * fraction).toFixed(1).padStart(5)}%  ${index + 1}/${this.tensors} ${name}`,
+    );
   }
 
   /** Tensor `index` is complete. */

@@ -71,46 +71,56 @@ export const quantizeCommand: Command = {
   summary: "quantize a safetensors file's float tensors into a format or block scheme, with an error report",
   help: HELP,
   async run(args, io) {
-    const p = parseCommand("quantize", args, {
-      to: { type: "string" },
-      block: { type: "string" },
-      rounding: { type: "string" },
-      saturation: { type: "string" },
-      "stochastic-bits": { type: "string" },
-      seed: { type: "string" },
-      only: { type: "string", multiple: true },
-      output: { type: "string", short: "o" },
-      force: { type: "boolean" },
-    }, ["in.safetensors"]);
+    const p = parseCommand(
+      "quantize",
+      args,
+      {
+        to: { type: "string" },
+        block: { type: "string" },
+        rounding: { type: "string" },
+        saturation: { type: "string" },
+        "stochastic-bits": { type: "string" },
+        seed: { type: "string" },
+        only: { type: "string", multiple: true },
+        output: { type: "string", short: "o" },
+        force: { type: "boolean" },
+      },
+      ["in.safetensors"],
+    );
     const input = p.positionals[0]!;
     const output = outputOption(p);
     const target = stringOption(p, "block") !== undefined ? blockTarget(p) : formatTarget(p);
-    const selected = globMatcher((p.values["only"] as string[] | undefined) ?? []);
+    const selected = globMatcher((p.values.only as string[] | undefined) ?? []);
     const stats = new Map<string, ErrorStats>();
-    const result = await convertFile({
-      input,
-      output,
-      force: p.values["force"] === true,
-      async plan(t, reader) {
-        if (!(t.format !== undefined && t.info.bits >= 16 && selected(t.name))) return { specs: [passThrough(t)] };
-        const s = new ErrorStats();
-        stats.set(t.name, s);
-        return target.plan(t, reader, s);
+    const result = await convertFile(
+      {
+        input,
+        output,
+        force: p.values.force === true,
+        async plan(t, reader) {
+          if (!(t.format !== undefined && t.info.bits >= 16 && selected(t.name))) return { specs: [passThrough(t)] };
+          const s = new ErrorStats();
+          stats.set(t.name, s);
+          return target.plan(t, reader, s);
+        },
+        nothingToConvert: `has no F16/BF16/F32/F64 tensor${p.values.only ? " matching --only" : ""} to quantize`,
+        metadata: (m) => {
+          const out: Record<string, string> = { ...m, "minifloat.quantized": target.description };
+          for (const [name, record] of target.records) out[BLOCK_KEY_PREFIX + name] = record;
+          return out;
+        },
+        converted(t, seconds) {
+          const s = stats.get(t.name)!;
+          s.seconds = seconds;
+          return s.elements >= MIN_TIMED_ELEMENTS ? `RMSE ${num(s.rmse)}, ${rate(s.elements, seconds)}` : `RMSE ${num(s.rmse)}`;
+        },
       },
-      nothingToConvert: `has no F16/BF16/F32/F64 tensor${p.values["only"] ? " matching --only" : ""} to quantize`,
-      metadata: (m) => {
-        const out: Record<string, string> = { ...m, "minifloat.quantized": target.description };
-        for (const [name, record] of target.records) out[BLOCK_KEY_PREFIX + name] = record;
-        return out;
-      },
-      converted(t, seconds) {
-        const s = stats.get(t.name)!;
-        s.seconds = seconds;
-        return s.elements >= MIN_TIMED_ELEMENTS ? `RMSE ${num(s.rmse)}, ${rate(s.elements, seconds)}` : `RMSE ${num(s.rmse)}`;
-      },
-    }, io);
+      io,
+    );
     io.stdout(report(stats));
-    io.stdout(`\nwrote ${output}: ${result.converted} tensor(s) quantized to ${target.summary}, ${result.copied} copied; ${bytes(result.inputBytes)} -> ${bytes(result.outputBytes)}\n`);
+    io.stdout(
+      `\nwrote ${output}: ${result.converted} tensor(s) quantized to ${target.summary}, ${result.copied} copied; ${bytes(result.inputBytes)} -> ${bytes(result.outputBytes)}\n`,
+    );
     return 0;
   },
 };
@@ -132,13 +142,21 @@ function formatTarget(p: Parsed): Target {
   const stochasticBits = integerOption(p, "stochastic-bits", 1, 32);
   const seed = integerOption(p, "seed", 0, 0xffffffff);
   if (isStochastic(rounding) !== (seed !== undefined)) {
-    throw new UsageError("--seed", seed === undefined ? `is required with ${rounding}; allowed: an integer in [0, 4294967295]` : `only allowed with StochasticA, StochasticB or StochasticC (rounding is ${rounding})`);
+    throw new UsageError(
+      "--seed",
+      seed === undefined
+        ? `is required with ${rounding}; allowed: an integer in [0, 4294967295]`
+        : `only allowed with StochasticA, StochasticB or StochasticC (rounding is ${rounding})`,
+    );
   }
   try {
     resolveProjection(fmt, { rounding, saturation, ...(stochasticBits !== undefined && { stochasticBits }) });
   } catch (e) {
     if (!(e instanceof ProjectionError)) throw e;
-    throw new UsageError(e.argument === "options.stochasticBits" ? "--stochastic-bits" : e.argument.replace("options.", "--"), e.message.slice(e.argument.length + 2));
+    throw new UsageError(
+      e.argument === "options.stochasticBits" ? "--stochastic-bits" : e.argument.replace("options.", "--"),
+      e.message.slice(e.argument.length + 2),
+    );
   }
   const storage = storageOf(fmt);
   const maxFinite = Math.abs(decode(fmt.maxFiniteCode, fmt));
@@ -175,11 +193,14 @@ function formatTarget(p: Parsed): Target {
   };
 }
 
-
 /** --block: a block scheme along the last dimension; scale codes go to "<name>.scales" after the elements. */
 function blockTarget(p: Parsed): Target {
   for (const option of ["to", "saturation", "seed", "stochastic-bits"]) {
-    if (p.values[option] !== undefined) throw new UsageError(`--${option}`, "not allowed with --block (the scheme fixes the element format; elements always saturate; rounding is deterministic)");
+    if (p.values[option] !== undefined)
+      throw new UsageError(
+        `--${option}`,
+        "not allowed with --block (the scheme fixes the element format; elements always saturate; rounding is deterministic)",
+      );
   }
   const name = stringOption(p, "block")!;
   const rounding = (stringOption(p, "rounding") ?? "NearestTiesToEven") as Rounding;
@@ -188,7 +209,8 @@ function blockTarget(p: Parsed): Target {
     scheme = blockScheme(name.toLowerCase() as SchemeName);
     quantizeBlocks(new Float32Array(0), scheme, { rounding });
   } catch (e) {
-    if (e instanceof ArgumentTypeError && e.argument === "scheme") throw new UsageError("--block", `got ${JSON.stringify(name)}; allowed: ${MX_SCHEMES.join(", ")}`);
+    if (e instanceof ArgumentTypeError && e.argument === "scheme")
+      throw new UsageError("--block", `got ${JSON.stringify(name)}; allowed: ${MX_SCHEMES.join(", ")}`);
     if (e instanceof ProjectionError) throw new UsageError("--rounding", e.message.slice(e.argument.length + 2));
     throw e;
   }

@@ -128,7 +128,7 @@ export function binadeHistogram(s: ValueStats, rows = 24, width = 40): string {
   if (s.nan + s.infinite > 0) shown.push(["NaN/Inf", s.nan + s.infinite]);
   const peak = Math.max(...shown.map(([, n]) => n));
   const label = Math.max(...shown.map(([l]) => l.length));
-  return shown
+  return `${shown
     .map(([l, n]) => `${l.padStart(label)} | ${"#".repeat(Math.round((width * n) / peak)).padEnd(width)} ${n} (${((100 * n) / s.count).toFixed(2)}%)`)
-    .join("\n") + "\n";
+    .join("\n")}\n`;
 }

@@ -37,9 +37,9 @@ export const tableCommand: Command = {
     const lines: string[] = [];
     for (let code = 0; code < f.codeCount; code++) {
       lines.push(row(f, code));
-      if (lines.length === 4096) io.stdout(lines.splice(0).join("\n") + "\n");
+      if (lines.length === 4096) io.stdout(`${lines.splice(0).join("\n")}\n`);
     }
-    if (lines.length > 0) io.stdout(lines.join("\n") + "\n");
+    if (lines.length > 0) io.stdout(`${lines.join("\n")}\n`);
     return 0;
   },
 };
@@ -48,7 +48,9 @@ export const tableCommand: Command = {
 function row(f: Format, code: number): string {
   const bits = code.toString(2).padStart(f.K, "0");
   const signBits = f.signed ? 1 : 0;
-  const fields = [bits.slice(0, signBits), bits.slice(signBits, signBits + f.exponentBits), bits.slice(signBits + f.exponentBits)].filter((s) => s.length > 0).join(".");
+  const fields = [bits.slice(0, signBits), bits.slice(signBits, signBits + f.exponentBits), bits.slice(signBits + f.exponentBits)]
+    .filter((s) => s.length > 0)
+    .join(".");
   const x = decodeExact(code, f);
   const hex = `0x${code.toString(16).padStart(Math.ceil(f.K / 4), "0")}`;
   const special = x.kind !== "finite" || f.isNaNCode(code);
@@ -84,7 +86,13 @@ function hexFloat(x: Exact): string {
   const b = bitLength(x.significand);
   const frac = x.significand - (1n << BigInt(b - 1));
   const pad = (4 - ((b - 1) % 4)) % 4;
-  const digits = b > 1 ? (frac << BigInt(pad)).toString(16).padStart((b - 1 + pad) / 4, "0").replace(/0+$/, "") : "";
+  const digits =
+    b > 1
+      ? (frac << BigInt(pad))
+          .toString(16)
+          .padStart((b - 1 + pad) / 4, "0")
+          .replace(/0+$/, "")
+      : "";
   const e = x.exponent + b - 1;
   return `${x.sign < 0 ? "-" : ""}0x1${digits ? `.${digits}` : ""}p${e < 0 ? "" : "+"}${e}`;
 }

@@ -64,9 +64,16 @@ export function resolveDot(options: DotOptions | undefined, allowed: readonly st
   const fb = resolveFormat(lb, "options.formats[1]");
   const packed = options.packed ?? false;
   if (typeof packed !== "boolean") throw new ArgumentTypeError("options.packed", `got ${describe(packed)}; allowed: true or false`);
-  for (const [f, name] of [[fa, "options.formats[0]"], [fb, "options.formats[1]"]] as const) {
+  for (const [f, name] of [
+    [fa, "options.formats[0]"],
+    [fb, "options.formats[1]"],
+  ] as const) {
     const limit = packed ? 4 : 8;
-    if (f.K > limit) throw new CodeRangeError(name, `${f.name} has ${f.K}-bit codes; allowed: formats of at most ${limit} bits${packed ? " (packed operands hold two 4-bit codes per byte)" : ""}`);
+    if (f.K > limit)
+      throw new CodeRangeError(
+        name,
+        `${f.name} has ${f.K}-bit codes; allowed: formats of at most ${limit} bits${packed ? " (packed operands hold two 4-bit codes per byte)" : ""}`,
+      );
   }
   const partials = partialsFormat(options.partials ?? "binary16");
   const mode = overflowMode(options.overflow ?? "OvINF", DOT_OVERFLOW_MODES) as DotOverflow;
@@ -81,7 +88,8 @@ function requireBytes(x: unknown, argument: string): Uint8Array {
 
 /** Unpacks 4-bit codes (first element in the low nibble) into one code per byte. */
 export function unpackNibbles(src: Uint8Array, n: number, argument: string): Uint8Array {
-  if (src.length !== Math.ceil(n / 2)) throw new CodeRangeError(argument, `has ${src.length} bytes; allowed: ceil(${n} / 2) = ${Math.ceil(n / 2)} for ${n} packed 4-bit codes`);
+  if (src.length !== Math.ceil(n / 2))
+    throw new CodeRangeError(argument, `has ${src.length} bytes; allowed: ceil(${n} / 2) = ${Math.ceil(n / 2)} for ${n} packed 4-bit codes`);
   const out = new Uint8Array(n);
   for (let i = 0; i < n; i++) out[i] = i & 1 ? src[i >> 1]! >> 4 : src[i >> 1]! & 15;
   return out;
@@ -136,9 +144,15 @@ export interface MatOptions extends Omit<DotOptions, "length" | "packed"> {
 }
 
 /** Exponent function of one pair of scale vectors; validates lengths (per row or per block). */
-function scaleFunction(scales: MatScales | undefined, rows: number, rowsB: number, blocks: number): (rowA: number, rowB: number) => ((k: number) => number) | undefined {
+function scaleFunction(
+  scales: MatScales | undefined,
+  rows: number,
+  rowsB: number,
+  blocks: number,
+): (rowA: number, rowB: number) => ((k: number) => number) | undefined {
   if (scales === undefined) return () => undefined;
-  if (typeof scales !== "object" || scales === null) throw new ArgumentTypeError("options.scales", `got ${describe(scales)}; allowed: { a?: Uint8Array, b?: Uint8Array } of E8M0 codes`);
+  if (typeof scales !== "object" || scales === null)
+    throw new ArgumentTypeError("options.scales", `got ${describe(scales)}; allowed: { a?: Uint8Array, b?: Uint8Array } of E8M0 codes`);
   const pick = (s: Uint8Array | undefined, count: number, argument: string): ((row: number, k: number) => number) => {
     if (s === undefined) return () => 0;
     requireBytes(s, argument);
@@ -157,7 +171,13 @@ function scaleFunction(scales: MatScales | undefined, rows: number, rowsB: numbe
  * semantics as dot()). Results as float32 (every partials value is a float32), or as binary16 bit patterns when
  * `options.out` is a Uint16Array (exact for binary16 partials; bfloat16/binary32 partials are rounded to nearest even).
  */
-export function matvec<T extends Float32Array | Uint16Array = Float32Array>(a: Uint8Array, x: Uint8Array, rows: number, cols: number, options: MatOptions & { out?: T }): T {
+export function matvec<T extends Float32Array | Uint16Array = Float32Array>(
+  a: Uint8Array,
+  x: Uint8Array,
+  rows: number,
+  cols: number,
+  options: MatOptions & { out?: T },
+): T {
   return matmul(a, x, rows, 1, cols, options);
 }
 
@@ -166,7 +186,14 @@ export function matvec<T extends Float32Array | Uint16Array = Float32Array>(a: U
  * weight layout of a linear layer). C (m × n, row-major) holds one dot() per pair of rows, as float32 or (out: a
  * Uint16Array) as binary16 bit patterns.
  */
-export function matmul<T extends Float32Array | Uint16Array = Float32Array>(a: Uint8Array, b: Uint8Array, m: number, n: number, k: number, options: MatOptions & { out?: T }): T {
+export function matmul<T extends Float32Array | Uint16Array = Float32Array>(
+  a: Uint8Array,
+  b: Uint8Array,
+  m: number,
+  n: number,
+  k: number,
+  options: MatOptions & { out?: T },
+): T {
   const r = matmulArgs(a, b, m, n, k, options, true);
   return matmulChecked(a, b, m, n, k, options, r);
 }
@@ -175,7 +202,15 @@ export function matmul<T extends Float32Array | Uint16Array = Float32Array>(a: U
  * Validates the arguments of matmul (and matvec), codes included when `codes` (the worker pool checks them in
  * parallel first), and returns the resolved options. The same typed errors, in the same order, as matmul.
  */
-export function matmulArgs(a: Uint8Array, b: Uint8Array, m: number, n: number, k: number, options: MatOptions & { out?: Float32Array | Uint16Array }, codes: boolean): ResolvedDot {
+export function matmulArgs(
+  a: Uint8Array,
+  b: Uint8Array,
+  m: number,
+  n: number,
+  k: number,
+  options: MatOptions & { out?: Float32Array | Uint16Array },
+  codes: boolean,
+): ResolvedDot {
   const r = resolveDot(options as DotOptions, MAT_KEYS);
   requireBytes(a, "a");
   requireBytes(b, "b");
@@ -199,7 +234,15 @@ export function matmulArgs(a: Uint8Array, b: Uint8Array, m: number, n: number, k
 }
 
 /** matmul after matmulArgs (codes checked or known valid). */
-export function matmulChecked<T extends Float32Array | Uint16Array>(a: Uint8Array, b: Uint8Array, m: number, n: number, k: number, options: MatOptions & { out?: T }, r: ResolvedDot): T {
+export function matmulChecked<T extends Float32Array | Uint16Array>(
+  a: Uint8Array,
+  b: Uint8Array,
+  m: number,
+  n: number,
+  k: number,
+  options: MatOptions & { out?: T },
+  r: ResolvedDot,
+): T {
   if (options.out instanceof Uint16Array) {
     const c = matmul32(a, b, m, n, k, options, r, new Float32Array(m * n));
     return quantize(c, BINARY16, { out: options.out }) as T;
@@ -224,12 +267,25 @@ function matmul32(a: Uint8Array, b: Uint8Array, m: number, n: number, k: number,
  * Row-wise dot products: out[i] = dot(row i of a, row i of b) for row-major codes a, b (rows × cols), with the
  * semantics of dot() (a batch of independent dot products, e.g. one per sample).
  */
-export function dotRows(a: Uint8Array, b: Uint8Array, rows: number, cols: number, options: Omit<DotOptions, "length" | "packed"> & { out?: Float32Array }): Float32Array {
+export function dotRows(
+  a: Uint8Array,
+  b: Uint8Array,
+  rows: number,
+  cols: number,
+  options: Omit<DotOptions, "length" | "packed"> & { out?: Float32Array },
+): Float32Array {
   return dotRowsChecked(a, b, rows, cols, options, dotRowsArgs(a, b, rows, cols, options, true));
 }
 
 /** Validates the arguments of dotRows (codes included when `codes`) and returns the resolved options. */
-export function dotRowsArgs(a: Uint8Array, b: Uint8Array, rows: number, cols: number, options: Omit<DotOptions, "length" | "packed"> & { out?: Float32Array }, codes: boolean): ResolvedDot {
+export function dotRowsArgs(
+  a: Uint8Array,
+  b: Uint8Array,
+  rows: number,
+  cols: number,
+  options: Omit<DotOptions, "length" | "packed"> & { out?: Float32Array },
+  codes: boolean,
+): ResolvedDot {
   const r = resolveDot(options as DotOptions, ROWS_KEYS);
   requireBytes(a, "a");
   requireBytes(b, "b");
@@ -238,7 +294,8 @@ export function dotRowsArgs(a: Uint8Array, b: Uint8Array, rows: number, cols: nu
   if (a.length !== rows * cols) throw new CodeRangeError("a", `has length ${a.length}; allowed: rows × cols = ${rows * cols}`);
   if (b.length !== rows * cols) throw new CodeRangeError("b", `has length ${b.length}; allowed: rows × cols = ${rows * cols}`);
   const out = options.out;
-  if (out !== undefined && (!(out instanceof Float32Array) || out.length !== rows)) throw new CodeRangeError("options.out", `got ${describe(out)}; allowed: a Float32Array of length rows = ${rows}`);
+  if (out !== undefined && (!(out instanceof Float32Array) || out.length !== rows))
+    throw new CodeRangeError("options.out", `got ${describe(out)}; allowed: a Float32Array of length rows = ${rows}`);
   if (codes) {
     requireCodesIn(a, r.fa, "a");
     requireCodesIn(b, r.fb, "b");

@@ -107,7 +107,15 @@ function fromFloat(s: number): Exact {
  * total projected after every addition. `scaleExp(k)` (optional) is the power-of-two exponent applied to block k's
  * exact sum before its projection (NaN for a NaN scale). Mode "exact": the exact dot product, one projection.
  */
-export function dotReference(a: Uint8Array, aOff: number, b: Uint8Array, bOff: number, n: number, ctx: DotContext, scaleExp?: (block: number) => number): number {
+export function dotReference(
+  a: Uint8Array,
+  aOff: number,
+  b: Uint8Array,
+  bOff: number,
+  n: number,
+  ctx: DotContext,
+  scaleExp?: (block: number) => number,
+): number {
   const { va, vb, partials } = ctx;
   if (ctx.mode === "exact") {
     const terms: number[] = [];

@@ -67,7 +67,18 @@ function gridCode(v: number, f: ReturnType<typeof format>): number {
 }
 
 /** One row of `randvals` scaled to max |v| = scale and rounded into the format (RNE; values stay in range). */
-function randomRow(codes: Uint8Array, offset: number, n: number, scale: number, k0: number, k1: number, first: number, fmt: ReturnType<typeof format>, max: number, tmp: Float64Array): void {
+function randomRow(
+  codes: Uint8Array,
+  offset: number,
+  n: number,
+  scale: number,
+  k0: number,
+  k1: number,
+  first: number,
+  fmt: ReturnType<typeof format>,
+  max: number,
+  tmp: Float64Array,
+): void {
   normals(tmp, k0, k1, first);
   let rowMax = 0;
   for (let i = 0; i < n; i++) {
@@ -83,7 +94,17 @@ function randomRow(codes: Uint8Array, offset: number, n: number, scale: number, 
   }
 }
 
-const SATURATION_KEYS = ["N", "batches", "batchSize", "blockSize", "scale", "seed", "format", "partials", "onBatch"] as const satisfies readonly (keyof SaturationOptions)[];
+const SATURATION_KEYS = [
+  "N",
+  "batches",
+  "batchSize",
+  "blockSize",
+  "scale",
+  "seed",
+  "format",
+  "partials",
+  "onBatch",
+] as const satisfies readonly (keyof SaturationOptions)[];
 
 export function saturationExperiment(options: SaturationOptions = {}): SaturationResult {
   checkOptions(options, SATURATION_KEYS);
@@ -92,7 +113,8 @@ export function saturationExperiment(options: SaturationOptions = {}): Saturatio
   const batchSize = requireInteger("options.batchSize", options.batchSize ?? 1000, 1, 2 ** 20);
   const blockSize = requireInteger("options.blockSize", options.blockSize ?? 16, 1, 2 ** 20);
   const scale = options.scale ?? 192;
-  if (typeof scale !== "number" || !(scale > 0) || !Number.isFinite(scale)) throw new CodeRangeError("options.scale", `got ${describe(scale)}; allowed: a positive finite number`);
+  if (typeof scale !== "number" || !(scale > 0) || !Number.isFinite(scale))
+    throw new CodeRangeError("options.scale", `got ${describe(scale)}; allowed: a positive finite number`);
   requireInteger("options.seed", options.seed ?? 1, 0, 0xffffffff);
   if (batchSize * N > 2 ** 28) throw new CodeRangeError("options", `batchSize × N = ${batchSize * N}; allowed: at most 2^28 elements per batch`);
   const f = format(options.format ?? "float8_e4m3fn");
@@ -105,8 +127,17 @@ export function saturationExperiment(options: SaturationOptions = {}): Saturatio
   const b = new Uint8Array(batchSize * N);
   const tmp = new Float64Array(N);
   let counter = 0;
-  let inRange = 0, overflowed = 0, nanInf = 0, nanNan = 0, sumSat = 0, sumInf = 0, maxSat = 0, maxInf = 0;
-  let over = 0, overSat = 0, overInf = 0;
+  let inRange = 0,
+    overflowed = 0,
+    nanInf = 0,
+    nanNan = 0,
+    sumSat = 0,
+    sumInf = 0,
+    maxSat = 0,
+    maxInf = 0;
+  let over = 0,
+    overSat = 0,
+    overInf = 0;
   for (let batch = 0; batch < batches; batch++) {
     for (let r = 0; r < batchSize; r++) {
       randomRow(a, r * N, N, scale, k0, k1, counter, f, max, tmp);

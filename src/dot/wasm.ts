@@ -129,7 +129,17 @@ const PART = CHUNK;
  * of whole blocks of a long row (the kernel carries the running total from part to part), so the kernel reads them
  * from cache and memory does not grow with the input; matmul and scaled products copy them whole.
  */
-export function dotKernel(a: Uint8Array, b: Uint8Array, k: number, m: number, n: number, ctx: DotContext, scales: KernelScales | undefined, out?: Float32Array, pairs = false): Float32Array | undefined {
+export function dotKernel(
+  a: Uint8Array,
+  b: Uint8Array,
+  k: number,
+  m: number,
+  n: number,
+  ctx: DotContext,
+  scales: KernelScales | undefined,
+  out?: Float32Array,
+  pairs = false,
+): Float32Array | undefined {
   const K = kernels();
   if (!K || m * n === 0) return undefined;
   const results = pairs ? m : m * n;
@@ -169,7 +179,11 @@ export function dotKernel(a: Uint8Array, b: Uint8Array, k: number, m: number, n:
       run(pa, pb, k, m, streamed ? m : n, sa!, sb!, 0, false);
     } else if (k <= PART || ctx.mode === "exact") {
       // Parts of whole rows (one row per part when a row is longer than a part).
-      stream(getA(), null, (pa, _, count, first, [pb]) => run(pa, pb!, k, count / k, count / k, 0, 0, first / k, false), { n: m * k, group: k, extra: [getB()] });
+      stream(getA(), null, (pa, _, count, first, [pb]) => run(pa, pb!, k, count / k, count / k, 0, 0, first / k, false), {
+        n: m * k,
+        group: k,
+        extra: [getB()],
+      });
     } else {
       // Each long row in parts of whole blocks, its running total carried from part to part.
       for (let r = 0; r < m; r++) {

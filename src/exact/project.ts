@@ -48,11 +48,31 @@ export type Saturated = "value" | "maxFinite" | "minFinite" | "posInf" | "negInf
 /** Result of each rule of §4.7.5, indexed by rule number (Mhi = maxFinite, Mlo = minFinite). */
 export const SATURATE_RESULTS: readonly Saturated[] = Object.freeze([
   "nan", // unused: rules are numbered from 1
-  "nan", "value", // 1, 2
-  "maxFinite", "minFinite", "minFinite", "maxFinite", // 3–6: SatFinite
-  "posInf", "maxFinite", "negInf", "minFinite", "minFinite", "maxFinite", // 7–12: SatPropagate
-  "posInf", "maxFinite", "negInf", "nan", "minFinite", // 13–17: SatNone, ±∞
-  "maxFinite", "maxFinite", "minFinite", "negInf", "nan", "minFinite", "posInf", "maxFinite", // 18–25: SatNone, finite
+  "nan",
+  "value", // 1, 2
+  "maxFinite",
+  "minFinite",
+  "minFinite",
+  "maxFinite", // 3–6: SatFinite
+  "posInf",
+  "maxFinite",
+  "negInf",
+  "minFinite",
+  "minFinite",
+  "maxFinite", // 7–12: SatPropagate
+  "posInf",
+  "maxFinite",
+  "negInf",
+  "nan",
+  "minFinite", // 13–17: SatNone, ±∞
+  "maxFinite",
+  "maxFinite",
+  "minFinite",
+  "negInf",
+  "nan",
+  "minFinite",
+  "posInf",
+  "maxFinite", // 18–25: SatNone, finite
 ] as const);
 
 /** ωSaturate_{Mlo,Mhi}(Sat, Round, X, Σ, Δ) (§4.7.5): the first of the 25 ordered rules that matches. */

@@ -90,7 +90,10 @@ function float64Values(f: Format): Float64Values {
 export function valueTable(f: Format): Float64Array {
   const { values, firstInexact } = float64Values(f);
   if (firstInexact >= 0) {
-    throw new CodeRangeError("fmt", `code ${firstInexact} of ${f.name} has a value a float64 cannot hold exactly; allowed: formats whose values fit float64 (use decodeExact)`);
+    throw new CodeRangeError(
+      "fmt",
+      `code ${firstInexact} of ${f.name} has a value a float64 cannot hold exactly; allowed: formats whose values fit float64 (use decodeExact)`,
+    );
   }
   return values;
 }

@@ -17,6 +17,11 @@ export function finite(sign: 1 | -1, significand: bigint, exponent: number): Fin
   return { kind: "finite", sign, significand, exponent };
 }
 
+/** The NaN datum (P3109 §3.1): a NaN of either sign. */
+export function isNaNDatum(x: Exact): boolean {
+  return x.kind === "nan";
+}
+
 export function isZero(x: Exact): boolean {
   return x.kind === "finite" && x.significand === 0n;
 }

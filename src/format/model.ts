@@ -94,6 +94,7 @@ let construct: (spec: FormatSpec) => Format;
 export interface Format extends FormatSpec {}
 
 /** A format with every derived constant precomputed (P3109 §4.14 format queries and the code layout). */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns every FormatSpec field (FORMAT_FIELDS), which the merged interface declares once
 export class Format {
   /** Number of codes, 2^K. */
   readonly codeCount: number;
@@ -261,7 +262,8 @@ function validate(spec: FormatSpec): void {
   const { K, P, bias, signed } = spec;
   if (!Number.isInteger(K) || K < 2 || K > 64) throw new FormatError("K", `got ${describe(K)}; allowed: an integer in [2, 64]`);
   if (typeof signed !== "boolean") throw new FormatError("signed", `got ${describe(signed)}; allowed: true or false`);
-  if (!Number.isInteger(spec.highNaNs) || spec.highNaNs < 0) throw new FormatError("highNaNs", `got ${describe(spec.highNaNs)}; allowed: a non-negative integer`);
+  if (!Number.isInteger(spec.highNaNs) || spec.highNaNs < 0)
+    throw new FormatError("highNaNs", `got ${describe(spec.highNaNs)}; allowed: a non-negative integer`);
   const maxP = signed ? K - 1 : K;
   if (!Number.isInteger(P) || P < 1 || P > maxP) {
     throw new FormatError("P", `got ${describe(P)}; allowed: an integer in [1, ${maxP}] for a ${signed ? "signed" : "unsigned"} ${K}-bit format`);

@@ -67,12 +67,7 @@ register(ieeeLike("binary64", 11, 52, { nanPayload: "keep" }), "float64", "f64")
 register(ieeeLike("float8_e5m2", 5, 2), "FLOAT8E5M2", "E5M2", "F8_E5M2");
 register(ieeeLike("float8_e4m3", 4, 3));
 register(ieeeLike("float8_e3m4", 3, 4));
-register(
-  ieeeLike("float8_e4m3fn", 4, 3, { family: "OCP", infinity: false, highNaNs: 1 }),
-  "FLOAT8E4M3FN",
-  "E4M3",
-  "F8_E4M3",
-);
+register(ieeeLike("float8_e4m3fn", 4, 3, { family: "OCP", infinity: false, highNaNs: 1 }), "FLOAT8E4M3FN", "E4M3", "F8_E4M3");
 const fnuz = { family: "FNUZ", infinity: false, highNaNs: 0, negativeZero: "nan" } as const;
 register(ieeeLike("float8_e4m3fnuz", 4, 3, { ...fnuz, bias: 8 }), "FLOAT8E4M3FNUZ", "F8_E4M3FNUZ");
 register(ieeeLike("float8_e5m2fnuz", 5, 2, { ...fnuz, bias: 16 }), "FLOAT8E5M2FNUZ", "F8_E5M2FNUZ");
@@ -175,7 +170,10 @@ export function format(name: string | Format, params?: { bias?: number }): Forma
   }
   const bias = params?.bias;
   if (!needsBias && bias !== undefined) {
-    throw new FormatError("params.bias", `format ${JSON.stringify(name)} has a fixed bias; a bias is allowed only for cfloat8_1_4_3, cfloat8_1_5_2 and cfloat16_shp`);
+    throw new FormatError(
+      "params.bias",
+      `format ${JSON.stringify(name)} has a fixed bias; a bias is allowed only for cfloat8_1_4_3, cfloat8_1_5_2 and cfloat16_shp`,
+    );
   }
   if (p) {
     const K = Number(p[1]);

@@ -50,7 +50,10 @@ export function blockLayouts(reader: SafetensorsReader): Map<string, BlockLayout
     const name = key.slice(BLOCK_KEY_PREFIX.length);
     const m = /^(\S+)(?: tensor_scale=(\S+))?$/.exec(value);
     if (!m || !(MX_SCHEMES as readonly string[]).includes(m[1]!)) {
-      throw new SafetensorsError(where, `is ${JSON.stringify(value)}; allowed: one of ${MX_SCHEMES.join(", ")}, optionally followed by " tensor_scale=<float32>"`);
+      throw new SafetensorsError(
+        where,
+        `is ${JSON.stringify(value)}; allowed: one of ${MX_SCHEMES.join(", ")}, optionally followed by " tensor_scale=<float32>"`,
+      );
     }
     const scheme = blockScheme(m[1] as SchemeName);
     const tensorScale = m[2] === undefined ? 1 : Number(m[2]);
@@ -63,7 +66,10 @@ export function blockLayouts(reader: SafetensorsReader): Map<string, BlockLayout
     const [e, s] = blockSpecs(name, elements.shape, scheme) as [TensorSpec, TensorSpec];
     if (elements.dtype !== e.dtype) throw new SafetensorsError(where, `tensor "${name}" has dtype ${elements.dtype}; ${scheme.name} elements are ${e.dtype}`);
     if (scales.dtype !== s.dtype || scales.shape.join() !== s.shape.join()) {
-      throw new SafetensorsError(where, `tensor "${scales.name}" is ${scales.dtype} [${scales.shape.join(", ")}]; ${scheme.name} scales of [${elements.shape.join(", ")}] are ${s.dtype} [${s.shape.join(", ")}]`);
+      throw new SafetensorsError(
+        where,
+        `tensor "${scales.name}" is ${scales.dtype} [${scales.shape.join(", ")}]; ${scheme.name} scales of [${elements.shape.join(", ")}] are ${s.dtype} [${s.shape.join(", ")}]`,
+      );
     }
     const rowLength = elements.shape.length === 0 ? 1 : elements.shape[elements.shape.length - 1]!;
     out.set(name, { scheme, elements, scales, tensorScale, rowLength });

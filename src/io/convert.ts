@@ -1,6 +1,6 @@
 // Bytes of a tensor ↔ codes ↔ values, with the library's exact conversions. safetensors data is little-endian;
 // typed-array views are used directly, so a big-endian host is refused once, here.
-import { type CodeArray, type QuantizeOptions } from "../api/bulk.js";
+import type { CodeArray, QuantizeOptions } from "../api/bulk.js";
 import type { Format } from "../format/model.js";
 import { dequantize, quantize } from "./kernels.js";
 import type { TensorInfo } from "./header.js";
@@ -8,11 +8,16 @@ import { packCodes, unpackCodes } from "../api/packed.js";
 import { SafetensorsError } from "./errors.js";
 
 // Checked with a typed array rather than node:os, so the reader also runs in browsers.
-if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new SafetensorsError("host", "is big-endian; minifloat's safetensors I/O needs a little-endian host");
+if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1)
+  throw new SafetensorsError("host", "is big-endian; minifloat's safetensors I/O needs a little-endian host");
 
 /** Floating-point tensor with a format (integer dtypes hold no values minifloat converts). */
 function requireFormat(t: TensorInfo): Format {
-  if (!t.format) throw new SafetensorsError(`tensor "${t.name}"`, `has dtype ${t.dtype}, which holds integers; allowed: a floating-point dtype or a recorded minifloat format`);
+  if (!t.format)
+    throw new SafetensorsError(
+      `tensor "${t.name}"`,
+      `has dtype ${t.dtype}, which holds integers; allowed: a floating-point dtype or a recorded minifloat format`,
+    );
   return t.format;
 }
 
@@ -50,7 +55,11 @@ export function valuesToBytes(t: TensorInfo, values: Float32Array | Float64Array
   const { rounding, saturation, stochasticBits, seed, random } = options;
   const projected = [rounding, saturation, stochasticBits, seed, random].some((v) => v !== undefined);
   if (t.dtype === "F64") {
-    if (projected) throw new SafetensorsError(`tensor "${t.name}"`, "is F64, which holds every float32/float64 input exactly; allowed: no rounding, saturation or seed options");
+    if (projected)
+      throw new SafetensorsError(
+        `tensor "${t.name}"`,
+        "is F64, which holds every float32/float64 input exactly; allowed: no rounding, saturation or seed options",
+      );
     return bytesOf(values instanceof Float64Array ? values : Float64Array.from(values));
   }
   if (t.dtype === "F32" && !projected) return bytesOf(values instanceof Float32Array ? values : Float32Array.from(values));

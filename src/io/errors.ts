@@ -4,7 +4,10 @@
 /** A safetensors file (or a header being written) that breaks the format's rules. */
 export class SafetensorsError extends Error {
   override readonly name = "SafetensorsError";
-  constructor(readonly argument: string, message: string) {
+  constructor(
+    readonly argument: string,
+    message: string,
+  ) {
     super(`${argument}: ${message}`);
   }
 }
@@ -12,7 +15,10 @@ export class SafetensorsError extends Error {
 /** A file-system condition the caller must resolve (output exists, output is the input, write interrupted). */
 export class IoError extends Error {
   override readonly name = "IoError";
-  constructor(readonly argument: string, message: string) {
+  constructor(
+    readonly argument: string,
+    message: string,
+  ) {
     super(`${argument}: ${message}`);
   }
 }

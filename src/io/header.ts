@@ -46,7 +46,7 @@ export function parseHeader(bytes: Uint8Array, dataLength: number, file = "heade
     throw new SafetensorsError(file, `header is not valid JSON (${(e as Error).message})`);
   }
   if (!isObject(json)) throw new SafetensorsError(file, "header must be a JSON object {tensor name: {dtype, shape, data_offsets}}");
-  const metadata = parseMetadata(json["__metadata__"], file);
+  const metadata = parseMetadata(json.__metadata__, file);
   const records = new Map<string, string>();
   for (const [key, value] of Object.entries(metadata)) {
     if (key.startsWith(FORMAT_KEY_PREFIX)) {
@@ -83,14 +83,14 @@ function parseTensor(name: string, entry: unknown, recorded: string | undefined,
   if (!isObject(entry)) throw new SafetensorsError(where, "must be an object {dtype, shape, data_offsets}");
   const extra = Object.keys(entry).filter((k) => !TENSOR_KEYS.includes(k));
   if (extra.length > 0) throw new SafetensorsError(where, `has unknown field(s) ${extra.join(", ")}; allowed: ${TENSOR_KEYS.join(", ")}`);
-  const info = dtypeInfo(entry["dtype"], `${where} dtype`);
-  const shape = entry["shape"];
+  const info = dtypeInfo(entry.dtype, `${where} dtype`);
+  const shape = entry.shape;
   if (!Array.isArray(shape) || !shape.every((d) => Number.isSafeInteger(d) && d >= 0)) {
     throw new SafetensorsError(`${where} shape`, `is ${JSON.stringify(shape)}; allowed: an array of non-negative integers`);
   }
   const length = shape.reduce((p: number, d: number) => p * d, 1);
   if (!Number.isSafeInteger(length * info.bits)) throw new SafetensorsError(`${where} shape`, `${JSON.stringify(shape)} has too many elements`);
-  const offsets = entry["data_offsets"];
+  const offsets = entry.data_offsets;
   if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every((o) => Number.isSafeInteger(o) && o >= 0) || offsets[0] > offsets[1]) {
     throw new SafetensorsError(`${where} data_offsets`, `is ${JSON.stringify(offsets)}; allowed: [begin, end] with 0 ≤ begin ≤ end`);
   }
@@ -104,7 +104,10 @@ function parseTensor(name: string, entry: unknown, recorded: string | undefined,
     fmt = formatFromRecordedName(recorded, `${file}: __metadata__["${FORMAT_KEY_PREFIX}${name}"]`);
     const container = fmt.K <= 8 ? "U8" : fmt.K <= 16 ? "U16" : undefined;
     if (info.name !== container) {
-      throw new SafetensorsError(where, `records format ${fmt.name} (${fmt.K}-bit codes) but has dtype ${info.name}; allowed: ${container ?? "none (more than 16 bits)"}`);
+      throw new SafetensorsError(
+        where,
+        `records format ${fmt.name} (${fmt.K}-bit codes) but has dtype ${info.name}; allowed: ${container ?? "none (more than 16 bits)"}`,
+      );
     }
   } else if (info.format !== undefined) {
     fmt = formatFromRecordedName(info.format, where);
@@ -117,10 +120,18 @@ function checkLayout(tensors: readonly TensorInfo[], dataLength: number, file: s
   let at = 0;
   for (const t of tensors) {
     if (t.end > dataLength) {
-      throw new SafetensorsError(`${file}: tensor "${t.name}" data_offsets`, `[${t.begin}, ${t.end}] reach beyond the data buffer (${dataLength} bytes): out of range or truncated file`);
+      throw new SafetensorsError(
+        `${file}: tensor "${t.name}" data_offsets`,
+        `[${t.begin}, ${t.end}] reach beyond the data buffer (${dataLength} bytes): out of range or truncated file`,
+      );
     }
-    if (t.begin < at) throw new SafetensorsError(`${file}: tensor "${t.name}" data_offsets`, `[${t.begin}, ${t.end}] overlap the previous tensor, which ends at ${at}`);
-    if (t.begin > at) throw new SafetensorsError(`${file}: tensor "${t.name}" data_offsets`, `[${t.begin}, ${t.end}] leave a gap: bytes [${at}, ${t.begin}) belong to no tensor`);
+    if (t.begin < at)
+      throw new SafetensorsError(`${file}: tensor "${t.name}" data_offsets`, `[${t.begin}, ${t.end}] overlap the previous tensor, which ends at ${at}`);
+    if (t.begin > at)
+      throw new SafetensorsError(
+        `${file}: tensor "${t.name}" data_offsets`,
+        `[${t.begin}, ${t.end}] leave a gap: bytes [${at}, ${t.begin}) belong to no tensor`,
+      );
     at = t.end;
   }
   if (at !== dataLength) throw new SafetensorsError(file, `data buffer has ${dataLength} bytes but the tensors cover only ${at}`);
@@ -140,7 +151,8 @@ export function serializeHeader(specs: readonly TensorSpec[], metadata: Readonly
   const meta: Record<string, string> = Object.create(null);
   for (const [k, v] of Object.entries(metadata)) {
     if (typeof v !== "string") throw new SafetensorsError(`metadata["${k}"]`, `is ${JSON.stringify(v)}; allowed: a string`);
-    if (k.startsWith(FORMAT_KEY_PREFIX)) throw new SafetensorsError(`metadata["${k}"]`, `keys starting with "${FORMAT_KEY_PREFIX}" are written by minifloat from TensorSpec.format`);
+    if (k.startsWith(FORMAT_KEY_PREFIX))
+      throw new SafetensorsError(`metadata["${k}"]`, `keys starting with "${FORMAT_KEY_PREFIX}" are written by minifloat from TensorSpec.format`);
     meta[k] = v;
   }
   const json: Record<string, unknown> = Object.create(null);
@@ -158,7 +170,8 @@ export function serializeHeader(specs: readonly TensorSpec[], metadata: Readonly
     let fmt = info.format !== undefined ? formatFromRecordedName(info.format, where) : undefined;
     if (spec.format !== undefined) {
       const container = spec.format.K <= 8 ? "U8" : spec.format.K <= 16 ? "U16" : undefined;
-      if (info.name !== container) throw new SafetensorsError(where, `format ${spec.format.name} is stored as ${container ?? "nothing (more than 16 bits)"}, not ${info.name}`);
+      if (info.name !== container)
+        throw new SafetensorsError(where, `format ${spec.format.name} is stored as ${container ?? "nothing (more than 16 bits)"}, not ${info.name}`);
       const name = recordableName(spec.format);
       meta[FORMAT_KEY_PREFIX + spec.name] = name;
       fmt = formatFromRecordedName(name, where);

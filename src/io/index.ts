@@ -11,7 +11,16 @@ export { GgufError } from "./gguf/errors.js";
 export { GgufReader, type GgufTensorInfo } from "./gguf/reader.js";
 export { GgufWriter, type GgufTensorSpec, type GgufWriterOptions } from "./gguf/writer.js";
 export { mxfp4Blocks, mxfp4BlocksFromPairs, nvfp4Blocks, quantizeQ8_0 } from "./gguf/encode.js";
-export { type GgmlType, type GgufScalar, type GgufValue, type GgufValueType, DECODABLE_TYPES, GGUF_VERSION, ggmlTypeById, ggmlTypeByName } from "./gguf/format.js";
+export {
+  type GgmlType,
+  type GgufScalar,
+  type GgufValue,
+  type GgufValueType,
+  DECODABLE_TYPES,
+  GGUF_VERSION,
+  ggmlTypeById,
+  ggmlTypeByName,
+} from "./gguf/format.js";
 export { BLOCK_KEY_PREFIX, SCALES_SUFFIX, type BlockLayout, blockLayouts, blockRecord, blockSpecs, readBlockRows } from "./blocks.js";
 export { BlobSource, type ByteSource, FileSource } from "./source.js";
 export { HttpSource, openSafetensors, type Progress, type RemoteOptions } from "./remote.js";

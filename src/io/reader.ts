@@ -34,7 +34,8 @@ export class SafetensorsReader {
       const n = new DataView(head.buffer, head.byteOffset).getBigUint64(0, true);
       if (n > BigInt(MAX_HEADER_BYTES)) throw new SafetensorsError(path, `header length is ${n} bytes; allowed: at most ${MAX_HEADER_BYTES}`);
       const headerLength = Number(n);
-      if (8 + headerLength > size) throw new SafetensorsError(path, `header length is ${headerLength} bytes but the file has only ${size - 8} after the length: truncated file`);
+      if (8 + headerLength > size)
+        throw new SafetensorsError(path, `header length is ${headerLength} bytes but the file has only ${size - 8} after the length: truncated file`);
       const header = parseHeader(await readExactly(source, 8, headerLength), size - 8 - headerLength, path);
       return new SafetensorsReader(source, 8 + headerLength, header.tensors, header.metadata);
     } catch (e) {

@@ -1,14 +1,13 @@
 // Arithmetic ω-functions (P3109 §4.9.1 Convert, §4.10 Arithmetic): ordered pattern rules, first match wins, then
 // the exact real result (or its round-to-odd value at `precision` bits for Divide, Sqrt, Recip, RSqrt, Hypot).
 // Operands are ω-values (no −0, one unsigned NaN); results never contain −0.
-import { type Exact, type Finite, NAN, NEG_INF, POS_INF, ZERO, finite } from "../exact/value.js";
+import { type Exact, type Finite, NAN, NEG_INF, POS_INF, ZERO, finite, isNaNDatum } from "../exact/value.js";
 import { abs, add, multiply, negate, rsqrtToOdd, sqrtToOdd } from "./exact-arith.js";
 import { stickyQuotient } from "./sticky.js";
 
 /** An ω-operation: exact real result, or a round-to-odd value with ≥ precision bits (sticky.ts). */
 export type Omega = (args: Exact[], precision: number) => Exact;
 
-const isNaN = (x: Exact): boolean => x.kind === "nan";
 const isPosInf = (x: Exact): boolean => x.kind === "infinity" && x.sign > 0;
 const isNegInf = (x: Exact): boolean => x.kind === "infinity" && x.sign < 0;
 const isZero = (x: Exact): boolean => x.kind === "finite" && x.significand === 0n;
@@ -21,7 +20,7 @@ export const Convert: Omega = ([x]) => x!;
 
 /** §4.10 Negate. */
 export const Negate: Omega = ([x]) => {
-  if (isNaN(x!)) return NAN; // 1. Negate(NaN) → NaN
+  if (isNaNDatum(x!)) return NAN; // 1. Negate(NaN) → NaN
   if (isNegInf(x!)) return POS_INF; // 2. Negate(−∞) → +∞
   if (isPosInf(x!)) return NEG_INF; // 3. Negate(+∞) → −∞
   return negate(x as Finite); // 4. Negate(X) → −X (Negate(0) = 0)
@@ -29,14 +28,14 @@ export const Negate: Omega = ([x]) => {
 
 /** §4.10 Abs. */
 export const Abs: Omega = ([x]) => {
-  if (isNaN(x!)) return NAN; // 1. Abs(NaN) → NaN
+  if (isNaNDatum(x!)) return NAN; // 1. Abs(NaN) → NaN
   if (x!.kind === "infinity") return POS_INF; // 2–3. Abs(±∞) → +∞
   return abs(x as Finite); // 4. Abs(X) → |X|
 };
 
 /** §4.10 CopySign: the magnitude of x with the sign of y (Y = 0 counts as positive). */
 export const CopySign: Omega = ([x, y]) => {
-  if (isNaN(x!) || isNaN(y!)) return NAN; // 1–2. CopySign(NaN, ∗), CopySign(∗, NaN) → NaN
+  if (isNaNDatum(x!) || isNaNDatum(y!)) return NAN; // 1–2. CopySign(NaN, ∗), CopySign(∗, NaN) → NaN
   const negative = isNegInf(y!) || (y!.kind === "finite" && y!.sign < 0 && y!.significand !== 0n);
   if (x!.kind === "infinity") return negative ? NEG_INF : POS_INF; // 3–6. CopySign(±∞, y) → ±∞ by y
   const m = abs(x as Finite);
@@ -45,7 +44,7 @@ export const CopySign: Omega = ([x, y]) => {
 
 /** §4.10 Add. */
 export const Add: Omega = ([x, y]) => {
-  if (isNaN(x!) || isNaN(y!)) return NAN; // 1–2. Add(NaN, ∗), Add(∗, NaN) → NaN
+  if (isNaNDatum(x!) || isNaNDatum(y!)) return NAN; // 1–2. Add(NaN, ∗), Add(∗, NaN) → NaN
   if ((isPosInf(x!) && isNegInf(y!)) || (isNegInf(x!) && isPosInf(y!))) return NAN; // 3–4. Add(±∞, ∓∞) → NaN
   if (isPosInf(x!) || isPosInf(y!)) return POS_INF; // 5–6. Add(+∞, ∗), Add(∗, +∞) → +∞
   if (isNegInf(x!) || isNegInf(y!)) return NEG_INF; // 7–8. Add(−∞, ∗), Add(∗, −∞) → −∞
@@ -54,7 +53,7 @@ export const Add: Omega = ([x, y]) => {
 
 /** §4.10 Subtract. */
 export const Subtract: Omega = ([x, y]) => {
-  if (isNaN(x!) || isNaN(y!)) return NAN; // 1–2. Subtract(NaN, ∗), Subtract(∗, NaN) → NaN
+  if (isNaNDatum(x!) || isNaNDatum(y!)) return NAN; // 1–2. Subtract(NaN, ∗), Subtract(∗, NaN) → NaN
   if ((isPosInf(x!) && isPosInf(y!)) || (isNegInf(x!) && isNegInf(y!))) return NAN; // 3–4. (+∞)−(+∞), (−∞)−(−∞) → NaN
   if (isPosInf(y!)) return NEG_INF; // 5. Subtract(∗, +∞) → −∞
   if (isPosInf(x!)) return POS_INF; // 6. Subtract(+∞, ∗) → +∞
@@ -65,7 +64,7 @@ export const Subtract: Omega = ([x, y]) => {
 
 /** §4.10 Multiply. */
 export const Multiply: Omega = ([x, y]) => {
-  if (isNaN(x!) || isNaN(y!)) return NAN; // 1–2. Multiply(NaN, ∗), Multiply(∗, NaN) → NaN
+  if (isNaNDatum(x!) || isNaNDatum(y!)) return NAN; // 1–2. Multiply(NaN, ∗), Multiply(∗, NaN) → NaN
   if (x!.kind === "infinity" && y!.kind === "infinity") return inf(x!.sign * y!.sign); // 3–6. ∞·∞ by signs
   if ((x!.kind === "infinity" && isZero(y!)) || (isZero(x!) && y!.kind === "infinity")) return NAN; // 7–8. ∞·0, 0·∞ → NaN
   if (x!.kind === "infinity") return inf(x!.sign * sgn(y!)); // 9–10. ±∞·Y → ±∞ by the sign of Y
@@ -75,7 +74,7 @@ export const Multiply: Omega = ([x, y]) => {
 
 /** §4.10 Divide: every division by zero is NaN (0/0, X/0 and ∞/0 alike). */
 export const Divide: Omega = ([x, y], precision) => {
-  if (isNaN(x!) || isNaN(y!)) return NAN; // 1–2. Divide(NaN, ∗), Divide(∗, NaN) → NaN
+  if (isNaNDatum(x!) || isNaNDatum(y!)) return NAN; // 1–2. Divide(NaN, ∗), Divide(∗, NaN) → NaN
   if (x!.kind === "infinity" && y!.kind === "infinity") return NAN; // 3–6. ±∞/±∞ → NaN
   if (isZero(y!)) return NAN; // 7. Divide(∗, 0) → NaN
   if (x!.kind === "infinity") return inf(x!.sign * sgn(y!)); // 8–9. ±∞/Y → ±∞ by the signs
@@ -95,7 +94,7 @@ export const FAA: Omega = ([x, y, z], precision) => Add([Add([x!, y!], precision
 
 /** §4.10 Sqrt. */
 export const Sqrt: Omega = ([x], precision) => {
-  if (isNaN(x!)) return NAN; // 1. Sqrt(NaN) → NaN
+  if (isNaNDatum(x!)) return NAN; // 1. Sqrt(NaN) → NaN
   if (isNegInf(x!)) return NAN; // 2. Sqrt(−∞) → NaN
   if (x!.kind === "finite" && x!.sign < 0 && x!.significand !== 0n) return NAN; // 3. Sqrt(X < 0) → NaN
   if (isPosInf(x!)) return POS_INF; // 4. Sqrt(+∞) → +∞
@@ -104,7 +103,7 @@ export const Sqrt: Omega = ([x], precision) => {
 
 /** §4.10 Recip. */
 export const Recip: Omega = ([x], precision) => {
-  if (isNaN(x!)) return NAN; // 1. Recip(NaN) → NaN
+  if (isNaNDatum(x!)) return NAN; // 1. Recip(NaN) → NaN
   if (isZero(x!)) return NAN; // 2. Recip(0) → NaN
   if (x!.kind === "infinity") return ZERO; // 3–4. Recip(±∞) → 0
   const a = x as Finite;
@@ -114,7 +113,7 @@ export const Recip: Omega = ([x], precision) => {
 
 /** §4.10 RSqrt. */
 export const RSqrt: Omega = ([x], precision) => {
-  if (isNaN(x!)) return NAN; // 1. RSqrt(NaN) → NaN
+  if (isNaNDatum(x!)) return NAN; // 1. RSqrt(NaN) → NaN
   if (isNegInf(x!)) return NAN; // 2. RSqrt(−∞) → NaN
   if (x!.kind === "finite" && (x!.sign < 0 || x!.significand === 0n)) return NAN; // 3. RSqrt(X ≤ 0) → NaN
   if (isPosInf(x!)) return ZERO; // 4. RSqrt(+∞) → 0
@@ -123,7 +122,7 @@ export const RSqrt: Omega = ([x], precision) => {
 
 /** §4.10 Hypot: any NaN wins over ∞ (Hypot(NaN, ∞) = NaN, unlike IEEE 754). */
 export const Hypot: Omega = ([x, y], precision) => {
-  if (isNaN(x!) || isNaN(y!)) return NAN; // 1–2. Hypot(NaN, ∗), Hypot(∗, NaN) → NaN
+  if (isNaNDatum(x!) || isNaNDatum(y!)) return NAN; // 1–2. Hypot(NaN, ∗), Hypot(∗, NaN) → NaN
   if (x!.kind === "infinity" || y!.kind === "infinity") return POS_INF; // 3–6. Hypot(±∞, ∗), Hypot(∗, ±∞) → +∞
   const a = x as Finite;
   const b = y as Finite;

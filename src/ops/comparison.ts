@@ -1,29 +1,27 @@
 // Comparisons, predicates and classification (P3109 §4.12–4.13): no projection; Boolean or enumeration results.
 // Operands are ω-values (no −0, one NaN); the predicates that depend on the format (IsNormal, IsSubnormal, Class)
 // take the operand's format.
-import { type Exact, type Finite, floorLog2 } from "../exact/value.js";
+import { type Exact, type Finite, floorLog2, isNaNDatum } from "../exact/value.js";
 import type { Format } from "../format/model.js";
 import { compareOrdered } from "./extrema.js";
 
 export type Predicate = (args: Exact[], formats: readonly Format[]) => boolean;
 
-const isNaN = (x: Exact): boolean => x.kind === "nan";
-
 /** §4.12 CompareLess: False whenever either operand is NaN. */
-export const CompareLess: Predicate = ([x, y]) => !isNaN(x!) && !isNaN(y!) && compareOrdered(x!, y!) < 0;
+export const CompareLess: Predicate = ([x, y]) => !isNaNDatum(x!) && !isNaNDatum(y!) && compareOrdered(x!, y!) < 0;
 /** §4.12 CompareLessEqual. */
-export const CompareLessEqual: Predicate = ([x, y]) => !isNaN(x!) && !isNaN(y!) && compareOrdered(x!, y!) <= 0;
+export const CompareLessEqual: Predicate = ([x, y]) => !isNaNDatum(x!) && !isNaNDatum(y!) && compareOrdered(x!, y!) <= 0;
 /** §4.12 CompareEqual: CompareEqual(NaN, NaN) is False. */
-export const CompareEqual: Predicate = ([x, y]) => !isNaN(x!) && !isNaN(y!) && compareOrdered(x!, y!) === 0;
+export const CompareEqual: Predicate = ([x, y]) => !isNaNDatum(x!) && !isNaNDatum(y!) && compareOrdered(x!, y!) === 0;
 /** §4.12 CompareGreater. */
-export const CompareGreater: Predicate = ([x, y]) => !isNaN(x!) && !isNaN(y!) && compareOrdered(x!, y!) > 0;
+export const CompareGreater: Predicate = ([x, y]) => !isNaNDatum(x!) && !isNaNDatum(y!) && compareOrdered(x!, y!) > 0;
 /** §4.12 CompareGreaterEqual. */
-export const CompareGreaterEqual: Predicate = ([x, y]) => !isNaN(x!) && !isNaN(y!) && compareOrdered(x!, y!) >= 0;
+export const CompareGreaterEqual: Predicate = ([x, y]) => !isNaNDatum(x!) && !isNaNDatum(y!) && compareOrdered(x!, y!) >= 0;
 
 /** §4.12 TotalOrder: NaN is the least element. */
 export const TotalOrder: Predicate = ([x, y], f) => {
-  if (isNaN(x!)) return true; // 1. TotalOrder(NaN, ∗) → True
-  if (isNaN(y!)) return false; // 2. TotalOrder(x, NaN) → False
+  if (isNaNDatum(x!)) return true; // 1. TotalOrder(NaN, ∗) → True
+  if (isNaNDatum(y!)) return false; // 2. TotalOrder(x, NaN) → False
   return CompareLessEqual([x!, y!], f); // 3. CompareLessEqual(x, y)
 };
 
@@ -33,8 +31,9 @@ const atLeastMinNormal = (x: Finite, f: Format): boolean => f.P === 1 || floorLo
 
 /** §4.13 predicates. */
 export const IsZero: Predicate = ([x]) => x!.kind === "finite" && x!.significand === 0n;
-export const IsOne: Predicate = ([x]) => x!.kind === "finite" && x!.sign > 0 && x!.significand !== 0n && floorLog2(x!) === 0 && (x!.significand & (x!.significand - 1n)) === 0n;
-export const IsNaN: Predicate = ([x]) => isNaN(x!);
+export const IsOne: Predicate = ([x]) =>
+  x!.kind === "finite" && x!.sign > 0 && x!.significand !== 0n && floorLog2(x!) === 0 && (x!.significand & (x!.significand - 1n)) === 0n;
+export const IsNaN: Predicate = ([x]) => isNaNDatum(x!);
 export const IsInfinite: Predicate = ([x]) => x!.kind === "infinity";
 export const IsFinite: Predicate = ([x]) => x!.kind === "finite";
 /** −∞ or X < 0; NaN and 0 are not sign-minus. */

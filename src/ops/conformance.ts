@@ -46,11 +46,23 @@ export function mandatorySpecializations(): Mandatory[] {
   }
   for (const op of ["FMA", "FAA"]) for (const f1 of small) for (const f2 of small) for (const fr of FX) numeric(op, [f1, f2, fr], fr);
   for (const f of small) {
-    for (const op of ["Minimum", "Maximum", "MinimumNumber", "MaximumNumber", "MinimumMagnitude", "MaximumMagnitude", "MinimumMagnitudeNumber", "MaximumMagnitudeNumber", "MinimumFinite", "MaximumFinite"]) {
+    for (const op of [
+      "Minimum",
+      "Maximum",
+      "MinimumNumber",
+      "MaximumNumber",
+      "MinimumMagnitude",
+      "MaximumMagnitude",
+      "MinimumMagnitudeNumber",
+      "MaximumMagnitudeNumber",
+      "MinimumFinite",
+      "MaximumFinite",
+    ]) {
       numeric(op, [f, f], f);
     }
     for (const op of ["CompareLess", "CompareLessEqual", "CompareEqual", "CompareGreater", "CompareGreaterEqual"]) plain(op, [f, f]);
-    for (const op of ["IsZero", "IsOne", "IsNaN", "IsInfinite", "IsFinite", "IsSignMinus", "IsNormal", "IsSubnormal", "NextGreaterThan", "NextLessThan"]) plain(op, [f]);
+    for (const op of ["IsZero", "IsOne", "IsNaN", "IsInfinite", "IsFinite", "IsSignMinus", "IsNormal", "IsSubnormal", "NextGreaterThan", "NextLessThan"])
+      plain(op, [f]);
   }
   for (const f of all) for (const q of FORMAT_QUERIES) plain(q, [f]);
   for (const op of ["ScaledAdd", "ScaledSubtract", "ScaledMultiply"]) {
@@ -83,7 +95,11 @@ function splitTopLevel(s: string): string[] {
  * `specialize` when it is not supported.
  */
 export function specializationOf(signature: string): Specialization {
-  if (typeof signature !== "string") throw new ArgumentTypeError("signature", `got ${describeValue(signature)}; allowed: a string like "Add<Binary8p3se, Binary8p3se, Binary8p3se, (NearestTiesToEven, SatNone)>"`);
+  if (typeof signature !== "string")
+    throw new ArgumentTypeError(
+      "signature",
+      `got ${describeValue(signature)}; allowed: a string like "Add<Binary8p3se, Binary8p3se, Binary8p3se, (NearestTiesToEven, SatNone)>"`,
+    );
   const m = /^\s*([A-Za-z0-9]+)\s*<(.*)>\s*$/.exec(signature);
   if (!m) throw new ArgumentTypeError("signature", `got ${JSON.stringify(signature)}; allowed: Op<formats…[, (rounding, saturation)]>`);
   const name = m[1]!;
@@ -222,7 +238,16 @@ export function declaredKappas(): DeclaredKappa[] {
     for (const v of KAPPA_VARIANTS) {
       const a = approximate(name, { operands: [v.format], result: v.format, rounding: v.rounding, saturation: v.saturation });
       const k = kappaOf(a, { pieces: PIECES[name] ?? WHOLE_LINE });
-      out.push({ name, variant: `${name}.${++i}`, format: v.format, rounding: v.rounding, saturation: v.saturation, approximates: a.approximates, kappa: k.kappa, pieces: k.pieces! });
+      out.push({
+        name,
+        variant: `${name}.${++i}`,
+        format: v.format,
+        rounding: v.rounding,
+        saturation: v.saturation,
+        approximates: a.approximates,
+        kappa: k.kappa,
+        pieces: k.pieces!,
+      });
     }
   }
   return out;
@@ -241,8 +266,14 @@ export interface DeclaredKappa {
 }
 
 /** x < c for an operand value (−∞ included; NaN in no piece but the whole line's). */
-const below = (c: number) => ([x]: Exact[]): boolean => x!.kind === "infinity" ? x!.sign < 0 : x!.kind === "finite" && (toNumberExact(x!) ?? 0) < c;
-const notBelow = (c: number) => ([x]: Exact[]): boolean => x!.kind !== "nan" && !below(c)([x!]);
+const below =
+  (c: number) =>
+  ([x]: Exact[]): boolean =>
+    x!.kind === "infinity" ? x!.sign < 0 : x!.kind === "finite" && (toNumberExact(x!) ?? 0) < c;
+const notBelow =
+  (c: number) =>
+  ([x]: Exact[]): boolean =>
+    x!.kind !== "nan" && !below(c)([x!]);
 const WHOLE_LINE: KappaPiece[] = [{ label: "[ -Inf, Inf ]", contains: ([x]) => x!.kind !== "nan" }];
 /** ExpFast flushes e^x to 0 below float64's subnormal range (x < −745), where Exp still gives a positive result. */
 const PIECES: Record<string, KappaPiece[]> = {
@@ -266,7 +297,9 @@ function kappas(o: ConformanceOptions): string {
       `    Requires: [(' fx == fr '), (' fx == ${k.format} ')]`,
       `    Projections: [[${k.rounding}, ${k.saturation}]]`,
       "    Kappas:",
-      ...(Number.isFinite(k.kappa) ? k.pieces : [{ label: "[ -Inf, Inf ]", kappa: k.kappa }]).map((p) => `      - {interval: '${p.label}', kappa: ${yamlNumber(p.kappa)}}`),
+      ...(Number.isFinite(k.kappa) ? k.pieces : [{ label: "[ -Inf, Inf ]", kappa: k.kappa }]).map(
+        (p) => `      - {interval: '${p.label}', kappa: ${yamlNumber(p.kappa)}}`,
+      ),
       "    Verification:",
       `      method: "exhaustive: every code of ${k.format}, compared with the exact ${k.approximates}"`,
       "      function:",

@@ -1,6 +1,6 @@
 // Extrema ω-functions (P3109 §4.11): the ten Minimum/Maximum variants and Clamp. Results are datums of the
 // operands, projected into the result format by the caller.
-import { type Exact, type Finite, NAN, compareFinite } from "../exact/value.js";
+import { type Exact, type Finite, NAN, compareFinite, isNaNDatum } from "../exact/value.js";
 import type { Omega } from "./arithmetic.js";
 
 /** Order on ℝ ∪ {±∞} (both operands non-NaN): −1, 0, 1. */
@@ -17,41 +17,40 @@ function compareMagnitudeOrdered(a: Exact, b: Exact): number {
   return compareOrdered(abs(a), abs(b));
 }
 
-const isNaN = (x: Exact): boolean => x.kind === "nan";
 const min = (a: Exact, b: Exact): Exact => (compareOrdered(a, b) <= 0 ? a : b);
 const max = (a: Exact, b: Exact): Exact => (compareOrdered(a, b) >= 0 ? a : b);
 
 /** §4.11 Minimum. */
 export const Minimum: Omega = ([x, y]) => {
-  if (isNaN(x!) || isNaN(y!)) return NAN; // 1–2. Minimum(NaN, ∗), Minimum(∗, NaN) → NaN
+  if (isNaNDatum(x!) || isNaNDatum(y!)) return NAN; // 1–2. Minimum(NaN, ∗), Minimum(∗, NaN) → NaN
   return min(x!, y!); // 3. the smaller of X, Y on ℝ ∪ {±∞}
 };
 
 /** §4.11 Maximum. */
 export const Maximum: Omega = ([x, y]) => {
-  if (isNaN(x!) || isNaN(y!)) return NAN; // 1–2. Maximum(NaN, ∗), Maximum(∗, NaN) → NaN
+  if (isNaNDatum(x!) || isNaNDatum(y!)) return NAN; // 1–2. Maximum(NaN, ∗), Maximum(∗, NaN) → NaN
   return max(x!, y!); // 3. the larger of X, Y on ℝ ∪ {±∞}
 };
 
 /** §4.11 MinimumNumber: a single NaN is ignored. */
 export const MinimumNumber: Omega = ([x, y], p) => {
-  if (isNaN(x!) && isNaN(y!)) return NAN; // 1. (NaN, NaN) → NaN
-  if (isNaN(x!)) return y!; // 2. (NaN, y) → y
-  if (isNaN(y!)) return x!; // 3. (x, NaN) → x
+  if (isNaNDatum(x!) && isNaNDatum(y!)) return NAN; // 1. (NaN, NaN) → NaN
+  if (isNaNDatum(x!)) return y!; // 2. (NaN, y) → y
+  if (isNaNDatum(y!)) return x!; // 3. (x, NaN) → x
   return Minimum([x!, y!], p); // 4. Minimum(x, y)
 };
 
 /** §4.11 MaximumNumber: a single NaN is ignored. */
 export const MaximumNumber: Omega = ([x, y], p) => {
-  if (isNaN(x!) && isNaN(y!)) return NAN; // 1. (NaN, NaN) → NaN
-  if (isNaN(x!)) return y!; // 2. (NaN, y) → y
-  if (isNaN(y!)) return x!; // 3. (x, NaN) → x
+  if (isNaNDatum(x!) && isNaNDatum(y!)) return NAN; // 1. (NaN, NaN) → NaN
+  if (isNaNDatum(x!)) return y!; // 2. (NaN, y) → y
+  if (isNaNDatum(y!)) return x!; // 3. (x, NaN) → x
   return Maximum([x!, y!], p); // 4. Maximum(x, y)
 };
 
 /** §4.11 MinimumMagnitude: the smaller |·|; equal magnitudes give the smaller value (MinMag(−2, 2) = −2). */
 export const MinimumMagnitude: Omega = ([x, y]) => {
-  if (isNaN(x!) || isNaN(y!)) return NAN; // 1–2. any NaN → NaN
+  if (isNaNDatum(x!) || isNaNDatum(y!)) return NAN; // 1–2. any NaN → NaN
   const c = compareMagnitudeOrdered(x!, y!);
   if (c < 0) return x!; // 3. |X| < |Y| → X (a finite operand beats ±∞)
   if (c > 0) return y!; // 4. |X| > |Y| → Y
@@ -60,7 +59,7 @@ export const MinimumMagnitude: Omega = ([x, y]) => {
 
 /** §4.11 MaximumMagnitude: the larger |·|; equal magnitudes give the larger value (MaxMag(−2, 2) = 2). */
 export const MaximumMagnitude: Omega = ([x, y]) => {
-  if (isNaN(x!) || isNaN(y!)) return NAN; // 1–2. any NaN → NaN
+  if (isNaNDatum(x!) || isNaNDatum(y!)) return NAN; // 1–2. any NaN → NaN
   const c = compareMagnitudeOrdered(x!, y!);
   if (c > 0) return x!; // 3. |X| > |Y| → X (any +∞ wins, then any −∞)
   if (c < 0) return y!; // 4. |X| < |Y| → Y
@@ -69,25 +68,25 @@ export const MaximumMagnitude: Omega = ([x, y]) => {
 
 /** §4.11 MinimumMagnitudeNumber: a single NaN is ignored, else MinimumMagnitude. */
 export const MinimumMagnitudeNumber: Omega = ([x, y], p) => {
-  if (isNaN(x!) && isNaN(y!)) return NAN; // 1. (NaN, NaN) → NaN
-  if (isNaN(x!)) return y!; // 2. (NaN, y) → y
-  if (isNaN(y!)) return x!; // 3. (x, NaN) → x
+  if (isNaNDatum(x!) && isNaNDatum(y!)) return NAN; // 1. (NaN, NaN) → NaN
+  if (isNaNDatum(x!)) return y!; // 2. (NaN, y) → y
+  if (isNaNDatum(y!)) return x!; // 3. (x, NaN) → x
   return MinimumMagnitude([x!, y!], p); // 4. MinimumMagnitude(x, y)
 };
 
 /** §4.11 MaximumMagnitudeNumber: a single NaN is ignored, else MaximumMagnitude. */
 export const MaximumMagnitudeNumber: Omega = ([x, y], p) => {
-  if (isNaN(x!) && isNaN(y!)) return NAN; // 1. (NaN, NaN) → NaN
-  if (isNaN(x!)) return y!; // 2. (NaN, y) → y
-  if (isNaN(y!)) return x!; // 3. (x, NaN) → x
+  if (isNaNDatum(x!) && isNaNDatum(y!)) return NAN; // 1. (NaN, NaN) → NaN
+  if (isNaNDatum(x!)) return y!; // 2. (NaN, y) → y
+  if (isNaNDatum(y!)) return x!; // 3. (x, NaN) → x
   return MaximumMagnitude([x!, y!], p); // 4. MaximumMagnitude(x, y)
 };
 
 /** §4.11 MinimumFinite: NaN ignored; a finite operand beats an infinite one (MinimumFinite(−∞, 3) = 3). */
 export const MinimumFinite: Omega = ([x, y]) => {
-  if (isNaN(x!) && isNaN(y!)) return NAN; // 1. (NaN, NaN) → NaN
-  if (isNaN(x!)) return y!; // 2. (NaN, y) → y
-  if (isNaN(y!)) return x!; // 3. (x, NaN) → x
+  if (isNaNDatum(x!) && isNaNDatum(y!)) return NAN; // 1. (NaN, NaN) → NaN
+  if (isNaNDatum(x!)) return y!; // 2. (NaN, y) → y
+  if (isNaNDatum(y!)) return x!; // 3. (x, NaN) → x
   if (x!.kind === "infinity" && y!.kind === "infinity") return min(x!, y!); // 4. both infinite → the smaller
   if (x!.kind === "infinity") return y!; // 5. (±∞, Y) → Y
   if (y!.kind === "infinity") return x!; // 6. (X, ±∞) → X
@@ -96,9 +95,9 @@ export const MinimumFinite: Omega = ([x, y]) => {
 
 /** §4.11 MaximumFinite: NaN ignored; a finite operand beats an infinite one (MaximumFinite(+∞, 3) = 3). */
 export const MaximumFinite: Omega = ([x, y]) => {
-  if (isNaN(x!) && isNaN(y!)) return NAN; // 1. (NaN, NaN) → NaN
-  if (isNaN(x!)) return y!; // 2. (NaN, y) → y
-  if (isNaN(y!)) return x!; // 3. (x, NaN) → x
+  if (isNaNDatum(x!) && isNaNDatum(y!)) return NAN; // 1. (NaN, NaN) → NaN
+  if (isNaNDatum(x!)) return y!; // 2. (NaN, y) → y
+  if (isNaNDatum(y!)) return x!; // 3. (x, NaN) → x
   if (x!.kind === "infinity" && y!.kind === "infinity") return max(x!, y!); // 4. both infinite → the larger
   if (x!.kind === "infinity") return y!; // 5. (±∞, Y) → Y
   if (y!.kind === "infinity") return x!; // 6. (X, ±∞) → X
@@ -109,7 +108,7 @@ export const MaximumFinite: Omega = ([x, y]) => {
 export const Clamp: Omega = ([x, lo, hi]) => {
   const posInf = (v: Exact): boolean => v.kind === "infinity" && v.sign > 0;
   const negInf = (v: Exact): boolean => v.kind === "infinity" && v.sign < 0;
-  if (isNaN(x!) || isNaN(lo!) || isNaN(hi!)) return NAN; // 1–3. any NaN → NaN
+  if (isNaNDatum(x!) || isNaNDatum(lo!) || isNaNDatum(hi!)) return NAN; // 1–3. any NaN → NaN
   if (compareOrdered(lo!, hi!) > 0) return NAN; // 4. Lo > Hi → NaN
   if (posInf(lo!) && posInf(hi!)) return hi!; // 5. (∗, +∞, +∞) → +∞
   if (negInf(lo!) && negInf(hi!)) return lo!; // 6. (∗, −∞, −∞) → −∞

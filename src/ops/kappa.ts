@@ -181,7 +181,8 @@ export function approximate(name: string, spec: OperationSpec): ApproximateSpeci
     table[c] = r;
   }
   const call = ((code: number): number => {
-    if (!Number.isInteger(code) || code < 0 || code >= fx.codeCount) throw new CodeRangeError("code", `got ${code}; allowed: a ${fx.name} code in [0, ${fx.codeCount - 1}]`);
+    if (!Number.isInteger(code) || code < 0 || code >= fx.codeCount)
+      throw new CodeRangeError("code", `got ${code}; allowed: a ${fx.name} code in [0, ${fx.codeCount - 1}]`);
     return table[code]!;
   }) as ApproximateSpecialization;
   const signature = `${name}<${fx.name}, ${fr.name}, (${rho.rounding}, ${rho.saturation})>`;
@@ -211,7 +212,10 @@ export function approximate(name: string, spec: OperationSpec): ApproximateSpeci
 /** κ of an approximate specialization against its exact operation under the same formats and projection. */
 export function kappaOf(approx: ApproximateSpecialization, options: { pieces?: readonly KappaPiece[] } = {}): KappaResult {
   if (typeof approx !== "function" || !APPROXIMATIONS[(approx as { name?: string }).name ?? ""]) {
-    throw new ArgumentTypeError("approx", `got ${describe(approx)}; allowed: an approximate specialization from approximate() (${approximationNames().join(", ")})`);
+    throw new ArgumentTypeError(
+      "approx",
+      `got ${describe(approx)}; allowed: an approximate specialization from approximate() (${approximationNames().join(", ")})`,
+    );
   }
   const exact = specialize(APPROXIMATIONS[approx.name]!.approximates, {
     operands: approx.operands,

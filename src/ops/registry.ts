@@ -65,13 +65,16 @@ for (const name of [
   "MinimumFinite",
   "MaximumFinite",
 ] as const) {
+  // biome-ignore lint/performance/noDynamicNamespaceImportAccess: the catalogue registers the module's operations by their report names
   numeric(name, 2, "A", "§4.11", E[name]);
 }
 numeric("Clamp", 3, "A", "§4.11", E.Clamp);
 for (const name of ["CompareLess", "CompareLessEqual", "CompareEqual", "CompareGreater", "CompareGreaterEqual"] as const) {
+  // biome-ignore lint/performance/noDynamicNamespaceImportAccess: the catalogue registers the module's operations by their report names
   predicate(name, 2, "A", "§4.12", C[name]);
 }
 for (const name of ["IsZero", "IsOne", "IsNaN", "IsInfinite", "IsFinite", "IsSignMinus", "IsNormal", "IsSubnormal"] as const) {
+  // biome-ignore lint/performance/noDynamicNamespaceImportAccess: the catalogue registers the module's operations by their report names
   predicate(name, 1, "A", "§4.13", C[name]);
 }
 

@@ -79,7 +79,10 @@ export function requireOperationFormat(fmt: unknown, argument: string): Format {
   }
   const f = format(fmt as FormatRef);
   if (f.family !== "P3109" && !(f.family === "IEEE" && EXTERNAL.has(f.name))) {
-    throw new FormatError(argument, `got ${f.name}; allowed: a P3109 format Binary{K}p{P}{s|u}{e|f} or an external format binary16, bfloat16, binary32, binary64`);
+    throw new FormatError(
+      argument,
+      `got ${f.name}; allowed: a P3109 format Binary{K}p{P}{s|u}{e|f} or an external format binary16, bfloat16, binary32, binary64`,
+    );
   }
   return f;
 }
@@ -132,7 +135,10 @@ export function specialize(name: string, spec: OperationSpec = {}): Specializati
   if (!Array.isArray(operandList)) throw new ArgumentTypeError("spec.operands", `got ${describe(operandList)}; allowed: an array of formats`);
   const wantOperands = info.kind === "query" ? 1 : info.arity;
   if (operandList.length !== wantOperands) {
-    throw new CodeRangeError("spec.operands", `has ${operandList.length} formats; allowed: ${wantOperands} for ${name}${info.kind === "query" ? " (the queried format)" : ""}`);
+    throw new CodeRangeError(
+      "spec.operands",
+      `has ${operandList.length} formats; allowed: ${wantOperands} for ${name}${info.kind === "query" ? " (the queried format)" : ""}`,
+    );
   }
   const operands = operandList.map((f, i) => requireOperationFormat(f, `spec.operands[${i}]`));
   const projectionGiven = spec.rounding !== undefined || spec.saturation !== undefined || spec.stochasticBits !== undefined;
@@ -140,15 +146,34 @@ export function specialize(name: string, spec: OperationSpec = {}): Specializati
   let result: Format | undefined;
   let rho: ResolvedProjection | undefined;
   if (info.kind === "numeric") {
-    if (spec.result === undefined) throw new FormatError("spec.result", `${name} needs a result format; allowed: a P3109 format or binary16, bfloat16, binary32, binary64`);
+    if (spec.result === undefined)
+      throw new FormatError("spec.result", `${name} needs a result format; allowed: a P3109 format or binary16, bfloat16, binary32, binary64`);
     result = requireOperationFormat(spec.result, "spec.result");
-    rho = resolveProjection(result, { rounding: spec.rounding ?? "NearestTiesToEven", saturation: spec.saturation ?? "SatNone", ...(spec.stochasticBits !== undefined && { stochasticBits: spec.stochasticBits }) }, "spec", "P3109");
+    rho = resolveProjection(
+      result,
+      {
+        rounding: spec.rounding ?? "NearestTiesToEven",
+        saturation: spec.saturation ?? "SatNone",
+        ...(spec.stochasticBits !== undefined && { stochasticBits: spec.stochasticBits }),
+      },
+      "spec",
+      "P3109",
+    );
   } else if (info.kind === "projection") {
-    rho = resolveProjection(format("binary32"), { rounding: spec.rounding ?? "NearestTiesToEven", saturation: spec.saturation ?? "SatNone", ...(spec.stochasticBits !== undefined && { stochasticBits: spec.stochasticBits }) }, "spec");
+    rho = resolveProjection(
+      format("binary32"),
+      {
+        rounding: spec.rounding ?? "NearestTiesToEven",
+        saturation: spec.saturation ?? "SatNone",
+        ...(spec.stochasticBits !== undefined && { stochasticBits: spec.stochasticBits }),
+      },
+      "spec",
+    );
   } else {
     if (projectionGiven) throw new ProjectionError("spec", `${name} has no floating-point result; rounding, saturation and stochasticBits are not allowed`);
     if (info.kind === "next") {
-      if (operands[0]!.family !== "P3109") throw new FormatError("spec.operands[0]", `got ${operands[0]!.name}; allowed: a P3109 format (${name} is code arithmetic in P3109 formats, §4.16)`);
+      if (operands[0]!.family !== "P3109")
+        throw new FormatError("spec.operands[0]", `got ${operands[0]!.name}; allowed: a P3109 format (${name} is code arithmetic in P3109 formats, §4.16)`);
       if (spec.result !== undefined && requireOperationFormat(spec.result, "spec.result") !== operands[0]) {
         throw new FormatError("spec.result", `${name} returns a code of its operand format ${operands[0]!.name}; omit result or pass that format`);
       }
@@ -230,7 +255,11 @@ function build(info: OpInfo, operands: readonly Format[], result: Format | undef
         codes[k] = rest % counts[k]!;
         rest = Math.floor(rest / counts[k]!);
       }
-      fn(codes.map((c, k) => decoded[k]![c]!), codes, index);
+      fn(
+        codes.map((c, k) => decoded[k]![c]!),
+        codes,
+        index,
+      );
     }
   };
 
@@ -387,8 +416,7 @@ function outputArray(info: OpInfo, result: Format | undefined, n: number, out: u
     return new BigUint64Array(out.buffer, out.byteOffset, out.length);
   }
   if (!(out instanceof type)) throw new ArgumentTypeError("options.out", `got ${describe(out)}; allowed: a ${type.name} of length ${n}`);
-  if ((out as CodeArrayLike).length !== n) throw new CodeRangeError("options.out", `has length ${(out as CodeArrayLike).length}; allowed: ${n} (the input length)`);
+  if ((out as CodeArrayLike).length !== n)
+    throw new CodeRangeError("options.out", `has length ${(out as CodeArrayLike).length}; allowed: ${n} (the input length)`);
   return out as CodeArrayLike;
 }
-
-

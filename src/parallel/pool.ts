@@ -116,7 +116,10 @@ export class Pool {
     const n = src.length;
     const seedIndex = random?.kind === "seed" ? random.seedIndex : 0;
     const temporary: HeapView[] = [];
-    const scratch = <T extends HeapView>(t: T): T => (temporary.push(t), t);
+    const scratch = <T extends HeapView>(t: T): T => {
+      temporary.push(t);
+      return t;
+    };
     try {
       const dst = given && heap.owns(given) ? given : scratch(heap.view(type as never, n) as Uint8Array | Uint16Array);
       let rnd: HeapView | undefined;
@@ -129,7 +132,14 @@ export class Pool {
       for (const p of params) new Int32Array(heap.buffer, p, BLOCK_WORDS).set(block);
       const codeBytes = dst.BYTES_PER_ELEMENT;
       const randomBytes = rnd?.BYTES_PER_ELEMENT ?? 0;
-      await this.#w.runKernel(n, "encodeF32", (a, b, t) => [params[t]!, src.byteOffset + 4 * a, dst.byteOffset + codeBytes * a, b - a, seedIndex + a, rnd ? rnd.byteOffset + randomBytes * a : 0]);
+      await this.#w.runKernel(n, "encodeF32", (a, b, t) => [
+        params[t]!,
+        src.byteOffset + 4 * a,
+        dst.byteOffset + codeBytes * a,
+        b - a,
+        seedIndex + a,
+        rnd ? rnd.byteOffset + randomBytes * a : 0,
+      ]);
       if (target) return copyBack(target, dst as CodeArray);
       const result = sharedArray(type as unknown as ArrayType<CodeArray>, n);
       result.set(dst as never);
@@ -144,7 +154,13 @@ export class Pool {
     let t = this.#tables.get(f);
     if (!t) {
       const heap = this.#w.heap;
-      t = uploadTable(heap.kernels, f, decodeTable32(f), (bytes) => heap.alloc(bytes), () => heap.buffer);
+      t = uploadTable(
+        heap.kernels,
+        f,
+        decodeTable32(f),
+        (bytes) => heap.alloc(bytes),
+        () => heap.buffer,
+      );
       this.#tables.set(f, t);
     }
     return t;
@@ -164,7 +180,9 @@ export class Pool {
     const shared = share(codes);
     const out = given && isShared(given) ? given : sharedArray(Float32Array, n);
     const target = given && keep(given);
-    const job = (op: "check" | "dequantize") => (a: number, b: number, id: number): Job => ({ op, id, first: a, format: f.toJSON(), kernels, codes: shared.subarray(a, b), out: out.subarray(a, b) });
+    const job =
+      (op: "check" | "dequantize") =>
+      (a: number, b: number, id: number): Job => ({ op, id, first: a, format: f.toJSON(), kernels, codes: shared.subarray(a, b), out: out.subarray(a, b) });
     if (f.codeCount < 2 ** (8 * codes.BYTES_PER_ELEMENT)) await this.#w.run(n, job("check"));
     await this.#w.run(n, job("dequantize"));
     return target ? copyBack(target, out) : out;
@@ -202,17 +220,36 @@ export class Pool {
   }
 
   /** dotRows(a, b, rows, cols, options) on the workers: the same validation, typed errors and results. */
-  dotRows(a: Uint8Array, b: Uint8Array, rows: number, cols: number, options: Omit<DotOptions, "length" | "packed"> & { out?: Float32Array }): Promise<Float32Array> {
+  dotRows(
+    a: Uint8Array,
+    b: Uint8Array,
+    rows: number,
+    cols: number,
+    options: Omit<DotOptions, "length" | "packed"> & { out?: Float32Array },
+  ): Promise<Float32Array> {
     return this.#dot.dotRows(a, b, rows, cols, options);
   }
 
   /** matvec(a, x, rows, cols, options) on the workers: matmul with n = 1. */
-  matvec<T extends Float32Array | Uint16Array = Float32Array>(a: Uint8Array, x: Uint8Array, rows: number, cols: number, options: MatOptions & { out?: T }): Promise<T> {
+  matvec<T extends Float32Array | Uint16Array = Float32Array>(
+    a: Uint8Array,
+    x: Uint8Array,
+    rows: number,
+    cols: number,
+    options: MatOptions & { out?: T },
+  ): Promise<T> {
     return this.#dot.matmul(a, x, rows, 1, cols, options);
   }
 
   /** matmul(a, b, m, n, k, options) on the workers: the same validation, typed errors and results. */
-  matmul<T extends Float32Array | Uint16Array = Float32Array>(a: Uint8Array, b: Uint8Array, m: number, n: number, k: number, options: MatOptions & { out?: T }): Promise<T> {
+  matmul<T extends Float32Array | Uint16Array = Float32Array>(
+    a: Uint8Array,
+    b: Uint8Array,
+    m: number,
+    n: number,
+    k: number,
+    options: MatOptions & { out?: T },
+  ): Promise<T> {
     return this.#dot.matmul(a, b, m, n, k, options);
   }
 
@@ -237,7 +274,10 @@ export async function createPool(options?: PoolOptions): Promise<Pool> {
   const threads = requireInteger("options.threads", options?.threads ?? hardwareThreads(), 1, MAX_THREADS);
   const minElements = requireInteger("options.minElements", options?.minElements ?? DEFAULT_MIN_ELEMENTS, 0, Number.MAX_SAFE_INTEGER);
   if (typeof SharedArrayBuffer === "undefined" || (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === false) {
-    throw new ArgumentTypeError("createPool", "needs shared memory, which this page does not have; allowed: Node, or a cross-origin isolated page (served with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp)");
+    throw new ArgumentTypeError(
+      "createPool",
+      "needs shared memory, which this page does not have; allowed: Node, or a cross-origin isolated page (served with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp)",
+    );
   }
   const heap = new SharedHeap();
   const init: WorkerInit = { module: heap.module, memory: heap.memory };

@@ -2,7 +2,10 @@
 // first message is the start data, the others are jobs.
 import type { Job, Reply, WorkerInit } from "./protocol.js";
 
-const scope = globalThis as unknown as { addEventListener(type: "message", listener: (event: MessageEvent) => void): void; postMessage(message: unknown): void };
+const scope = globalThis as unknown as {
+  addEventListener(type: "message", listener: (event: MessageEvent) => void): void;
+  postMessage(message: unknown): void;
+};
 let jobs: ((job: Job) => void) | undefined;
 const start = new Promise<WorkerInit>((resolve) => {
   let first = true;

@@ -89,7 +89,9 @@ export interface ErrorData {
   readonly message: string;
 }
 
-export type Reply = { readonly id: number; readonly flags?: ConversionFlags; readonly value?: number } | { readonly id: number; readonly error: ErrorData | string };
+export type Reply =
+  | { readonly id: number; readonly flags?: ConversionFlags; readonly value?: number }
+  | { readonly id: number; readonly error: ErrorData | string };
 
 const TYPED = { FormatError, ProjectionError, CodeRangeError, ArgumentTypeError } as const;
 

@@ -27,7 +27,6 @@ function runWasm(job: WasmJob): Reply {
   return value === undefined ? { id: job.id } : { id: job.id, value };
 }
 
-
 function runQuantize(job: QuantizeJob): Reply {
   const flags = job.flags ? newFlags() : undefined;
   // Seeded R_i is keyed by the absolute index: this part starts at element job.first.

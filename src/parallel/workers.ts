@@ -25,7 +25,10 @@ export function sharedArray<T extends SharedView>(type: ArrayType<T>, n: number)
   try {
     buffer = new SharedArrayBuffer(bytes);
   } catch (error) {
-    throw new CodeRangeError("n", `needs ${bytes} bytes of shared memory for ${n} elements, which the host refused (${String(error)}); allowed: what the host grants, so process the data in parts`);
+    throw new CodeRangeError(
+      "n",
+      `needs ${bytes} bytes of shared memory for ${n} elements, which the host refused (${String(error)}); allowed: what the host grants, so process the data in parts`,
+    );
   }
   return new type(buffer);
 }
@@ -102,7 +105,10 @@ export class Workers {
   #nextId = 0;
   closed = false;
 
-  constructor(readonly threads: readonly Thread[], readonly heap: SharedHeap) {}
+  constructor(
+    readonly threads: readonly Thread[],
+    readonly heap: SharedHeap,
+  ) {}
 
   open(): void {
     if (this.closed) throw new ArgumentTypeError("pool", "was closed; allowed: a pool before close()");
@@ -118,7 +124,8 @@ export class Workers {
     const settled = await Promise.allSettled(jobs.map((j, i) => this.threads[i]!.post(j)));
     const replies: Reply[] = [];
     settled.forEach((s, i) => {
-      if (s.status === "rejected") throw this.closed ? new ArgumentTypeError("pool", "was closed while the call ran; allowed: close() after the calls settle") : s.reason;
+      if (s.status === "rejected")
+        throw this.closed ? new ArgumentTypeError("pool", "was closed while the call ran; allowed: close() after the calls settle") : s.reason;
       if ("error" in s.value) throw reviveError(s.value.error, jobs[i]!.first);
       replies.push(s.value);
     });
@@ -131,7 +138,13 @@ export class Workers {
    * thread, each a multiple of `align` and at least `minChunk` long; `args` gives a chunk's arguments on a thread (its
    * own parameter block or scratch). Returns the largest value any call returned (the code scans), or 0.
    */
-  async runKernel(n: number, fn: KernelCall, args: (start: number, end: number, thread: number) => number[], align = ALIGN, minChunk = MIN_CHUNK): Promise<number> {
+  async runKernel(
+    n: number,
+    fn: KernelCall,
+    args: (start: number, end: number, thread: number) => number[],
+    align = ALIGN,
+    minChunk = MIN_CHUNK,
+  ): Promise<number> {
     if (n === 0) return 0;
     const threads = this.threads.length;
     const chunk = Math.max(minChunk, Math.ceil(n / (threads * CHUNKS_PER_THREAD) / align) * align);
@@ -139,7 +152,9 @@ export class Workers {
     for (let start = 0; start < n; start += chunk) ranges.push([start, Math.min(n, start + chunk)]);
     const counter = this.heap.view(Uint32Array, 1);
     try {
-      const jobs = this.threads.map((_, t): Job => ({ op: "wasm", id: this.#nextId++, first: 0, fn, counter: counter.byteOffset, calls: ranges.map(([a, b]) => args(a, b, t)) }));
+      const jobs = this.threads.map(
+        (_, t): Job => ({ op: "wasm", id: this.#nextId++, first: 0, fn, counter: counter.byteOffset, calls: ranges.map(([a, b]) => args(a, b, t)) }),
+      );
       const replies = await this.settle(jobs);
       return Math.max(0, ...replies.map((r) => ("value" in r && r.value !== undefined ? r.value : 0)));
     } finally {

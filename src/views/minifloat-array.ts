@@ -14,18 +14,27 @@ import { ArrayIterator } from "./iterator.js";
 import { type Codes, type CodesType, CodeStorage, freedError } from "./storage.js";
 
 /** What a MiniFloatArray is built from: numbers, or float32/float64 values (also as Wasm arrays), or another view. */
-export type MiniFloatSource = ArrayLike<number> | Iterable<number> | Float32Array | Float64Array | WasmArray<Float32Array> | WasmArray<Float64Array> | MiniFloatArray;
+export type MiniFloatSource =
+  | ArrayLike<number>
+  | Iterable<number>
+  | Float32Array
+  | Float64Array
+  | WasmArray<Float32Array>
+  | WasmArray<Float64Array>
+  | MiniFloatArray;
 
 /** Projection of a bulk conversion (as for quantize, without `out`). */
 export type FromOptions = Omit<QuantizeOptions, "out">;
 
 function codesType(f: Format): CodesType {
-  if (f.K > 16) throw new FormatError("fmt", `${f.name} has ${f.K}-bit codes; allowed: a format of at most 16 bits (use a Float32Array or Float64Array for ${f.name})`);
+  if (f.K > 16)
+    throw new FormatError("fmt", `${f.name} has ${f.K}-bit codes; allowed: a format of at most 16 bits (use a Float32Array or Float64Array for ${f.name})`);
   return f.K <= 8 ? Uint8Array : Uint16Array;
 }
 
 function packedBits(f: Format): PackedBits {
-  if (f.K !== 4 && f.K !== 6) throw new ArgumentTypeError("fmt", `${f.name} has ${f.K}-bit codes; allowed: a 4- or 6-bit format (packed layouts exist for FP4 and FP6)`);
+  if (f.K !== 4 && f.K !== 6)
+    throw new ArgumentTypeError("fmt", `${f.name} has ${f.K}-bit codes; allowed: a 4- or 6-bit format (packed layouts exist for FP4 and FP6)`);
   return f.K;
 }
 
@@ -61,7 +70,8 @@ function prepare(source: unknown, argument: string): Prepared {
   if (source instanceof MiniFloatArray) return { length: source.length, values: () => source.toFloat64Array(), array: source };
   if (source instanceof WasmArray) {
     const probe = source.array;
-    if (probe instanceof Float32Array || probe instanceof Float64Array) return { length: source.length, values: () => source.array as Float32Array | Float64Array };
+    if (probe instanceof Float32Array || probe instanceof Float64Array)
+      return { length: source.length, values: () => source.array as Float32Array | Float64Array };
   } else if (source instanceof Float32Array || source instanceof Float64Array) {
     const values = keep(source, argument);
     return { length: requireAttached(source, argument).length, values };
@@ -90,7 +100,8 @@ function checkedCodes(codes: unknown, f: Format): () => ArrayLike<number> {
   const limit = f.codeCount;
   for (let i = 0; i < list.length; i++) {
     const c = list[i];
-    if (typeof c !== "number" || !Number.isInteger(c) || c < 0 || c >= limit) throw new CodeRangeError(`codes[${i}]`, `is ${describe(c)}; allowed: a ${f.name} code in [0, ${limit - 1}]`);
+    if (typeof c !== "number" || !Number.isInteger(c) || c < 0 || c >= limit)
+      throw new CodeRangeError(`codes[${i}]`, `is ${describe(c)}; allowed: a ${f.name} code in [0, ${limit - 1}]`);
   }
   return ArrayBuffer.isView(codes) ? keep(codes as Codes | Uint32Array, "codes") : () => codes as ArrayLike<number>;
 }
@@ -131,7 +142,8 @@ export class MiniFloatArray implements Iterable<number> {
     const type = codesType(this.format);
     this.BYTES_PER_ELEMENT = type.BYTES_PER_ELEMENT;
     if (shared !== undefined) {
-      if (!(shared.storage instanceof CodeStorage)) throw new ArgumentTypeError("shared", `got ${describe(shared)}; allowed: omitted (subarray() creates shared views)`);
+      if (!(shared.storage instanceof CodeStorage))
+        throw new ArgumentTypeError("shared", `got ${describe(shared)}; allowed: omitted (subarray() creates shared views)`);
       this.length = length;
       this.#storage = shared.storage;
       this.#offset = shared.offset;
@@ -244,7 +256,8 @@ export class MiniFloatArray implements Iterable<number> {
   }
 
   #fits(argument: string, n: number, offset: number): void {
-    if (n > this.length - offset) throw new CodeRangeError(argument, `has ${n} elements; allowed: at most ${this.length - offset} (length ${this.length} − offset ${offset})`);
+    if (n > this.length - offset)
+      throw new CodeRangeError(argument, `has ${n} elements; allowed: at most ${this.length - offset} (length ${this.length} − offset ${offset})`);
   }
 
   #store(prepared: Prepared, options: FromOptions | undefined): void {

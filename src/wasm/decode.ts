@@ -90,8 +90,14 @@ export function linearForm(values: Uint32Array): { shift: number; offset: number
 
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
-const asFloat32 = (bits: number) => ((u32[0] = bits), f32[0]!);
-const bitsOf = (x: number) => ((f32[0] = x), u32[0]!);
+const asFloat32 = (bits: number) => {
+  u32[0] = bits;
+  return f32[0]!;
+};
+const bitsOf = (x: number) => {
+  f32[0] = x;
+  return u32[0]!;
+};
 /** Bytes of decodeIeee16's parameter block: 9 splatted words (assembly/decode.ts). */
 const IEEE_BYTES = 144;
 
@@ -121,7 +127,9 @@ export function ieeeForm(values: Uint32Array, f: Format): Int32Array | undefined
     if ((c >= half ? (bits | 0x80000000) >>> 0 : bits) !== values[c]) return undefined;
   }
   const block = new Int32Array(IEEE_BYTES / 4);
-  [half - 1, up, bitsOf(scale), 2 ** (P - 1), bitsOf(subScale), infMag - 1, 0x7fffff, 2 ** (32 - K), 2 ** 23].forEach((v, i) => block.fill(v | 0, 4 * i, 4 * i + 4));
+  [half - 1, up, bitsOf(scale), 2 ** (P - 1), bitsOf(subScale), infMag - 1, 0x7fffff, 2 ** (32 - K), 2 ** 23].forEach((v, i) =>
+    block.fill(v | 0, 4 * i, 4 * i + 4),
+  );
   return block;
 }
 
@@ -129,7 +137,13 @@ export function ieeeForm(values: Uint32Array, f: Format): Int32Array | undefined
  * Writes the table of f (its float32 bits `values`) and its kernel-specific forms into memory at an address from
  * `alloc`; `buffer` returns the memory's current buffer. Also used by minifloat/parallel for its shared memory.
  */
-export function uploadTable(k: Pick<Kernels, "nibblePlanes">, f: Format, values: Uint32Array, alloc: (bytes: number) => number, buffer: () => ArrayBufferLike): WasmTable {
+export function uploadTable(
+  k: Pick<Kernels, "nibblePlanes">,
+  f: Format,
+  values: Uint32Array,
+  alloc: (bytes: number) => number,
+  buffer: () => ArrayBufferLike,
+): WasmTable {
   const entries = Math.max(16, values.length);
   const split = f.K > 4 && f.K <= 8 ? splitTable(values) : undefined;
   const linear = f.K > 8 ? linearForm(values) : undefined;
@@ -196,7 +210,12 @@ export function requireBelow(k: Kernels, codes: Uint8Array | Uint16Array, limit:
  * Decodes codes into out (validated by the caller for type and length) in Wasm; checks codes < 2^K before any
  * write. Returns the current view of out, or undefined when the kernels are unavailable (run the reference).
  */
-export function dequantizeWasm(codes: Uint8Array | Uint16Array | Uint32Array, f: Format, out: Float32Array, decodeTable32: (f: Format) => Uint32Array): Float32Array | undefined {
+export function dequantizeWasm(
+  codes: Uint8Array | Uint16Array | Uint32Array,
+  f: Format,
+  out: Float32Array,
+  decodeTable32: (f: Format) => Uint32Array,
+): Float32Array | undefined {
   const k = kernels();
   if (!k || codes instanceof Uint32Array) return undefined;
   requireLive(codes, "codes");

@@ -160,7 +160,18 @@ function fastPath(f: Format, rho: ResolvedProjection, c: EncodeConstants, keepPa
     // MinNormal, so MinNormal ≥ 2^−126); exact integers up to 2^23.
     const yBits = lowNormal + NS - minQ;
     // Seeded R comes from bytes or halves of the stream words (fieldsLog2 > 0): N ≤ 16.
-    if (N > 16 || (f.K <= 8 && NS - minQ > 127) || lowNormal < -126 || shift > c0 || NS > c0 || yBits > 23 || yBits - NS + c0 > 32 || limit * 2 ** shift >= 2 ** 32 || limit >= 2 ** (32 - c0)) return NONE;
+    if (
+      N > 16 ||
+      (f.K <= 8 && NS - minQ > 127) ||
+      lowNormal < -126 ||
+      shift > c0 ||
+      NS > c0 ||
+      yBits > 23 ||
+      yBits - NS + c0 > 32 ||
+      limit * 2 ** shift >= 2 ** 32 ||
+      limit >= 2 ** (32 - c0)
+    )
+      return NONE;
     c.stochasticYCap = 2 ** yBits;
     const d = shift - NS;
     c.stochasticMask = d > 0 ? ~(2 ** d - 1) : ALL;
@@ -241,4 +252,3 @@ function fastPath(f: Format, rho: ResolvedProjection, c: EncodeConstants, keepPa
   if (f.K <= 8 && keepPayload) return NONE;
   return Variant.fast | (keepPayload ? Variant.keepPayload : 0) | (directed ? Variant.directed : 0);
 }
-

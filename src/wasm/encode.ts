@@ -81,7 +81,14 @@ export function encodeVariant(block: Int32Array): "generic" | "bytes" | "wide" |
  * Returns undefined, having written nothing, when the kernels are unavailable or (f, ρ) is not supported: the
  * caller then runs quantizeReference. `first` is the absolute index of src[0] (seeded R_i for a part of a larger array).
  */
-export function quantizeWasm<T extends Uint8Array | Uint16Array>(src: Float32Array, f: Format, rho: ResolvedProjection, out: T, random: WasmRandom, first = 0): T | undefined {
+export function quantizeWasm<T extends Uint8Array | Uint16Array>(
+  src: Float32Array,
+  f: Format,
+  rho: ResolvedProjection,
+  out: T,
+  random: WasmRandom,
+  first = 0,
+): T | undefined {
   const k = kernels();
   const block = k && encodeBlock(f, rho, random);
   if (!k || !block) return undefined;

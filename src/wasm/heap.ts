@@ -60,7 +60,6 @@ export class Heap {
     return buffer;
   }
 
-
   /** True when `a` is a usable view of this memory (then its byteOffset is its address). */
   owns(a: ArrayBufferView): boolean {
     return a.buffer === this.buffer || (this.shared && this.#buffers.has(a.buffer));
@@ -86,7 +85,10 @@ export class Heap {
     }
     const end = this.#top + size;
     if (end > this.maxBytes) {
-      throw new CodeRangeError(argument, `needs ${bytes} bytes of ${this.name} with ${this.#live} in use; allowed: at most ${this.limit} in all, so process the data in parts`);
+      throw new CodeRangeError(
+        argument,
+        `needs ${bytes} bytes of ${this.name} with ${this.#live} in use; allowed: at most ${this.limit} in all, so process the data in parts`,
+      );
     }
     const have = this.memory.buffer.byteLength;
     if (end > have) {
@@ -99,7 +101,10 @@ export class Heap {
         try {
           this.memory.grow(Math.ceil((end - have) / PAGE));
         } catch (error) {
-          throw new CodeRangeError(argument, `needs ${bytes} bytes, but ${this.name} cannot grow to ${end} bytes (${String(error)}); allowed: what the host grants`);
+          throw new CodeRangeError(
+            argument,
+            `needs ${bytes} bytes, but ${this.name} cannot grow to ${end} bytes (${String(error)}); allowed: what the host grants`,
+          );
         }
       }
     }

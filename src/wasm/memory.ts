@@ -50,7 +50,10 @@ export function inWasm(a: ArrayBufferView): boolean {
 /** Rejects views of Wasm memory from before a growth (they are detached and read as empty). */
 export function requireLive(a: ArrayBufferView, argument: string): void {
   if (runtimeHeap().stale(a)) {
-    throw new ArgumentTypeError(argument, `is a view of Wasm memory from before it grew (now detached); allowed: a current view, e.g. handle.array read after the last allocation`);
+    throw new ArgumentTypeError(
+      argument,
+      `is a view of Wasm memory from before it grew (now detached); allowed: a current view, e.g. handle.array read after the last allocation`,
+    );
   }
 }
 
@@ -97,7 +100,8 @@ export class WasmArray<T extends WasmView> {
 
   /** `heap`: the memory to allocate in (the kernels' own unless a pool passes its shared one). */
   constructor(type: ViewType<T>, length: number, argument = "n", heap: Heap = runtimeHeap()) {
-    if (!VIEW_TYPES.includes(type)) throw new ArgumentTypeError("type", `got ${describe(type)}; allowed: Uint8Array, Uint16Array, Uint32Array, Int32Array, Float32Array or Float64Array`);
+    if (!VIEW_TYPES.includes(type))
+      throw new ArgumentTypeError("type", `got ${describe(type)}; allowed: Uint8Array, Uint16Array, Uint32Array, Int32Array, Float32Array or Float64Array`);
     if (!Number.isSafeInteger(length) || length < 0) throw new CodeRangeError(argument, `got ${describe(length)}; allowed: a non-negative integer`);
     const bytes = length * type.BYTES_PER_ELEMENT;
     if (bytes > heap.maxBytes) throw new CodeRangeError(argument, `is ${length} elements (${bytes} bytes); allowed: at most ${heap.limit} of ${heap.name}`);
@@ -200,7 +204,8 @@ export function stream(src: WasmView, out: WasmView | null, run: StreamRun, opti
   const side = (array: WasmView | null, groupBytes: number, input: boolean, argument: string): Side => {
     if (array) requireLive(array, argument);
     const totalBytes = array ? Math.ceil((n * groupBytes) / group) : 0;
-    if (array && array.byteLength < totalBytes) throw new CodeRangeError(argument, `has ${array.byteLength} bytes; allowed: at least ${totalBytes} for ${n} elements`);
+    if (array && array.byteLength < totalBytes)
+      throw new CodeRangeError(argument, `has ${array.byteLength} bytes; allowed: at least ${totalBytes} for ${n} elements`);
     return { array, byteOffset: array ? array.byteOffset : 0, groupBytes, totalBytes, input, direct: array !== null && h.owns(array), scratch: -1 };
   };
   const extra = options.extra ?? [];
@@ -214,7 +219,8 @@ export function stream(src: WasmView, out: WasmView | null, run: StreamRun, opti
   for (let i = 0; i < sides.length; i++) {
     for (let j = i + 1; j < sides.length; j++) {
       const [o, other] = sides[j]!.input ? [i, j] : [j, i];
-      if ((!sides[i]!.input || !sides[j]!.input) && overlaps(sides[i]!, sides[j]!)) throw new ArgumentTypeError(name(o), `overlaps ${name(other)}; allowed: a separate array`);
+      if ((!sides[i]!.input || !sides[j]!.input) && overlaps(sides[i]!, sides[j]!))
+        throw new ArgumentTypeError(name(o), `overlaps ${name(other)}; allowed: a separate array`);
     }
   }
   if (n === 0) return;

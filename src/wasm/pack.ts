@@ -38,7 +38,13 @@ export function unpackWasm(bytes: Uint8Array, bits: 4 | 6, n: number, out: Uint8
 }
 
 /** Decodes n packed codes of f (K = 4 or 6) straight into float32 out. */
-export function dequantizePackedWasm(bytes: Uint8Array, f: Format, n: number, out: Float32Array, decodeTable32: (f: Format) => Uint32Array): Float32Array | undefined {
+export function dequantizePackedWasm(
+  bytes: Uint8Array,
+  f: Format,
+  n: number,
+  out: Float32Array,
+  decodeTable32: (f: Format) => Uint32Array,
+): Float32Array | undefined {
   const k = kernels();
   if (!k) return undefined;
   requireLive(bytes, "bytes");

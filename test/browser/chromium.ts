@@ -8,7 +8,17 @@ import sparticuz from "@sparticuz/chromium";
 import { type BrowserContext, chromium } from "playwright-core";
 
 // Without the networking switches Chromium keeps dialling Google's hosts, which a closed network refuses.
-const ARGS = ["--headless", "--no-sandbox", "--no-zygote", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--no-zygote",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 /** The browser binary: CHROMIUM_PATH, else the npm package's build (unpacked on first use). */
 export async function chromiumPath(): Promise<string> {

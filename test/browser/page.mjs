@@ -19,6 +19,6 @@ try {
   window.suiteResult = { result, kernels, status: lib.kernelStatus(), userAgent: navigator.userAgent, ms: performance.now() - started };
   document.body.textContent = "done";
 } catch (error) {
-  window.suiteError = String(error && error.stack ? error.stack : error);
+  window.suiteError = String(error?.stack ? error.stack : error);
   document.body.textContent = window.suiteError;
 }

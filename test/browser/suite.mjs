@@ -4,11 +4,48 @@
 
 export const GOLDEN_DTYPES = ["float8_e4m3fn", "float8_e5m2", "float6_e3m2fn", "float4_e2m1fn", "bfloat16"];
 const FORMATS = ["float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "Binary8p3se", "Binary8p4sf", "float6_e3m2fn", "float4_e2m1fn", "Binary12p7se", "bfloat16"];
-const PROJECTIONS = [undefined, { saturation: "SatFinite" }, { rounding: "TowardZero" }, { rounding: "NearestTiesToAway", saturation: "SatPropagate" }, { rounding: "ToOdd", saturation: "SatNone" }];
+const PROJECTIONS = [
+  undefined,
+  { saturation: "SatFinite" },
+  { rounding: "TowardZero" },
+  { rounding: "NearestTiesToAway", saturation: "SatPropagate" },
+  { rounding: "ToOdd", saturation: "SatNone" },
+];
 /** NaN, ±0, ±Inf, overflow, ties, subnormals and the edges of the 8-bit formats. */
 const VALUES = [
-  Number.NaN, 0, -0, Infinity, -Infinity, 1e300, -1e300, 448, 464, 480, -500, 57344, 61440, 65536, 240, 256,
-  1.0625, 1.1875, -2.5, 3.5, 0.3, 1 / 3, 2 ** -6, 2 ** -7, 2 ** -9, 2 ** -10, 3 * 2 ** -11, 2 ** -17, 5e-324, 1e-45, 6, 7, -0.25,
+  Number.NaN,
+  0,
+  -0,
+  Infinity,
+  -Infinity,
+  1e300,
+  -1e300,
+  448,
+  464,
+  480,
+  -500,
+  57344,
+  61440,
+  65536,
+  240,
+  256,
+  1.0625,
+  1.1875,
+  -2.5,
+  3.5,
+  0.3,
+  1 / 3,
+  2 ** -6,
+  2 ** -7,
+  2 ** -9,
+  2 ** -10,
+  3 * 2 ** -11,
+  2 ** -17,
+  5e-324,
+  1e-45,
+  6,
+  7,
+  -0.25,
 ];
 /** Records per golden encode file checked in the page (evenly strided over the whole file). */
 const GOLDEN_RECORDS = 60000;
@@ -88,7 +125,12 @@ function bulkSection(lib) {
       dequantize: fnv(lib.dequantize(codes, name)),
     };
   }
-  for (const [name, rounding, stochasticBits] of [["Binary8p3se", "StochasticA", 8], ["float8_e4m3fn", "StochasticB", 12], ["bfloat16", "StochasticC", 13], ["float4_e2m1fn", "StochasticA", 5]]) {
+  for (const [name, rounding, stochasticBits] of [
+    ["Binary8p3se", "StochasticA", 8],
+    ["float8_e4m3fn", "StochasticB", 12],
+    ["bfloat16", "StochasticC", 13],
+    ["float4_e2m1fn", "StochasticA", 5],
+  ]) {
     out[`${name}/${rounding}`] = fnv(lib.quantize(x, name, { rounding, stochasticBits, seed: 20261122 }));
   }
   for (const name of ["float4_e2m1fn", "float6_e3m2fn"]) {
@@ -113,16 +155,28 @@ function viewSection(lib) {
     sub.set(0, 6);
     const copy = a.slice(-16);
     copy.set(0, 7);
-    log.push(Array.from({ length: 24 }, (_, i) => bits64(a.get(i))), [...sub].map(bits64), Array.from(a.keys()).length);
+    log.push(
+      Array.from({ length: 24 }, (_, i) => bits64(a.get(i))),
+      [...sub].map(bits64),
+      Array.from(a.keys()).length,
+    );
     log.push(fnv(a.codes), fnv(copy.codes), u32(a.toFloat32Array().subarray(0, 32)), fnv(new Uint8Array(a.toArrayBuffer())));
     if (a.format.K === 4 || a.format.K === 6) log.push(fnv(a.toPacked()), fnv(lib.MiniFloatArray.fromPacked(a.toPacked(), name, a.length).codes));
     // Wasm memory grows under the views: they stay valid.
     const block = lib.allocFloat32(1 << 22);
-    log.push(bits64(a.get(5)), fnv(a.codes), bits64(copy.get(0)), errorOf(() => a.get(4096)));
+    log.push(
+      bits64(a.get(5)),
+      fnv(a.codes),
+      bits64(copy.get(0)),
+      errorOf(() => a.get(4096)),
+    );
     block.free();
     copy.free();
     a.free();
-    log.push(sub.freed, errorOf(() => sub.get(0)));
+    log.push(
+      sub.freed,
+      errorOf(() => sub.get(0)),
+    );
     out[name] = log;
   }
   // Zero copy: float32 in Wasm memory quantized in place into a view, dequantized into Wasm memory.

@@ -89,7 +89,7 @@ export function parseHexFloat(s: string): Exact {
   const sign = m[1] === "-" ? -1 : 1;
   const int = m[2] || "0";
   const frac = m[3] ?? "";
-  const significand = BigInt("0x" + int + frac);
+  const significand = BigInt(`0x${int}${frac}`);
   return finite(sign, significand, Number(m[4]) - 4 * frac.length);
 }
 

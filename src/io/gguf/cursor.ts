@@ -15,7 +15,11 @@ export class HeaderCursor {
   private view = new DataView(this.window.buffer);
   private windowStart = 0;
 
-  constructor(private readonly handle: FileHandle, readonly path: string, readonly size: number) {}
+  constructor(
+    private readonly handle: FileHandle,
+    readonly path: string,
+    readonly size: number,
+  ) {}
 
   /** Bytes of the file after the read position. */
   get remaining(): number {
@@ -60,7 +64,10 @@ export class HeaderCursor {
     await this.need(8, what);
     const n = this.u64();
     if (n * BigInt(itemBytes) > BigInt(this.remaining)) {
-      throw new GgufError(this.path, `${what} is ${n} but only ${this.remaining} bytes follow at byte ${this.position}, room for at most ${Math.floor(this.remaining / itemBytes)}: truncated or corrupt file`);
+      throw new GgufError(
+        this.path,
+        `${what} is ${n} but only ${this.remaining} bytes follow at byte ${this.position}, room for at most ${Math.floor(this.remaining / itemBytes)}: truncated or corrupt file`,
+      );
     }
     return Number(n);
   }

@@ -70,7 +70,8 @@ export function mxfp4BlocksFromPairs(scales: Uint8Array, pairs: Uint8Array): Uin
  */
 export function nvfp4Blocks(scales: Uint8Array, codes: Uint8Array): Uint8Array {
   requireCodes(scales, codes, 16, "NVFP4");
-  if (scales.length % 4 !== 0) throw new CodeRangeError("scales", `has ${scales.length} scales; allowed: a multiple of 4 (one NVFP4 block holds four sub-blocks)`);
+  if (scales.length % 4 !== 0)
+    throw new CodeRangeError("scales", `has ${scales.length} scales; allowed: a multiple of 4 (one NVFP4 block holds four sub-blocks)`);
   const bad = scales.findIndex((s) => s >= 0x7f);
   if (bad >= 0) throw new CodeRangeError(`scales[${bad}]`, `is ${scales[bad]}; allowed: an E4M3 code in [0, 126] (non-negative, not NaN)`);
   const out = new Uint8Array(9 * scales.length);
@@ -83,7 +84,8 @@ export function nvfp4Blocks(scales: Uint8Array, codes: Uint8Array): Uint8Array {
 }
 
 function requireCodes(scales: Uint8Array, codes: Uint8Array, group: number, type: string): void {
-  if (codes.length !== group * scales.length) throw new CodeRangeError("codes", `has ${codes.length} codes; allowed: ${group} per ${type} scale (${group * scales.length})`);
+  if (codes.length !== group * scales.length)
+    throw new CodeRangeError("codes", `has ${codes.length} codes; allowed: ${group} per ${type} scale (${group * scales.length})`);
   const bad = codes.findIndex((c) => c > 15);
   if (bad >= 0) throw new CodeRangeError(`codes[${bad}]`, `is ${codes[bad]}; allowed: an E2M1 code in [0, 15]`);
 }

@@ -4,7 +4,10 @@
 /** A GGUF file (or a file being written) that breaks the format's rules, or a tensor type minifloat cannot decode. */
 export class GgufError extends Error {
   override readonly name = "GgufError";
-  constructor(readonly argument: string, message: string) {
+  constructor(
+    readonly argument: string,
+    message: string,
+  ) {
     super(`${argument}: ${message}`);
   }
 }

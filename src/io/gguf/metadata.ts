@@ -46,10 +46,17 @@ export async function readValue(c: HeaderCursor, type: GgufValueType, argument: 
 
 type Getter = (view: DataView, at: number) => GgufScalar;
 const GETTERS: Readonly<Record<Exclude<ItemType, "STRING">, Getter>> = {
-  UINT8: (v, at) => v.getUint8(at), INT8: (v, at) => v.getInt8(at), BOOL: (v, at) => v.getUint8(at) !== 0,
-  UINT16: (v, at) => v.getUint16(at, true), INT16: (v, at) => v.getInt16(at, true), UINT32: (v, at) => v.getUint32(at, true),
-  INT32: (v, at) => v.getInt32(at, true), FLOAT32: (v, at) => v.getFloat32(at, true), UINT64: (v, at) => v.getBigUint64(at, true),
-  INT64: (v, at) => v.getBigInt64(at, true), FLOAT64: (v, at) => v.getFloat64(at, true),
+  UINT8: (v, at) => v.getUint8(at),
+  INT8: (v, at) => v.getInt8(at),
+  BOOL: (v, at) => v.getUint8(at) !== 0,
+  UINT16: (v, at) => v.getUint16(at, true),
+  INT16: (v, at) => v.getInt16(at, true),
+  UINT32: (v, at) => v.getUint32(at, true),
+  INT32: (v, at) => v.getInt32(at, true),
+  FLOAT32: (v, at) => v.getFloat32(at, true),
+  UINT64: (v, at) => v.getBigUint64(at, true),
+  INT64: (v, at) => v.getBigInt64(at, true),
+  FLOAT64: (v, at) => v.getFloat64(at, true),
 };
 
 function readScalar(c: HeaderCursor, type: Exclude<ItemType, "STRING">): GgufScalar {
@@ -58,8 +65,14 @@ function readScalar(c: HeaderCursor, type: Exclude<ItemType, "STRING">): GgufSca
 
 /** Integer ranges of the integer types (64-bit ones as bigint). */
 const RANGES: Readonly<Partial<Record<ItemType, readonly [bigint, bigint]>>> = {
-  UINT8: [0n, 255n], INT8: [-128n, 127n], UINT16: [0n, 65535n], INT16: [-32768n, 32767n],
-  UINT32: [0n, 4294967295n], INT32: [-2147483648n, 2147483647n], UINT64: [0n, (1n << 64n) - 1n], INT64: [-(1n << 63n), (1n << 63n) - 1n],
+  UINT8: [0n, 255n],
+  INT8: [-128n, 127n],
+  UINT16: [0n, 65535n],
+  INT16: [-32768n, 32767n],
+  UINT32: [0n, 4294967295n],
+  INT32: [-2147483648n, 2147483647n],
+  UINT64: [0n, (1n << 64n) - 1n],
+  INT64: [-(1n << 63n), (1n << 63n) - 1n],
 };
 
 const utf8 = new TextEncoder();

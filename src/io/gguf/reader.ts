@@ -74,7 +74,8 @@ export class GgufReader {
       const dataOffset = alignUp(c.position, alignment);
       for (const t of tensors) {
         const end = dataOffset + t.offset + (t.byteSize ?? 0);
-        if (end > info.size) throw new GgufError(path, `tensor "${t.name}" ends at byte ${end} but the file has ${info.size}: tensor data beyond the file (truncated file?)`);
+        if (end > info.size)
+          throw new GgufError(path, `tensor "${t.name}" ends at byte ${end} but the file has ${info.size}: tensor data beyond the file (truncated file?)`);
       }
       return new GgufReader(path, handle, version, metadata, alignment, dataOffset, tensors);
     } catch (e) {
@@ -120,7 +121,8 @@ export class GgufReader {
   }
 
   private typeOf(t: GgufTensorInfo): GgmlType {
-    if (!t.type) throw new GgufError(`${this.path}: tensor "${t.name}"`, `has unknown ggml type ${t.typeId}; minifloat knows neither its name nor its block layout`);
+    if (!t.type)
+      throw new GgufError(`${this.path}: tensor "${t.name}"`, `has unknown ggml type ${t.typeId}; minifloat knows neither its name nor its block layout`);
     return t.type;
   }
 
@@ -145,7 +147,7 @@ async function readPreamble(c: HeaderCursor): Promise<number> {
   }
   const version = c.u32();
   if (GGUF_VERSIONS.includes(version)) return version;
-  const swapped = ((version & 255) << 24) | ((version >> 8) & 255) << 16 | ((version >> 16) & 255) << 8 | (version >>> 24);
+  const swapped = ((version & 255) << 24) | (((version >> 8) & 255) << 16) | (((version >> 16) & 255) << 8) | (version >>> 24);
   if (GGUF_VERSIONS.includes(swapped)) throw new GgufError(c.path, `is a big-endian GGUF file (version ${swapped}); allowed: little-endian GGUF files`);
   throw new GgufError(c.path, `has unknown GGUF version ${version}; allowed: ${GGUF_VERSIONS.join(", ")}`);
 }
@@ -174,7 +176,8 @@ async function readTensorInfo(c: HeaderCursor, i: number, alignment: number): Pr
   const typeId = c.u32();
   const offset = c.u64();
   const elements = dims.reduce((a, b) => a * b, 1n);
-  if (elements > BigInt(Number.MAX_SAFE_INTEGER) || dims.some((d) => d > BigInt(Number.MAX_SAFE_INTEGER))) throw new GgufError(c.path, `${label} has dimensions ${dims.join(" × ")} = ${elements} elements; allowed: at most 2^53 − 1`);
+  if (elements > BigInt(Number.MAX_SAFE_INTEGER) || dims.some((d) => d > BigInt(Number.MAX_SAFE_INTEGER)))
+    throw new GgufError(c.path, `${label} has dimensions ${dims.join(" × ")} = ${elements} elements; allowed: at most 2^53 − 1`);
   if (offset % BigInt(alignment) !== 0n || offset > BigInt(c.size)) {
     throw new GgufError(c.path, `${label} has data offset ${offset}; allowed: a multiple of the alignment ${alignment} within the file`);
   }

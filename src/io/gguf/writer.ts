@@ -10,7 +10,18 @@ import { IoError } from "../errors.js";
 import { fsError, onPath } from "../fs-errors.js";
 import { IEEE_RNE, quantizeQ8_0 } from "./encode.js";
 import { GgufError } from "./errors.js";
-import { ALIGNMENT_KEY, DECODABLE_TYPES, DEFAULT_ALIGNMENT, GGUF_MAGIC, GGUF_VERSION, type GgufTensorType, type GgufValue, MAX_DIMS, alignUp, ggmlTypeByName } from "./format.js";
+import {
+  ALIGNMENT_KEY,
+  DECODABLE_TYPES,
+  DEFAULT_ALIGNMENT,
+  GGUF_MAGIC,
+  GGUF_VERSION,
+  type GgufTensorType,
+  type GgufValue,
+  MAX_DIMS,
+  alignUp,
+  ggmlTypeByName,
+} from "./format.js";
 import { stringBytes, typeId, writeValue } from "./metadata.js";
 import type { GgufTensorInfo } from "./reader.js";
 import { quantize } from "../kernels.js";
@@ -94,7 +105,8 @@ export class GgufWriter {
    */
   async writeValues(values: Float32Array | Float64Array): Promise<void> {
     const t = this.requireCurrent();
-    if (!(values instanceof Float32Array || values instanceof Float64Array)) throw new CodeRangeError("values", `is ${describe(values)}; allowed: a Float32Array or Float64Array`);
+    if (!(values instanceof Float32Array || values instanceof Float64Array))
+      throw new CodeRangeError("values", `is ${describe(values)}; allowed: a Float32Array or Float64Array`);
     const left = Math.floor((t.byteSize! - this.written) / t.type!.typeSize) * t.type!.blockSize;
     if (values.length > left) throw new CodeRangeError("values", `has ${values.length} values; tensor "${t.name}" has ${left} elements left`);
     await this.writeBytes(encodeValues(t, values instanceof Float32Array ? values : Float32Array.from(values)));
@@ -103,7 +115,9 @@ export class GgufWriter {
   /** Checks every tensor is complete, flushes, and moves the file into place. */
   async commit(): Promise<void> {
     if (this.state !== "open") throw new IoError(this.path, `writer is already ${this.state}`);
-    const incomplete = this.next && new GgufError(`tensor "${this.next.name}"`, `received ${this.written} of its ${this.next.byteSize} bytes; nothing was written to ${this.path}`);
+    const incomplete =
+      this.next &&
+      new GgufError(`tensor "${this.next.name}"`, `received ${this.written} of its ${this.next.byteSize} bytes; nothing was written to ${this.path}`);
     if (incomplete) {
       await this.abort();
       throw incomplete;
@@ -172,7 +186,10 @@ function encodeValues(t: GgufTensorInfo, values: Float32Array): Uint8Array {
     case "Q8_0":
       return quantizeQ8_0(values);
   }
-  throw new GgufError(`tensor "${t.name}"`, `has type ${t.typeName}, whose blocks hold scales chosen by the caller; allowed: writeBytes with mxfp4Blocks or nvfp4Blocks`);
+  throw new GgufError(
+    `tensor "${t.name}"`,
+    `has type ${t.typeName}, whose blocks hold scales chosen by the caller; allowed: writeBytes with mxfp4Blocks or nvfp4Blocks`,
+  );
 }
 
 function chooseAlignment(metadata: ReadonlyMap<string, GgufValue>, option: number | undefined): number {
@@ -182,7 +199,8 @@ function chooseAlignment(metadata: ReadonlyMap<string, GgufValue>, option: numbe
   if (!Number.isInteger(alignment) || alignment <= 0 || alignment > 2 ** 31 || (alignment & (alignment - 1)) !== 0) {
     throw new GgufError("alignment", `is ${describe(alignment)}; allowed: a power of two up to 2^31`);
   }
-  if (recorded !== undefined && recorded.value !== alignment) throw new GgufError(`metadata "${ALIGNMENT_KEY}"`, `is ${recorded.value} but options.alignment is ${alignment}; allowed: the same value`);
+  if (recorded !== undefined && recorded.value !== alignment)
+    throw new GgufError(`metadata "${ALIGNMENT_KEY}"`, `is ${recorded.value} but options.alignment is ${alignment}; allowed: the same value`);
   return alignment;
 }
 
@@ -204,7 +222,10 @@ function layOut(specs: readonly GgufTensorSpec[], alignment: number): GgufTensor
     const length = shape.reduce((a, b) => a * b, 1);
     const inner = shape.at(-1) ?? 1;
     if (!Number.isSafeInteger(length) || inner % type.blockSize !== 0) {
-      throw new GgufError(`${label}.shape`, `is [${shape.join(", ")}]; allowed: rows of a multiple of ${type.blockSize} elements (the ${type.name} block) and at most 2^53 − 1 elements`);
+      throw new GgufError(
+        `${label}.shape`,
+        `is [${shape.join(", ")}]; allowed: rows of a multiple of ${type.blockSize} elements (the ${type.name} block) and at most 2^53 − 1 elements`,
+      );
     }
     const byteSize = (length / type.blockSize) * type.typeSize;
     const info: GgufTensorInfo = { name, shape: [...shape], length, typeId: type.id, typeName: type.name, type, offset, byteSize };

@@ -126,7 +126,7 @@ export function sqr(a: Interval, w: number): Interval {
 
 function floorDiv(n: bigint, d: bigint): bigint {
   const q = n / d;
-  return (n % d !== 0n && (n < 0n) !== (d < 0n)) ? q - 1n : q;
+  return n % d !== 0n && n < 0n !== d < 0n ? q - 1n : q;
 }
 
 function ceilDiv(n: bigint, d: bigint): bigint {

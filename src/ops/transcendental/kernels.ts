@@ -53,8 +53,7 @@ function series(first: Interval, next: (t: Interval, n: number) => Interval, tar
   throw new TranscendentalPrecisionError("series did not converge");
 }
 
-const signsOf = (x: Interval, ifPositive: Signs, ifNegative: Signs): Signs =>
-  x.lo >= 0n ? ifPositive : x.hi <= 0n ? ifNegative : "unknown";
+const signsOf = (x: Interval, ifPositive: Signs, ifNegative: Signs): Signs => (x.lo >= 0n ? ifPositive : x.hi <= 0n ? ifNegative : "unknown");
 
 // ---------------------------------------------------------------------------------------------- exp family
 

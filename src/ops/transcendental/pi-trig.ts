@@ -42,8 +42,7 @@ function sinPiReduce(n: bigint, k: number): Signed {
 function sinPiValue(r: Signed, p: number): Finite {
   if (r.exact) return r.exact;
   const D = 1n << BigInt(r.k);
-  const f =
-    4n * r.n <= D ? (w: number) => sinPiSmall(r.n, r.k, w) : (w: number) => cosPiSmall(D / 2n - r.n, r.k, w);
+  const f = 4n * r.n <= D ? (w: number) => sinPiSmall(r.n, r.k, w) : (w: number) => cosPiSmall(D / 2n - r.n, r.k, w);
   return refine(p, (w) => (r.sign > 0 ? f(w) : neg(f(w))));
 }
 
@@ -108,7 +107,11 @@ export const ArcSinPi: Omega = ([a], p) => {
   if (isOne(x) || isMinusOne(x)) return finite(x.sign, 1n, -1); // 5. arcsin(±1)/π = ±½
   // 6. arcsin(X)/π (±⅙ at ±½: rational, not dyadic). Near ±1 it is ±(½ − arccos|X|/π): the small part is
   //    computed with relative accuracy and subtracted from the exact ½, so results next to ½ stay decidable.
-  if (compareAbsPow2(x, -1) <= 0) return refine(p, overPi((w) => asinI(x, w)));
+  if (compareAbsPow2(x, -1) <= 0)
+    return refine(
+      p,
+      overPi((w) => asinI(x, w)),
+    );
   const ax = absF(x);
   return refine(p, (w) => signed(x.sign, sub(point(1n, -1), overPi((v) => acosI(ax, v))(w + 4), w)));
 };
@@ -123,7 +126,11 @@ export const ArcCosPi: Omega = ([a], p) => {
   // 7. arccos(X)/π (⅓, ⅔ at ±½: not dyadic): ½ − arcsin(X)/π for |X| ≤ ½, arccos(X)/π for X > ½ and
   //    1 − arccos|X|/π for X < −½ — exact constants minus parts computed with relative accuracy.
   if (compareAbsPow2(x, -1) <= 0) return refine(p, (w) => sub(point(1n, -1), overPi((v) => asinI(x, v))(w + 4), w));
-  if (x.sign > 0) return refine(p, overPi((w) => acosI(x, w)));
+  if (x.sign > 0)
+    return refine(
+      p,
+      overPi((w) => acosI(x, w)),
+    );
   const ax = absF(x);
   return refine(p, (w) => sub(point(1n, 0), overPi((v) => acosI(ax, v))(w + 4), w));
 };
