@@ -1,6 +1,7 @@
 // Argument checks shared by the bulk calls (single-thread, packed, pool): input, output and code arrays.
 import { ArgumentTypeError, CodeRangeError, describe } from "../errors.js";
 import type { Format } from "../format/model.js";
+import { requireUnfreed } from "../wasm/memory.js";
 
 export type CodeArray = Uint8Array | Uint16Array | Uint32Array;
 
@@ -19,8 +20,12 @@ export function requireInput(src: unknown): Float32Array | Float64Array {
   return requireAttached(src, "src");
 }
 
-/** A detached array reads as empty; rejecting it keeps a transferred buffer from giving a silently empty result. */
+/**
+ * A detached array reads as empty, and a freed Wasm view may hold another allocation's data: rejecting both keeps a
+ * transferred buffer or a freed handle from giving a silently wrong result.
+ */
 export function requireAttached<T extends ArrayBufferView>(a: T, argument: string): T {
+  requireUnfreed(a, argument);
   if (a.byteLength > 0 || a.buffer instanceof SharedArrayBuffer || a.buffer.byteLength > 0) return a;
   try {
     new Uint8Array(a.buffer);

@@ -14,7 +14,7 @@ import {
   scaleValues,
 } from "./mx.js";
 import { quantizeBlocksKernel } from "./wasm.js";
-import { OUT_KEYS } from "../api/validate.js";
+import { OUT_KEYS, requireAttached } from "../api/validate.js";
 import { checkOptions } from "../options.js";
 
 export {
@@ -35,6 +35,7 @@ export {
  */
 export function quantizeBlocks(src: Float32Array, scheme: SchemeName | CustomScheme | BlockScheme, options?: BlockQuantizeOptions): BlockTensor {
   if (!(src instanceof Float32Array)) throw new ArgumentTypeError("src", `got ${describe(src)}; allowed: a Float32Array`);
+  requireAttached(src, "src");
   const s = blockScheme(scheme);
   const plan = planBlocks(src, s, options);
   const n = src.length;

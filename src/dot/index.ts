@@ -8,7 +8,7 @@ import { OVERFLOW_MODES, type OverflowMode, type PartialsName, overflowMode, par
 import { type DotContext, dotContext, dotReference } from "./reference.js";
 import { dotKernel } from "./wasm.js";
 import { quantize } from "../api/bulk.js";
-import { rejectRemoved } from "../api/validate.js";
+import { rejectRemoved, requireAttached } from "../api/validate.js";
 import { checkOptions } from "../options.js";
 import { format } from "../format/registry.js";
 
@@ -83,7 +83,7 @@ export function resolveDot(options: DotOptions | undefined, allowed: readonly st
 
 function requireBytes(x: unknown, argument: string): Uint8Array {
   if (!(x instanceof Uint8Array)) throw new ArgumentTypeError(argument, `got ${describe(x)}; allowed: a Uint8Array of codes`);
-  return x;
+  return requireAttached(x, argument);
 }
 
 /** Unpacks 4-bit codes (first element in the low nibble) into one code per byte. */

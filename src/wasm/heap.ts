@@ -70,6 +70,13 @@ export class Heap {
     return a.buffer !== this.buffer && !this.shared && this.#buffers.has(a.buffer);
   }
 
+  /** True when bytes [ptr, ptr + bytes) of a non-empty range lie in no allocated block (freed, or above the top). */
+  unallocated(ptr: number, bytes: number): boolean {
+    if (bytes === 0) return false;
+    if (ptr + bytes > this.#top) return true;
+    return this.#free.some((b) => ptr < b.ptr + b.size && b.ptr < ptr + bytes);
+  }
+
   /** Allocates `bytes` bytes (64-byte aligned) and returns the address; grows memory when needed. */
   alloc(bytes: number, argument = "n"): number {
     if (!Number.isSafeInteger(bytes) || bytes < 0) throw new CodeRangeError(argument, `needs ${describe(bytes)} bytes; allowed: a non-negative integer`);

@@ -47,8 +47,22 @@ export function inWasm(a: ArrayBufferView): boolean {
   return kernels() !== undefined && runtimeHeap().owns(a);
 }
 
+/** Views handed out by WasmArray handles since freed: their memory may already hold another allocation's data. */
+const freedViews = new WeakSet<ArrayBufferView>();
+
+/**
+ * Rejects a view of freed Wasm memory: one a handle gave out before free(), or any view of the kernels' memory whose
+ * bytes no allocation holds. (Memory a later allocation reuses cannot be told apart from it by a subarray.)
+ */
+export function requireUnfreed(a: ArrayBufferView, argument: string): void {
+  if (freedViews.has(a) || (heap !== undefined && heap.owns(a) && heap.unallocated(a.byteOffset, a.byteLength))) {
+    throw new ArgumentTypeError(argument, "is a view of Wasm memory that was freed (handle.free()); allowed: the array of a live handle");
+  }
+}
+
 /** Rejects views of Wasm memory from before a growth (they are detached and read as empty). */
 export function requireLive(a: ArrayBufferView, argument: string): void {
+  requireUnfreed(a, argument);
   if (runtimeHeap().stale(a)) {
     throw new ArgumentTypeError(
       argument,
@@ -93,6 +107,8 @@ export function memoryStats(): ReturnType<Heap["stats"]> {
 export class WasmArray<T extends WasmView> {
   #ptr: number;
   #view: T | undefined;
+  /** Every view this handle gave out: refused once it is freed. */
+  readonly #issued: T[] = [];
   readonly #type: ViewType<T>;
   readonly #heap: Heap;
   /** Number of elements. */
@@ -109,6 +125,7 @@ export class WasmArray<T extends WasmView> {
     this.#heap = heap;
     this.length = length;
     this.#view = heap.view(type, length, argument);
+    this.#issued.push(this.#view);
     this.#ptr = this.#view.byteOffset;
   }
 
@@ -121,7 +138,10 @@ export class WasmArray<T extends WasmView> {
   /** The current view (re-created after a growth of the kernels' memory, which detaches earlier views). */
   get array(): T {
     const buffer = this.#heap.buffer;
-    if (!this.#view || this.#view.buffer !== buffer) this.#view = new this.#type(buffer, this.ptr, this.length);
+    if (!this.#view || this.#view.buffer !== buffer) {
+      this.#view = new this.#type(buffer, this.ptr, this.length);
+      this.#issued.push(this.#view);
+    }
     return this.#view;
   }
 
@@ -135,6 +155,8 @@ export class WasmArray<T extends WasmView> {
     this.#heap.free(this.#ptr, this.length * this.#type.BYTES_PER_ELEMENT);
     this.#ptr = -1;
     this.#view = undefined;
+    for (const v of this.#issued) freedViews.add(v);
+    this.#issued.length = 0;
   }
 }
 
