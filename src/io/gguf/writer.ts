@@ -25,6 +25,7 @@ import {
 import { stringBytes, typeId, writeValue } from "./metadata.js";
 import type { GgufTensorInfo } from "./reader.js";
 import { quantize } from "../kernels.js";
+import { checkOptions } from "../../options.js";
 
 export interface GgufTensorSpec {
   readonly name: string;
@@ -41,6 +42,8 @@ export interface GgufWriterOptions {
   /** Replace an existing file at the path (default: refuse). */
   readonly force?: boolean;
 }
+
+const GGUF_WRITER_KEYS = ["metadata", "alignment", "force"] as const satisfies readonly (keyof GgufWriterOptions)[];
 
 export class GgufWriter {
   private current = 0;
@@ -62,6 +65,7 @@ export class GgufWriter {
 
   /** Validates specs and metadata, refuses an existing output (unless force) and writes the header to a temporary file. */
   static async create(path: string, specs: readonly GgufTensorSpec[], options: GgufWriterOptions = {}): Promise<GgufWriter> {
+    checkOptions(options, GGUF_WRITER_KEYS);
     const target = resolve(path);
     if (!options.force && existsSync(target)) throw new IoError(path, "exists; allowed: a new path, or --force to replace it");
     const metadata = new Map(options.metadata instanceof Map ? options.metadata : Object.entries(options.metadata ?? {}));
