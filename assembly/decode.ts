@@ -6,7 +6,7 @@ const NIBBLE_MASK = memory.data<u8>([15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15,
 /** 0x3F in each i32 lane; its top byte is 0, which the FP6 unpack shuffle uses as a zero byte. */
 const SIX_BITS32 = memory.data<u32>([0x3f, 0x3f, 0x3f, 0x3f], 16);
 
-/** dst[i] = table[src[i]] for byte codes: scalar LUT unrolled ×8, the measured generic ~2 G/s (docs/wasm-kernels.md §4). */
+/** dst[i] = table[src[i]] for byte codes: scalar LUT unrolled ×8, the measured generic ~2 G/s (docs/kernels.md). */
 export function decodeLut8(src: usize, dst: usize, n: usize, table: usize): void {
   let i: usize = 0;
   for (; i + 8 <= n; i += 8) {

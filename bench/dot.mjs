@@ -25,7 +25,7 @@ function lcg(seed) {
   return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 /**
- * E4M3 codes shaped like seed 004's activations: randn clipped to ±4, squared with its sign, rows scaled to a
+ * E4M3 codes shaped like the activations of the dot-product saturation study (docs/blocks-and-dot.md): randn clipped to ±4, squared with its sign, rows scaled to a
  * maximum of 192 (so binary16 partials overflow in a few per cent of the dot products, as in the notebook).
  */
 function activationCodes(rows, cols, seed) {

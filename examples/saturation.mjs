@@ -1,4 +1,4 @@
-// npm run example:saturation — reproduces seed 004, "Exploring saturation in low-precision dot products"
+// npm run example:saturation — reproduces the dot-product saturation study "Exploring saturation in low-precision dot products" (docs/blocks-and-dot.md)
 // (shared/seeds/004_…): the worked examples with f = 224 in float8_e4m3fn and float16 partials, then the random
 // experiment (N = 2048, rows scaled to a maximum of 192, v1 = |v1|, 100 × 1000 pairs, BLK = 16) next to the
 // notebook's printed figures. Options: --batches <n> (default 100), --batch-size <n> (1000), --seed <n> (1).

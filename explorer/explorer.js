@@ -1,4 +1,4 @@
-// The format explorer: value table, dynamic range, quantization error and seed 004's saturation experiment of any
+// The format explorer: value table, dynamic range, quantization error and the dot-product saturation experiment of any
 // minifloat format, all computed in the page by the browser bundle. Plain DOM and SVG, no framework.
 import * as mf from "minifloat";
 import { OVERFLOW_MODES, saturationExperiment } from "minifloat/p3109";

@@ -1,5 +1,5 @@
 // P3109 §5 block operations: every ConvertToBlockMaxAbsFinite and BlockDotProduct record of the second golden
-// set (golden/p3109/scaled_blocks.jsonl.gz) bit for bit, the digest's §8.3 examples, and the special rules of
+// set (golden/p3109/scaled_blocks.jsonl.gz) bit for bit, hand-checked examples, and the special rules of
 // ωBlockProject (S = 0, S = ±∞, NaN) and of the reductions.
 import { describe, expect, it } from "vitest";
 import { decode, encode, encodeExact } from "../src/api/scalar.js";
@@ -45,7 +45,7 @@ describe("golden scaled_blocks.jsonl.gz", () => {
   });
 });
 
-describe("digest §8.3 examples", () => {
+describe("hand-checked P3109 block examples", () => {
   it("ConvertToBlockMaxAbsFinite<B=4>([1, −3, 0.5, +Inf]) → s = 0x82 (4), [¼, −¾, ⅛, 224 | +Inf]", () => {
     const x = [1, -3, 0.5, Infinity].map((v) => encode(v, E8));
     const sat = convertToBlockMaxAbsFinite(x, E8, S, E8, { rounding: "TowardPositive", saturation: "SatFinite" }, { saturation: "SatFinite" });

@@ -44,7 +44,7 @@ interface Rec {
   r: number;
 }
 
-/** Compares a result; NaN results in external (IEEE-family) formats match any NaN (digest §1.8). */
+/** Compares a result; NaN results in external (IEEE-family) formats match any NaN (P3109 §4.8: one NaN datum). */
 function compare(f: Format, got: number, want: number): boolean {
   if (got === want) return true;
   return f.family === "IEEE" && f.isNaNCode(want) && f.isNaNCode(got);

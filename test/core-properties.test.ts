@@ -346,7 +346,7 @@ describe("stochastic rounding (§4.7.4): how many of the 2^N values of R round a
     return rem > half || (rem === half && (fl & 1n) === 1n) ? fl + 1n : fl;
   };
 
-  it("the digest's worked table: Binary8p4se, X = 1 + ν/8, N = 2", () => {
+  it("a worked table: Binary8p4se, X = 1 + ν/8, N = 2", () => {
     const f = format("Binary8p4se");
     const table: [number, string[], string[], string[]][] = [
       [0, [], [], []],

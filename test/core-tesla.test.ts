@@ -1,4 +1,4 @@
-// Tesla CFloat8 / CFloat16 (seed 001; docs/vendor-formats.md §3): the semantics this library chose for the
+// Tesla CFloat8 / CFloat16 (Tesla's CFloat specification; docs/semantics.md "Tesla CFloat"): the semantics this library chose for the
 // ambiguities of §3.4, documented by test.
 //  1. Denormals are IEEE-style, 2^(1−bias)·0.m (not the text's literal 2^(−bias)·0.m), so spacing is uniform.
 //  2. Round-to-nearest is ties-to-even; round first, then compare with MaxFinite (IEEE order).
@@ -13,7 +13,7 @@ import { decode, dequantize, encode, format, newFlags, quantize } from "../src/i
 
 const t8 = (E: 4 | 5, bias: number) => format(`cfloat8_1_${E}_${7 - E}`, { bias });
 
-describe("Tesla ranges (vendor-formats.md §3.2, IEEE-style denormals)", () => {
+describe("Tesla ranges (IEEE-style denormals, docs/semantics.md)", () => {
   // [format, max, min normal, min denormal (IEEE-style)] from the table of §3.2.
   const rows: [string, ReturnType<typeof format>, number, number, number][] = [
     ["1_4_3 b=0", t8(4, 0), 61440, 2, 2 ** -2],

@@ -1,4 +1,4 @@
-// Seed 004 ("Exploring saturation in low-precision dot products"): the printed results of the notebook, with
+// The dot-product saturation study ("Exploring saturation in low-precision dot products", docs/blocks-and-dot.md): the printed results of the notebook, with
 // f = 224 in float8_e4m3fn and float16 partials. (Its summary table swaps the signs of the two infinite rows; the
 // printed check cells and the arithmetic give −Inf for [−f,−f,f,f] and +Inf for [f,f,−f,−f].)
 import { describe, expect, it } from "vitest";
@@ -16,7 +16,7 @@ const run = (a: number[], overflow: DotOverflow, blockSize: number, wasm: boolea
   return wasm ? call() : onReference(call);
 };
 
-describe("seed 004 worked examples (float8_e4m3fn, binary16 partials)", () => {
+describe("the saturation study's worked examples (float8_e4m3fn, binary16 partials)", () => {
   for (const wasm of [false, true]) {
     describe(wasm ? "Wasm kernel" : "TypeScript reference", () => {
       it("[f,−f,f,−f]·[f,f,f,f] = 0 in every mode (BLK = 1)", () => {
@@ -73,7 +73,7 @@ describe("the partials projection (notebook cell 3)", () => {
   });
 });
 
-describe("seed 004 random experiment (small: 1 × 300 pairs of length 2048)", () => {
+describe("the saturation study's random experiment (small: 1 × 300 pairs of length 2048)", () => {
   it("most exact results are in range, few in-range ones overflow, OvNAN is NaN exactly when OvINF overflowed", async () => {
     const { saturationExperiment } = await import("../src/dot/saturation.js");
     const r = saturationExperiment({ batches: 1, batchSize: 300, seed: 1 });

@@ -197,7 +197,7 @@ describe("§4.5 mandatory specializations", () => {
             }
           break;
         default: {
-          // Format queries of external formats and the P3109 queries without golden entries: digest §1.3 / §1.8.
+          // Format queries of external formats and the P3109 queries without golden entries: P3109 §4.14 / §4.8.
           const f = s.operands[0]!;
           const external: Record<string, Record<string, number>> = {
             binary32: {

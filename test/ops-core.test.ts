@@ -1,4 +1,4 @@
-// Hand-checked vectors of digest §8.3 and the validation contract of specialize().
+// Hand-checked P3109 operation vectors and the validation contract of specialize().
 import { describe, expect, it } from "vitest";
 import { ArgumentTypeError, CodeRangeError, FormatError, ProjectionError } from "../src/errors.js";
 import { specialize } from "../src/ops/index.js";
@@ -6,7 +6,7 @@ import { specialize } from "../src/ops/index.js";
 const p3 = "Binary8p3se";
 const p4 = "Binary8p4se";
 
-describe("digest §8.3 operation vectors", () => {
+describe("hand-checked P3109 operation vectors", () => {
   it("FMA<Binary8p3se ×4>(0x1e, 0x7e, 0x01) is 0x5d (160): exact X·Y+Z, one rounding", () => {
     const fma = specialize("FMA", { operands: [p3, p3, p3], result: p3 });
     expect(fma(0x1e, 0x7e, 0x01)).toBe(0x5d);

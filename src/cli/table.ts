@@ -1,5 +1,5 @@
 // `minifloat table`: every code of a format with its bits and value, in the style of the P3109 slides' code to
-// value mappings (seed 000): hex code, bits, sign.exponent.trailing, significand × 2^exponent, value.
+// value mappings (as the P3109 value tables list them): hex code, bits, sign.exponent.trailing, significand × 2^exponent, value.
 import { decodeExact } from "../exact/decode.js";
 import { type Exact, bitLength, toNumberExact } from "../exact/value.js";
 import { FormatError } from "../errors.js";

@@ -1,4 +1,4 @@
-// Narrow partial sums (seed 004, "Exploring saturation in low-precision dot products"): a float64 value rounded
+// Narrow partial sums (docs/blocks-and-dot.md, "Exploring saturation in low-precision dot products"): a float64 value rounded
 // to the partials format's precision with an unbounded exponent, then the overflow mode applied when the rounded
 // magnitude exceeds MaxFinite. Every step is exact float64 arithmetic (proofs inline).
 import { CodeRangeError, describe } from "../errors.js";
