@@ -55,7 +55,7 @@ const freedViews = new WeakSet<ArrayBufferView>();
  * bytes no allocation holds. (Memory a later allocation reuses cannot be told apart from it by a subarray.)
  */
 export function requireUnfreed(a: ArrayBufferView, argument: string): void {
-  if (freedViews.has(a) || (heap !== undefined && heap.owns(a) && heap.unallocated(a.byteOffset, a.byteLength))) {
+  if (freedViews.has(a) || (heap?.owns(a) && heap.unallocated(a.byteOffset, a.byteLength))) {
     throw new ArgumentTypeError(argument, "is a view of Wasm memory that was freed (handle.free()); allowed: the array of a live handle");
   }
 }
