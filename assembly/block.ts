@@ -33,7 +33,7 @@ export function mxParamsBytes(): usize {
   // lies in [C, 2C) whose ulp is q, and bits(y + C) − bits(C) = RNE(y / q) (2^(M+1) when it rounds up into the
   // next binade). The code is that count plus 2^M per binade above MinNormal's: (bits(C) − bits(C_min)) >> (23 − M).
   const c = i32x4.max_s(i32x4.add(v128.and(y, kExp), kStep), kC);
-  const mag = i32x4.add(i32x4.sub(f32x4.add(y, c), c), i32x4.shr_u(i32x4.sub(c, kC), shift));
+  let mag = i32x4.add(i32x4.sub(f32x4.add(y, c), c), i32x4.shr_u(i32x4.sub(c, kC), shift));
   if (twos) return v128.and(v128.bitselect(i32x4.sub(i32x4.splat(0), mag), mag, negative), kByte);
   let sign = v128.and(negative, kSign);
   if (!negZero) sign = v128.andnot(sign, i32x4.eq(mag, i32x4.splat(0)));

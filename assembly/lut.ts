@@ -9,12 +9,12 @@ export function lutApply2x8(a: usize, b: usize, dst: usize, n: usize, table: usi
     const x = a + i;
     const y = b + i;
     const d = dst + i;
-    store<u8>(d, load<u8>(table + <usize>load<u8>(x, 0) * nb + <usize>load<u8>(y, 0)), 0);
-    store<u8>(d, load<u8>(table + <usize>load<u8>(x, 1) * nb + <usize>load<u8>(y, 1)), 1);
-    store<u8>(d, load<u8>(table + <usize>load<u8>(x, 2) * nb + <usize>load<u8>(y, 2)), 2);
-    store<u8>(d, load<u8>(table + <usize>load<u8>(x, 3) * nb + <usize>load<u8>(y, 3)), 3);
+    store<u8>(d, load<u8>(table + (<usize>load<u8>(x, 0)) * nb + <usize>load<u8>(y, 0)), 0);
+    store<u8>(d, load<u8>(table + (<usize>load<u8>(x, 1)) * nb + <usize>load<u8>(y, 1)), 1);
+    store<u8>(d, load<u8>(table + (<usize>load<u8>(x, 2)) * nb + <usize>load<u8>(y, 2)), 2);
+    store<u8>(d, load<u8>(table + (<usize>load<u8>(x, 3)) * nb + <usize>load<u8>(y, 3)), 3);
   }
-  for (; i < n; i++) store<u8>(dst + i, load<u8>(table + <usize>load<u8>(a + i) * nb + <usize>load<u8>(b + i)));
+  for (; i < n; i++) store<u8>(dst + i, load<u8>(table + (<usize>load<u8>(a + i)) * nb + <usize>load<u8>(b + i)));
 }
 
 /** dst[i] = table[a[i]] for byte codes and byte results (unary operations, ≤ 8-bit formats). */
