@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import * as main from "../src/index.js";
 import { SafetensorsWriter, openSafetensors } from "../src/io/index.js";
 import * as p3109 from "../src/p3109.js";
+import { createPool } from "../src/parallel/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "minifloat-options-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -85,6 +86,22 @@ describe("unknown option keys are errors in every entry point", () => {
     const w = await refusalAsync(() => SafetensorsWriter.create(join(dir, "a.safetensors"), [{ name: "w", dtype: "F32", shape: [1] }], typo({ forse: true })));
     expect(w.message).toMatch(/did you mean "force"/);
     expect((await refusalAsync(() => openSafetensors("http://127.0.0.1:9/x.safetensors", typo({ retrys: 2 })))).message).toMatch(/did you mean "retries"/);
+  });
+
+  it("minifloat/parallel: createPool and the pool's calls", async () => {
+    expect((await refusalAsync(() => createPool(typo({ thread: 2 })))).message).toMatch(/did you mean "threads"/);
+    const pool = await createPool({ threads: 1, minElements: 0 });
+    try {
+      expect((await refusalAsync(() => pool.quantize(x, "float8_e4m3fn", typo({ saturaton: "SatFinite" })))).argument).toBe("options.saturaton");
+      expect((await refusalAsync(() => pool.dequantize(e4m3, "float8_e4m3fn", typo({ outt: new Float32Array(3) })))).argument).toBe("options.outt");
+      const a = new Uint8Array(4);
+      expect((await refusalAsync(() => pool.dotRows(a, a, 2, 2, typo({ formats: "float8_e4m3fn", overflw: "OvSAT" })))).message).toMatch(
+        /did you mean "overflow"/,
+      );
+      expect((await refusalAsync(() => pool.matmul(a, a, 2, 2, 2, typo({ formats: "float8_e4m3fn", blok: 16 })))).argument).toBe("options.blok");
+    } finally {
+      await pool.close();
+    }
   });
 
   it("an options object that is not an object is refused with the allowed keys", () => {

@@ -11,8 +11,9 @@ import { dequantize, runQuantize } from "../api/bulk.js";
 import { decodeTable32 } from "../exact/tables.js";
 import { type QuantizeOptions, type QuantizePlan, planQuantize } from "../api/plan.js";
 import { type FormatLike, resolveFormat } from "../api/scalar.js";
-import { type CodeArray, requireCodes, requireOutput } from "../api/validate.js";
-import { ArgumentTypeError, CodeRangeError, describe, requireInteger } from "../errors.js";
+import { type CodeArray, OUT_KEYS, requireCodes, requireOutput } from "../api/validate.js";
+import { checkOptions } from "../options.js";
+import { ArgumentTypeError, CodeRangeError, requireInteger } from "../errors.js";
 import type { ConversionFlags } from "../exact/cast.js";
 import type { Format } from "../format/model.js";
 import type { DotOptions, MatOptions } from "../dot/index.js";
@@ -171,7 +172,7 @@ export class Pool {
     this.#w.open();
     const f = resolveFormat(fmt);
     const n = requireCodes(codes, f).length;
-    const given = options?.out;
+    const given = checkOptions(options, OUT_KEYS).out;
     if (given !== undefined) requireOutput(given, Float32Array, n);
     if (n < this.minElements || f.K > 16) return dequantize(codes, f, options);
     requireSeparate(given, [codes]);
@@ -267,10 +268,10 @@ function addFlags(into: ConversionFlags, from: ConversionFlags): void {
  * Starts a pool of worker threads (Node worker_threads, or Web Workers in a cross-origin isolated page) and resolves
  * once every worker runs.
  */
+const POOL_KEYS = ["threads", "minElements"] as const satisfies readonly (keyof PoolOptions)[];
+
 export async function createPool(options?: PoolOptions): Promise<Pool> {
-  if (options !== undefined && (typeof options !== "object" || options === null)) {
-    throw new ArgumentTypeError("options", `got ${describe(options)}; allowed: { threads?, minElements? }`);
-  }
+  checkOptions(options, POOL_KEYS);
   const threads = requireInteger("options.threads", options?.threads ?? hardwareThreads(), 1, MAX_THREADS);
   const minElements = requireInteger("options.minElements", options?.minElements ?? DEFAULT_MIN_ELEMENTS, 0, Number.MAX_SAFE_INTEGER);
   if (typeof SharedArrayBuffer === "undefined" || (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === false) {
