@@ -85,6 +85,9 @@ describe("headless Chromium", () => {
     const inNode = runSuite(lib, goldenFiles());
     expect(inBrowser.result).toEqual(JSON.parse(JSON.stringify(inNode)));
     for (const dtype of GOLDEN_DTYPES) expect(inNode.golden[dtype]).toMatchObject({ decodeMismatches: 0, encodeMismatches: 0 });
+    // Chromium has a native Float16Array, Node 20 not: the same bits arrive in each runtime's own array type.
+    expect(await page.evaluate(() => typeof (globalThis as { Float16Array?: unknown }).Float16Array)).toBe("function");
+    for (const section of Object.values(inNode.float16)) expect(section).toMatchObject({ nativeType: true });
     expect(problems).toEqual([]);
     expect(requests).toContain("200 /build/browser/index.js");
     expect(requests.filter((r) => !r.startsWith("200 "))).toEqual([]);

@@ -1,16 +1,17 @@
 // Reference bulk conversion: quantize Float32Array/Float64Array into codes and dequantize codes into float32.
 // The Wasm kernels replace the inner loops; validation and the choice of path live in plan.ts.
-import { CodeRangeError } from "../errors.js";
+import { ArgumentTypeError, CodeRangeError, describe } from "../errors.js";
 import { type ConversionFlags, project } from "../exact/cast.js";
 import type { ResolvedProjection } from "../exact/projection.js";
-import { decodeTable32 } from "../exact/tables.js";
+import { decodeTable16, decodeTable32 } from "../exact/tables.js";
+import { format } from "../format/registry.js";
 import { fromFloat32Bits, fromNumber } from "../exact/value.js";
 import type { Format } from "../format/model.js";
 import { type FormatLike, resolveFormat } from "./scalar.js";
 import { dequantizeWasm } from "../wasm/decode.js";
 import { quantizeWasm } from "../wasm/encode.js";
 import { type QuantizeOptions, type QuantizePlan, planQuantize, wasmRandom } from "./plan.js";
-import { type CodeArray, OUT_KEYS, requireCodes, requireOutput } from "./validate.js";
+import { type CodeArray, requireAttached, requireCodes, requireOutput } from "./validate.js";
 import { checkOptions } from "../options.js";
 
 export type { CodeArray } from "./validate.js";
@@ -50,20 +51,71 @@ export function quantize(src: Float32Array | Float64Array, fmt: FormatLike, opti
   return runQuantize(planQuantize(src, fmt, options));
 }
 
-/** Dequantizes codes into float32 (exact where the value fits binary32; see decodeTable32). */
-export function dequantize(codes: CodeArray, fmt: FormatLike, options?: { out?: Float32Array }): Float32Array {
+/** The element type of dequantize's output: float32 values, or binary16 / bfloat16 bit patterns. */
+export type DequantizeTarget = "float32" | "float16" | "bfloat16";
+
+/** A native Float16Array (Chrome 135, Firefox 129, Safari 18.2, Node 24), typed structurally: Node 20's lib has none. */
+export interface Float16ArrayLike extends ArrayBufferView {
+  readonly length: number;
+  [index: number]: number;
+}
+
+export interface DequantizeOptions {
+  /** Output (length = codes.length): a Float32Array; for float16 a Float16Array or a Uint16Array; for bfloat16 a Uint16Array. */
+  out?: Float32Array | Uint16Array | Float16ArrayLike;
+  /** Output element type (default "float32"). */
+  to?: DequantizeTarget;
+  /** With to: "float16": a Uint16Array of binary16 bits even where the runtime has Float16Array. */
+  bits?: boolean;
+}
+
+const DEQUANTIZE_KEYS = ["out", "to", "bits"] as const satisfies readonly (keyof DequantizeOptions)[];
+const TARGETS = { float32: "binary32", float16: "binary16", bfloat16: "bfloat16" } as const;
+type Float16ArrayType = { new (n: number): Float16ArrayLike; readonly name: string };
+/** The runtime's Float16Array, where it has one. */
+function float16ArrayType(): Float16ArrayType | undefined {
+  return (globalThis as { Float16Array?: Float16ArrayType }).Float16Array;
+}
+
+/**
+ * Dequantizes codes into float32 (exact where the value fits binary32; see decodeTable32), or with `to` into
+ * binary16 (a Float16Array where the runtime has one, else a Uint16Array of bits) or bfloat16 bits (a Uint16Array):
+ * one table pass, each code's exact value rounded once (NearestTiesToEven) into the target.
+ */
+export function dequantize(codes: CodeArray, fmt: FormatLike, options?: { out?: Float32Array; to?: "float32" }): Float32Array;
+export function dequantize(codes: CodeArray, fmt: FormatLike, options: DequantizeOptions & { to: "float16" | "bfloat16" }): Uint16Array | Float16ArrayLike;
+export function dequantize(codes: CodeArray, fmt: FormatLike, options?: DequantizeOptions): Float32Array | Uint16Array | Float16ArrayLike {
   const f = resolveFormat(fmt);
-  const { out: given } = checkOptions(options, OUT_KEYS);
+  const { out: given, to = "float32", bits = false } = checkOptions(options, DEQUANTIZE_KEYS);
+  if (!Object.hasOwn(TARGETS, to)) throw new ArgumentTypeError("options.to", `got ${describe(to)}; allowed: float32, float16 or bfloat16`);
+  if (typeof bits !== "boolean") throw new ArgumentTypeError("options.bits", `got ${describe(bits)}; allowed: true or false`);
   requireCodes(codes, f);
-  const out = requireOutput(given, Float32Array, codes.length);
+  if (to !== "float32") return dequantize16(codes, f, to, given, bits);
+  const out = requireOutput(given as Float32Array | undefined, Float32Array, codes.length);
   const fast = dequantizeWasm(codes, f, out, decodeTable32);
   if (fast) return fast;
-  const table = decodeTable32(f);
-  const bits = new Uint32Array(out.buffer, out.byteOffset, out.length);
+  gather(codes, f, decodeTable32(f), new Uint32Array(out.buffer, out.byteOffset, out.length));
+  return out;
+}
+
+function dequantize16(codes: CodeArray, f: Format, to: "float16" | "bfloat16", given: unknown, bits: boolean): Uint16Array | Float16ArrayLike {
+  const F16 = to === "float16" ? float16ArrayType() : undefined;
+  const n = codes.length;
+  const allowed = F16 ? `a ${F16.name} or a Uint16Array` : "a Uint16Array";
+  const out = given ?? (F16 && !bits ? new F16(n) : new Uint16Array(n));
+  if (!(out instanceof Uint16Array || (F16 && out instanceof F16)))
+    throw new ArgumentTypeError("options.out", `got ${describe(out)}; allowed: ${allowed} of length ${n} for ${to}`);
+  const view = requireAttached(out as Uint16Array, "options.out");
+  if (view.length !== n) throw new CodeRangeError("options.out", `has length ${view.length}; allowed: ${n} (the input length)`);
+  gather(codes, f, decodeTable16(f, format(TARGETS[to])), new Uint16Array(view.buffer, view.byteOffset, n));
+  return out as Uint16Array | Float16ArrayLike;
+}
+
+/** dst[i] = table[codes[i]] after checking every code, so nothing is written for an out-of-range code. */
+function gather(codes: CodeArray, f: Format, table: Uint32Array | Uint16Array, dst: Uint32Array | Uint16Array): void {
   const limit = f.codeCount;
   for (let i = 0; i < codes.length; i++) {
     if (codes[i]! >= limit) throw new CodeRangeError(`codes[${i}]`, `is ${codes[i]}; allowed: a ${f.name} code in [0, ${limit - 1}]`);
   }
-  for (let i = 0; i < codes.length; i++) bits[i] = table[codes[i]!]!;
-  return out;
+  for (let i = 0; i < codes.length; i++) dst[i] = table[codes[i]!]!;
 }

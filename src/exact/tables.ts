@@ -2,7 +2,9 @@
 // object identity is the only cache key needed and the tables go when the format does.
 import { ArgumentTypeError, CodeRangeError } from "../errors.js";
 import type { Format } from "../format/model.js";
-import { operandValue } from "./decode.js";
+import { project } from "./cast.js";
+import { decodeExact, operandValue } from "./decode.js";
+import { resolveProjection } from "./projection.js";
 import { type Exact, scaleByPowerOfTwo } from "./value.js";
 
 /** Tables enumerate every code, so they exist for formats of up to 16 bits (65 536 entries). */
@@ -146,4 +148,20 @@ function nanBits32(f: Format, code: number): number {
   if (!(f.signedZeroAndNaN && f.nanPayload !== "drop" && f.infinity)) return 0x7fc00000;
   const T = f.magnitudeOf(code) % 2 ** f.trailingBits;
   return 0x7f800000 + (T === 0 ? 1 : T * 2 ** (23 - f.trailingBits));
+}
+
+const table16Caches = new WeakMap<Format, WeakMap<Format, Uint16Array>>();
+
+/**
+ * The codes in `target` (a 16-bit format: binary16 or bfloat16) of every code of f: Convert<f, target,
+ * (NearestTiesToEven, SatNone)> (P3109 §4.9.1) of the exact value, so one rounding where a value does not fit; signs
+ * of zero and NaN and NaN payloads as decodeTable32 keeps them.
+ */
+export function decodeTable16(f: Format, target: Format): Uint16Array {
+  let cache = table16Caches.get(target);
+  if (!cache) table16Caches.set(target, (cache = new WeakMap()));
+  return cached(cache, f, () => {
+    const rho = resolveProjection(target, { rounding: "NearestTiesToEven", saturation: "SatNone" });
+    return Uint16Array.from({ length: f.codeCount }, (_, c) => project(decodeExact(c, f), target, rho));
+  });
 }

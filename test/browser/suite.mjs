@@ -228,8 +228,28 @@ function goldenSection(lib, golden) {
 }
 
 /** Runs every section; `golden` maps each GOLDEN_DTYPES entry to { decode, encode } file bytes. */
+/** dequantize into binary16 and bfloat16: the bits (FNV-1a of them for 16-bit sources) and the native array type. */
+function float16Section(lib) {
+  const hash = (bits) => bits.reduce((h, b) => Math.imul(h ^ b, 16777619) >>> 0, 2166136261);
+  const out = {};
+  for (const name of ["float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "bfloat16", "float16"]) {
+    const f = lib.format(name);
+    const codes = f.K <= 8 ? Uint8Array.from({ length: f.codeCount }, (_, c) => c) : Uint16Array.from({ length: f.codeCount }, (_, c) => c);
+    const native = lib.dequantize(codes, f, { to: "float16" });
+    const bits = (a) => Array.from(new Uint16Array(a.buffer, a.byteOffset, a.length));
+    out[name] = {
+      nativeType: native.constructor.name === (typeof globalThis.Float16Array === "function" ? "Float16Array" : "Uint16Array"),
+      float16: hash(bits(native)),
+      float16Bits: hash(bits(lib.dequantize(codes, f, { to: "float16", bits: true }))),
+      bfloat16: hash(bits(lib.dequantize(codes, f, { to: "bfloat16" }))),
+    };
+  }
+  return out;
+}
+
 export function runSuite(lib, golden) {
   return {
+    float16: float16Section(lib),
     decode: decodeSection(lib),
     encode: encodeSection(lib),
     bulk: bulkSection(lib),
