@@ -11,7 +11,7 @@ import { type FormatLike, resolveFormat } from "./scalar.js";
 import { dequantizeWasm } from "../wasm/decode.js";
 import { quantizeWasm } from "../wasm/encode.js";
 import { type QuantizeOptions, type QuantizePlan, planQuantize, wasmRandom } from "./plan.js";
-import { type CodeArray, requireAttached, requireCodes, requireOutput } from "./validate.js";
+import { type CodeArray, float16ArrayType, requireAttached, requireCodes, requireOutput } from "./validate.js";
 import { checkOptions } from "../options.js";
 
 export type { CodeArray } from "./validate.js";
@@ -46,8 +46,12 @@ export function runQuantize(plan: QuantizePlan): CodeArray {
   return out;
 }
 
-/** Quantizes float32/float64 values into codes of the format (P3109 §4.7.3 projection per element). */
-export function quantize(src: Float32Array | Float64Array, fmt: FormatLike, options?: QuantizeOptions): CodeArray {
+/**
+ * Quantizes float32/float64 values — or binary16 (a Float16Array, or Uint16Array bits with from: "float16") and
+ * bfloat16 (Uint16Array bits with from: "bfloat16") values, each exact in float32 — into codes of the format
+ * (P3109 §4.7.3 projection per element).
+ */
+export function quantize(src: Float32Array | Float64Array | Uint16Array | Float16ArrayLike, fmt: FormatLike, options?: QuantizeOptions): CodeArray {
   return runQuantize(planQuantize(src, fmt, options));
 }
 
@@ -71,11 +75,6 @@ export interface DequantizeOptions {
 
 const DEQUANTIZE_KEYS = ["out", "to", "bits"] as const satisfies readonly (keyof DequantizeOptions)[];
 const TARGETS = { float32: "binary32", float16: "binary16", bfloat16: "bfloat16" } as const;
-type Float16ArrayType = { new (n: number): Float16ArrayLike; readonly name: string };
-/** The runtime's Float16Array, where it has one. */
-function float16ArrayType(): Float16ArrayType | undefined {
-  return (globalThis as { Float16Array?: Float16ArrayType }).Float16Array;
-}
 
 /**
  * Dequantizes codes into float32 (exact where the value fits binary32; see decodeTable32), or with `to` into
@@ -99,7 +98,7 @@ export function dequantize(codes: CodeArray, fmt: FormatLike, options?: Dequanti
 }
 
 function dequantize16(codes: CodeArray, f: Format, to: "float16" | "bfloat16", given: unknown, bits: boolean): Uint16Array | Float16ArrayLike {
-  const F16 = to === "float16" ? float16ArrayType() : undefined;
+  const F16 = to === "float16" ? (float16ArrayType() as unknown as { new (n: number): Float16ArrayLike; readonly name: string } | undefined) : undefined;
   const n = codes.length;
   const allowed = F16 ? `a ${F16.name} or a Uint16Array` : "a Uint16Array";
   const out = given ?? (F16 && !bits ? new F16(n) : new Uint16Array(n));

@@ -16,6 +16,11 @@ import { checkOptions } from "../options.js";
 export { type RandomArray, type RandomOptions, type RandomSource, resolveRandom };
 
 export interface QuantizeOptions extends Omit<Projection, "random">, RandomOptions {
+  /**
+   * The input's element type when it is 16-bit bits: "float16" (a Uint16Array of binary16 bits; a Float16Array needs
+   * no option) or "bfloat16" (a Uint16Array of bfloat16 bits). Every such value is exact in float32.
+   */
+  from?: "float16" | "bfloat16";
   /** Output codes (length = input length; Uint8Array for ≤ 8-bit formats, Uint16Array for 9…16 bits). */
   out?: CodeArray;
   /** Exception flags (counts) added to by this call. */
@@ -31,6 +36,7 @@ export const QUANTIZE_KEYS = [
   "random",
   "out",
   "flags",
+  "from",
 ] as const satisfies readonly (keyof QuantizeOptions)[];
 
 /** The random source as the encode kernel takes it. */
@@ -63,9 +69,9 @@ export interface QuantizePlan {
  */
 export function planQuantize(src: unknown, fmt: FormatLike, options: QuantizeOptions | undefined): QuantizePlan {
   const f = resolveFormat(fmt);
-  const input = requireInput(src);
+  const { seed, seedIndex, random, out, flags, from, ...projection } = checkOptions(options, QUANTIZE_KEYS);
+  const input = requireInput(src, from);
   const type = codeArrayType(f);
-  const { seed, seedIndex, random, out, flags, ...projection } = checkOptions(options, QUANTIZE_KEYS);
   if (flags !== undefined && (typeof flags !== "object" || flags === null)) {
     throw new ArgumentTypeError("options.flags", `got ${describe(flags)}; allowed: a ConversionFlags object, e.g. newFlags()`);
   }

@@ -1,6 +1,8 @@
 // Argument checks shared by the bulk calls (single-thread, packed, pool): input, output and code arrays.
 import { ArgumentTypeError, CodeRangeError, describe } from "../errors.js";
+import { decodeTable32 } from "../exact/tables.js";
 import type { Format } from "../format/model.js";
+import { format } from "../format/registry.js";
 import { requireUnfreed } from "../wasm/memory.js";
 
 export type CodeArray = Uint8Array | Uint16Array | Uint32Array;
@@ -13,11 +15,41 @@ export function codeArrayType(f: Format): typeof Uint8Array | typeof Uint16Array
   throw new ArgumentTypeError("fmt", `${f.name} has ${f.K}-bit codes; code arrays hold formats of up to 32 bits (use Float64Array for binary64)`);
 }
 
-export function requireInput(src: unknown): Float32Array | Float64Array {
+/** The runtime's Float16Array, where it has one (Chrome 135, Firefox 129, Safari 18.2, Node 24; not Node 20). */
+export function float16ArrayType(): (new (n: number) => ArrayBufferView & { readonly length: number }) | undefined {
+  return (globalThis as { Float16Array?: new (n: number) => ArrayBufferView & { readonly length: number } }).Float16Array;
+}
+
+/**
+ * The values to quantize as float32/float64: the array itself, or 16-bit input (a Float16Array, or a Uint16Array of
+ * binary16 or bfloat16 bits with `from`) widened to float32, which holds every such value exactly.
+ */
+export function requireInput(src: unknown, from?: unknown): Float32Array | Float64Array {
+  const F16 = float16ArrayType();
+  if (from !== undefined && from !== "float16" && from !== "bfloat16") {
+    throw new ArgumentTypeError("options.from", `got ${describe(from)}; allowed: float16 or bfloat16 (for 16-bit input bits)`);
+  }
+  if (F16 && src instanceof F16 && from !== "bfloat16") {
+    const view = requireAttached(src, "src");
+    return widen(new Uint16Array(view.buffer, view.byteOffset, view.length), format("binary16"));
+  }
+  if (from !== undefined) {
+    if (!(src instanceof Uint16Array)) throw new ArgumentTypeError("src", `got ${describe(src)}; allowed: a Uint16Array of ${from} bits (options.from)`);
+    return widen(requireAttached(src, "src"), format(from === "float16" ? "binary16" : "bfloat16"));
+  }
   if (!(src instanceof Float32Array || src instanceof Float64Array)) {
-    throw new ArgumentTypeError("src", `got ${describe(src)}; allowed: a Float32Array or Float64Array`);
+    throw new ArgumentTypeError("src", `got ${describe(src)}; allowed: a Float32Array or Float64Array, a Float16Array, or a Uint16Array with options.from`);
   }
   return requireAttached(src, "src");
+}
+
+/** 16-bit bits as float32: a table gather (decodeTable32 is exact for binary16 and bfloat16, NaN payloads kept). */
+function widen(bits: Uint16Array, f: Format): Float32Array {
+  const table = decodeTable32(f);
+  const out = new Float32Array(bits.length);
+  const u32 = new Uint32Array(out.buffer);
+  for (let i = 0; i < bits.length; i++) u32[i] = table[bits[i]!]!;
+  return out;
 }
 
 /**

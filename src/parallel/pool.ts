@@ -7,7 +7,7 @@
 // api/plan.ts like the single-thread call; dot products are in pool-dot.ts, the thread plumbing in workers.ts.
 // Calls below `minElements` run on the calling thread, where a dispatch (≈0.1 ms) would cost more than it saves.
 import { workerSource } from "../../build/parallel/worker.js";
-import { dequantize, runQuantize } from "../api/bulk.js";
+import { type Float16ArrayLike, dequantize, runQuantize } from "../api/bulk.js";
 import { decodeTable32 } from "../exact/tables.js";
 import { type QuantizeOptions, type QuantizePlan, planQuantize } from "../api/plan.js";
 import { type FormatLike, resolveFormat } from "../api/scalar.js";
@@ -72,7 +72,7 @@ export class Pool {
   }
 
   /** quantize(src, fmt, options) on the workers; same validation, errors, path and codes as the single-thread call. */
-  async quantize(src: Float32Array | Float64Array, fmt: FormatLike, options?: QuantizeOptions): Promise<CodeArray> {
+  async quantize(src: Float32Array | Float64Array | Uint16Array | Float16ArrayLike, fmt: FormatLike, options?: QuantizeOptions): Promise<CodeArray> {
     this.#w.open();
     const plan = planQuantize(src, fmt, options);
     const n = plan.src.length;
