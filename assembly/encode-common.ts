@@ -1,6 +1,6 @@
 // The encode kernel's shared pieces: the parameter block's accessors (layout in encode-layout.ts, generated from
 // scripts/encode-layout.mjs) and the format-independent constants every variant loads.
-import { SCALARS_AT, type Scalar, type Slot } from "./encode-layout";
+import { SCALARS_AT, Scalar, Slot } from "./encode-layout";
 
 // Format-independent constants, kept in memory: V8 rebuilds v128 constants in every loop iteration.
 const FIXED = memory.data<u32>([

@@ -5,7 +5,7 @@
 // ~0.25 G/s, this path 0.5–1.9 G/s by rounding family (16M elements, loaded 2-core machine).
 import { directedMagnitude, fastMagnitude } from "./encode-deterministic";
 import { F_ABS, F_FOUR, F_INF, F_MAXFINITE, F_PAYLOAD, c, k, scalar } from "./encode-common";
-import { type Fields, RandomSource, Scalar, Slot, TAIL_AT, Variant } from "./encode-layout";
+import { Fields, RandomSource, Scalar, Slot, TAIL_AT, Variant } from "./encode-layout";
 
 /** Whether a kernel keeps NaN payloads (numpy float16) or writes the NaN codes. */
 export enum Payload {

@@ -2,7 +2,7 @@
 // The encode kernel's parameter block: 16-byte slots, scalar i32 words, the tail scratch.
 
 /** Slot indices (the slot's address is block + 16·index). */
-export enum Slot {
+export const enum Slot {
   // generic: the generic kernel (every format, rounding and saturation; P3109 §4.7.3–4.7.6)
   magOffset = 0, // i32: (B − 127)·2^(P−1): truncated magnitude code = (bits >> (24 − P)) + magOffset
   remainderMask = 1, // i32: 2^(24−P) − 1: the fraction bits of a normal result
@@ -79,7 +79,7 @@ export enum Slot {
 }
 
 /** Scalar word indices (the word's address is block + SCALARS_AT + 4·index). */
-export enum Scalar {
+export const enum Scalar {
   shift = 0, // 24 − P
   fractionShift = 1, // 32 − (24 − P): aligns a normal result's fraction bits to the top of ν
   cShift = 2, // 32 − N: StochasticC's kept-bit position
@@ -90,31 +90,13 @@ export enum Scalar {
 }
 
 /** How the kernel gets R: none (deterministic), the seeded generator, or a caller array of u8/u16/u32. */
-export enum RandomSource {
-  none = 0,
-  seed = 1,
-  u8 = 2,
-  u16 = 3,
-  u32 = 4,
-}
+export const enum RandomSource { none = 0, seed = 1, u8 = 2, u16 = 3, u32 = 4 }
 
 /** Seeded R: log2 of the fields per stream word (the fast path takes bytes for N ≤ 8, halves for N ≤ 16). */
-export enum Fields {
-  words = 0,
-  halves = 1,
-  bytes = 2,
-}
+export const enum Fields { words = 0, halves = 1, bytes = 2 }
 
 /** Kernel variant flags: the fast path and what it specialises. */
-export enum Variant {
-  fast = 1,
-  wide = 2,
-  keepPayload = 4,
-  directed = 8,
-  stochastic = 16,
-  seeded = 32,
-  stageC = 64,
-}
+export const enum Variant { fast = 1, wide = 2, keepPayload = 4, directed = 8, stochastic = 16, seeded = 32, stageC = 64 }
 
 export const SLOTS: i32 = 69;
 export const SCALARS_AT: usize = 1104;
