@@ -3,6 +3,20 @@
 import { type Exact, type Finite, NAN, compareFinite, isNaNDatum } from "../exact/value.js";
 import type { Omega } from "./arithmetic.js";
 
+/** The ten §4.11 Minimum/Maximum operations (two operands each), by report name. */
+export const MIN_MAX_OPS = [
+  "Minimum",
+  "Maximum",
+  "MinimumNumber",
+  "MaximumNumber",
+  "MinimumMagnitude",
+  "MaximumMagnitude",
+  "MinimumMagnitudeNumber",
+  "MaximumMagnitudeNumber",
+  "MinimumFinite",
+  "MaximumFinite",
+] as const;
+
 /** Order on ℝ ∪ {±∞} (both operands non-NaN): −1, 0, 1. */
 export function compareOrdered(a: Exact, b: Exact): number {
   const ra = a.kind === "infinity" ? a.sign * 2 : 0;
