@@ -1,48 +1,37 @@
 // The error contract of the public API: every rejection names the argument, the value and what is allowed.
 
-/** Unknown format name, or format parameters outside their allowed ranges. */
-export class FormatError extends Error {
-  override readonly name = "FormatError";
-  constructor(
-    readonly argument: string,
-    message: string,
-  ) {
-    super(`${argument}: ${message}`);
-  }
+/**
+ * The class every typed error is made from: `Base` keeps the standard kind (RangeError, TypeError) for instanceof,
+ * `argument` names what was rejected, and the message starts with it.
+ */
+export function argumentError<N extends string>(Base: ErrorConstructor, name: N): ArgumentErrorClass<N> {
+  return class extends Base {
+    override readonly name: N = name;
+    constructor(
+      readonly argument: string,
+      message: string,
+    ) {
+      super(`${argument}: ${message}`);
+    }
+  };
 }
+
+/** The constructor argumentError returns; named so that the declaration files do not spell out Error's statics. */
+export interface ArgumentErrorClass<N extends string> {
+  new (argument: string, message: string): Error & { readonly name: N; readonly argument: string };
+}
+
+/** Unknown format name, or format parameters outside their allowed ranges. */
+export class FormatError extends argumentError(Error, "FormatError") {}
 
 /** A projection option (rounding, saturation, stochastic bits, random value) that is not allowed. */
-export class ProjectionError extends Error {
-  override readonly name = "ProjectionError";
-  constructor(
-    readonly argument: string,
-    message: string,
-  ) {
-    super(`${argument}: ${message}`);
-  }
-}
+export class ProjectionError extends argumentError(Error, "ProjectionError") {}
 
 /** A code, index, length or value outside the range the operation accepts. */
-export class CodeRangeError extends RangeError {
-  override readonly name = "CodeRangeError";
-  constructor(
-    readonly argument: string,
-    message: string,
-  ) {
-    super(`${argument}: ${message}`);
-  }
-}
+export class CodeRangeError extends argumentError(RangeError, "CodeRangeError") {}
 
 /** An argument of the wrong type (e.g. a Uint16Array where codes of an 8-bit format belong in a Uint8Array). */
-export class ArgumentTypeError extends TypeError {
-  override readonly name = "ArgumentTypeError";
-  constructor(
-    readonly argument: string,
-    message: string,
-  ) {
-    super(`${argument}: ${message}`);
-  }
-}
+export class ArgumentTypeError extends argumentError(TypeError, "ArgumentTypeError") {}
 
 export type MiniFloatError = FormatError | ProjectionError | CodeRangeError | ArgumentTypeError;
 

@@ -9,7 +9,7 @@ import { type Exact, NAN, ZERO, bitLength, compareFinite, finite, normalize } fr
 import type { Format } from "../format/model.js";
 import { type FormatLike, resolveFormat } from "../api/scalar.js";
 import { Add, Divide, Multiply } from "../ops/arithmetic.js";
-import { MaximumFinite } from "../ops/extrema.js";
+import { MIN_MAX_OPS, MaximumFinite } from "../ops/extrema.js";
 import { operationInfo } from "../ops/registry.js";
 import { stickyPrecision } from "../ops/sticky.js";
 import { checkOptions } from "../options.js";
@@ -298,16 +298,7 @@ export const BLOCK_OPS = [
   "Hypot",
   "ArcTan2",
   "ArcTan2Pi",
-  "Minimum",
-  "Maximum",
-  "MinimumNumber",
-  "MaximumNumber",
-  "MinimumMagnitude",
-  "MaximumMagnitude",
-  "MinimumMagnitudeNumber",
-  "MaximumMagnitudeNumber",
-  "MinimumFinite",
-  "MaximumFinite",
+  ...MIN_MAX_OPS,
   "FMA",
   "FAA",
   "Clamp",

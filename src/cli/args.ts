@@ -1,17 +1,10 @@
 // Command-line parsing shared by every command: node:util parseArgs, with its errors turned into one-line
 // UsageErrors that name the option.
 import { parseArgs } from "node:util";
+import { argumentError } from "../errors.js";
 
 /** Wrong command-line usage (exit code 2). */
-export class UsageError extends Error {
-  override readonly name = "UsageError";
-  constructor(
-    readonly argument: string,
-    message: string,
-  ) {
-    super(`${argument}: ${message}`);
-  }
-}
+export class UsageError extends argumentError(Error, "UsageError") {}
 
 export type OptionSpec = Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
 

@@ -3,7 +3,7 @@
 import type { TensorInfo, TensorSpec } from "../io/header.js";
 import { SafetensorsReader } from "../io/reader.js";
 import { SafetensorsWriter } from "../io/writer.js";
-import { UsageError } from "./args.js";
+import { type OptionSpec, type Parsed, UsageError, globMatcher, outputOption, parseCommand } from "./args.js";
 import type { CliIO } from "./io.js";
 import { Progress } from "./progress.js";
 
@@ -46,6 +46,27 @@ export interface FileResult {
   copied: number;
   inputBytes: number;
   outputBytes: number;
+}
+
+/** Options every converting command takes after its own: --only, -o/--output and --force. */
+const CONVERT_OPTIONS: OptionSpec = {
+  only: { type: "string", multiple: true },
+  output: { type: "string", short: "o" },
+  force: { type: "boolean" },
+};
+
+/**
+ * Parses a converting command's arguments (its `options`, CONVERT_OPTIONS and one input file): the parsed values,
+ * the input/output/force part of its FileJob, and the --only filter.
+ */
+export function parseConvertCommand(
+  command: string,
+  args: readonly string[],
+  options: OptionSpec,
+): { p: Parsed; files: Pick<FileJob, "input" | "output" | "force">; selected: (name: string) => boolean } {
+  const p = parseCommand(command, args, { ...options, ...CONVERT_OPTIONS }, ["in.safetensors"]);
+  const files = { input: p.positionals[0]!, output: outputOption(p), force: p.values.force === true };
+  return { p, files, selected: globMatcher((p.values.only as string[] | undefined) ?? []) };
 }
 
 /** Writes job.output from job.input: each tensor converted, copied or dropped as job.plan says, in input order. */

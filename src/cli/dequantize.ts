@@ -3,8 +3,8 @@
 import { BLOCK_KEY_PREFIX, type BlockLayout, blockLayouts, readBlockRows } from "../io/blocks.js";
 import type { TensorInfo } from "../io/header.js";
 import type { SafetensorsReader } from "../io/reader.js";
-import { UsageError, globMatcher, outputOption, parseCommand, stringOption } from "./args.js";
-import { CHUNK_ELEMENTS, type TensorPlan, convertFile } from "./convert-file.js";
+import { UsageError, stringOption } from "./args.js";
+import { CHUNK_ELEMENTS, type TensorPlan, convertFile, parseConvertCommand } from "./convert-file.js";
 import type { Command } from "./io.js";
 import { bytes } from "./text.js";
 
@@ -31,31 +31,16 @@ export const dequantizeCommand: Command = {
   summary: "convert a file's minifloat and block-scaled tensors back to f32, f16 or bf16",
   help: HELP,
   async run(args, io) {
-    const p = parseCommand(
-      "dequantize",
-      args,
-      {
-        to: { type: "string" },
-        only: { type: "string", multiple: true },
-        output: { type: "string", short: "o" },
-        force: { type: "boolean" },
-      },
-      ["in.safetensors"],
-    );
-    const input = p.positionals[0]!;
-    const output = outputOption(p);
+    const { p, files, selected } = parseConvertCommand("dequantize", args, { to: { type: "string" } });
     const to = stringOption(p, "to");
     const dtype = to === undefined ? undefined : TARGETS[to.toLowerCase()];
     if (!dtype) throw new UsageError("--to", `got ${to === undefined ? "nothing" : JSON.stringify(to)}; allowed: f32, f16 or bf16`);
-    const selected = globMatcher((p.values.only as string[] | undefined) ?? []);
     let blocks: Map<string, BlockLayout> | undefined;
     /** Block layouts whose tensor is converted (their scales and records are dropped). */
     const folded = new Set<string>();
     const result = await convertFile(
       {
-        input,
-        output,
-        force: p.values.force === true,
+        ...files,
         plan(t, reader): TensorPlan {
           blocks ??= blockLayouts(reader);
           const block = blocks.get(t.name);
@@ -87,7 +72,7 @@ export const dequantizeCommand: Command = {
       io,
     );
     io.stdout(
-      `wrote ${output}: ${result.converted} tensor(s) converted to ${dtype}, ${result.copied} copied; ${bytes(result.inputBytes)} -> ${bytes(result.outputBytes)}\n`,
+      `wrote ${files.output}: ${result.converted} tensor(s) converted to ${dtype}, ${result.copied} copied; ${bytes(result.inputBytes)} -> ${bytes(result.outputBytes)}\n`,
     );
     return 0;
   },

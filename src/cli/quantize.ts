@@ -13,8 +13,8 @@ import { storageOf } from "../io/dtypes.js";
 import type { TensorInfo, TensorSpec } from "../io/header.js";
 import { dequantize, quantize } from "../io/kernels.js";
 import type { SafetensorsReader } from "../io/reader.js";
-import { type Parsed, UsageError, globMatcher, integerOption, outputOption, parseCommand, stringOption } from "./args.js";
-import { CHUNK_ELEMENTS, type TensorPlan, convertFile } from "./convert-file.js";
+import { type Parsed, UsageError, integerOption, stringOption } from "./args.js";
+import { CHUNK_ELEMENTS, type TensorPlan, convertFile, parseConvertCommand } from "./convert-file.js";
 import type { Command } from "./io.js";
 import { ErrorStats } from "./stats.js";
 import { countOverflows, overflowLimit } from "./overflow.js";
@@ -71,32 +71,19 @@ export const quantizeCommand: Command = {
   summary: "quantize a safetensors file's float tensors into a format or block scheme, with an error report",
   help: HELP,
   async run(args, io) {
-    const p = parseCommand(
-      "quantize",
-      args,
-      {
-        to: { type: "string" },
-        block: { type: "string" },
-        rounding: { type: "string" },
-        saturation: { type: "string" },
-        "stochastic-bits": { type: "string" },
-        seed: { type: "string" },
-        only: { type: "string", multiple: true },
-        output: { type: "string", short: "o" },
-        force: { type: "boolean" },
-      },
-      ["in.safetensors"],
-    );
-    const input = p.positionals[0]!;
-    const output = outputOption(p);
+    const { p, files, selected } = parseConvertCommand("quantize", args, {
+      to: { type: "string" },
+      block: { type: "string" },
+      rounding: { type: "string" },
+      saturation: { type: "string" },
+      "stochastic-bits": { type: "string" },
+      seed: { type: "string" },
+    });
     const target = stringOption(p, "block") !== undefined ? blockTarget(p) : formatTarget(p);
-    const selected = globMatcher((p.values.only as string[] | undefined) ?? []);
     const stats = new Map<string, ErrorStats>();
     const result = await convertFile(
       {
-        input,
-        output,
-        force: p.values.force === true,
+        ...files,
         async plan(t, reader) {
           if (!(t.format !== undefined && t.info.bits >= 16 && selected(t.name))) return { specs: [passThrough(t)] };
           const s = new ErrorStats();
@@ -119,7 +106,7 @@ export const quantizeCommand: Command = {
     );
     io.stdout(report(stats));
     io.stdout(
-      `\nwrote ${output}: ${result.converted} tensor(s) quantized to ${target.summary}, ${result.copied} copied; ${bytes(result.inputBytes)} -> ${bytes(result.outputBytes)}\n`,
+      `\nwrote ${files.output}: ${result.converted} tensor(s) quantized to ${target.summary}, ${result.copied} copied; ${bytes(result.inputBytes)} -> ${bytes(result.outputBytes)}\n`,
     );
     return 0;
   },

@@ -212,13 +212,7 @@ export function matmulArgs(
   codes: boolean,
 ): ResolvedDot {
   const r = resolveDot(options as DotOptions, MAT_KEYS);
-  requireBytes(a, "a");
-  requireBytes(b, "b");
-  requireInteger("m", m, 0, 2 ** 32);
-  requireInteger("n", n, 0, 2 ** 32);
-  requireInteger("k", k, 0, 2 ** 32);
-  if (a.length !== m * k) throw new CodeRangeError("a", `has length ${a.length}; allowed: m × k = ${m * k}`);
-  if (b.length !== n * k) throw new CodeRangeError("b", `has length ${b.length}; allowed: n × k = ${n * k}`);
+  requireMatrices(a, b, { m, n, k }, ["m", "k"], ["n", "k"]);
   const out = options.out;
   if (out instanceof Uint16Array) {
     if (out.length !== m * n) throw new CodeRangeError("options.out", `has length ${out.length}; allowed: m × n = ${m * n}`);
@@ -231,6 +225,23 @@ export function matmulArgs(
     requireCodesIn(b, r.fb, "b");
   }
   return r;
+}
+
+/**
+ * Checks row-major code matrices a and b: byte arrays, the named dimensions integers in [0, 2^32] (in order), and
+ * each of length rows × columns, its two dimension names given in `aShape` and `bShape`.
+ */
+function requireMatrices(a: Uint8Array, b: Uint8Array, dims: Record<string, number>, aShape: [string, string], bShape: [string, string]): void {
+  requireBytes(a, "a");
+  requireBytes(b, "b");
+  for (const [name, value] of Object.entries(dims)) requireInteger(name, value, 0, 2 ** 32);
+  requireShape(a, "a", dims, aShape);
+  requireShape(b, "b", dims, bShape);
+}
+
+function requireShape(codes: Uint8Array, argument: string, dims: Record<string, number>, [r, c]: [string, string]): void {
+  const length = dims[r]! * dims[c]!;
+  if (codes.length !== length) throw new CodeRangeError(argument, `has length ${codes.length}; allowed: ${r} × ${c} = ${length}`);
 }
 
 /** matmul after matmulArgs (codes checked or known valid). */
@@ -287,12 +298,7 @@ export function dotRowsArgs(
   codes: boolean,
 ): ResolvedDot {
   const r = resolveDot(options as DotOptions, ROWS_KEYS);
-  requireBytes(a, "a");
-  requireBytes(b, "b");
-  requireInteger("rows", rows, 0, 2 ** 32);
-  requireInteger("cols", cols, 0, 2 ** 32);
-  if (a.length !== rows * cols) throw new CodeRangeError("a", `has length ${a.length}; allowed: rows × cols = ${rows * cols}`);
-  if (b.length !== rows * cols) throw new CodeRangeError("b", `has length ${b.length}; allowed: rows × cols = ${rows * cols}`);
+  requireMatrices(a, b, { rows, cols }, ["rows", "cols"], ["rows", "cols"]);
   const out = options.out;
   if (out !== undefined && (!(out instanceof Float32Array) || out.length !== rows))
     throw new CodeRangeError("options.out", `got ${describe(out)}; allowed: a Float32Array of length rows = ${rows}`);

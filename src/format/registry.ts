@@ -2,6 +2,18 @@
 import { FormatError, describe } from "../errors.js";
 import { Format, type FormatSpec, makeFormat } from "./model.js";
 
+/** The P3109 rules for zero, NaN, subnormals and overflow (§3.2), also the defaults of a custom format. */
+const P3109_SPECIALS = {
+  negativeZero: "nan",
+  zero: true,
+  subnormals: "gradual",
+  finiteOverflow: "clamp",
+  nanSubstitute: "maxfinite",
+  nanPayload: "drop",
+  signedZeroAndNaN: false,
+  defaultProjection: "P3109",
+} as const satisfies Partial<FormatSpec>;
+
 /** P3109 Binary{K}p{P}{s|u}{e|f} (Interim Report v4.0 §3.1–3.2): bias 2^(K−P−1) signed, 2^(K−P) unsigned. */
 export function p3109(K: number, P: number, signed: boolean, extended: boolean): Format {
   if (!Number.isInteger(K) || K < 3 || K > 16) throw new FormatError("K", `got ${describe(K)}; allowed: an integer in [3, 16] for P3109 formats`);
@@ -18,14 +30,7 @@ export function p3109(K: number, P: number, signed: boolean, extended: boolean):
     signed,
     infinity: extended,
     highNaNs: signed ? 0 : 1,
-    negativeZero: "nan",
-    zero: true,
-    subnormals: "gradual",
-    finiteOverflow: "clamp",
-    nanSubstitute: "maxfinite",
-    nanPayload: "drop",
-    signedZeroAndNaN: false,
-    defaultProjection: "P3109",
+    ...P3109_SPECIALS,
   });
 }
 
@@ -211,14 +216,7 @@ export function customFormat(spec: Partial<FormatSpec> & { name: string; K: numb
     family: "Custom",
     infinity: false,
     highNaNs: 0,
-    negativeZero: "nan",
-    zero: true,
-    subnormals: "gradual",
-    finiteOverflow: "clamp",
-    nanSubstitute: "maxfinite",
-    nanPayload: "drop",
-    signedZeroAndNaN: false,
-    defaultProjection: "P3109",
+    ...P3109_SPECIALS,
     ...spec,
   };
   return makeFormat(full);

@@ -4,6 +4,7 @@
 import { ArgumentTypeError, describe as describeValue } from "../errors.js";
 import { ROUNDINGS, SATURATIONS, type Rounding, type Saturation } from "../exact/projection.js";
 import { type Exact, toNumberExact } from "../exact/value.js";
+import { MIN_MAX_OPS } from "./extrema.js";
 import { type KappaPiece, approximate, approximationNames, kappaOf } from "./kappa.js";
 import { operationInfo, operationNames } from "./registry.js";
 import { FORMAT_QUERIES } from "./queries.js";
@@ -46,20 +47,7 @@ export function mandatorySpecializations(): Mandatory[] {
   }
   for (const op of ["FMA", "FAA"]) for (const f1 of small) for (const f2 of small) for (const fr of FX) numeric(op, [f1, f2, fr], fr);
   for (const f of small) {
-    for (const op of [
-      "Minimum",
-      "Maximum",
-      "MinimumNumber",
-      "MaximumNumber",
-      "MinimumMagnitude",
-      "MaximumMagnitude",
-      "MinimumMagnitudeNumber",
-      "MaximumMagnitudeNumber",
-      "MinimumFinite",
-      "MaximumFinite",
-    ]) {
-      numeric(op, [f, f], f);
-    }
+    for (const op of MIN_MAX_OPS) numeric(op, [f, f], f);
     for (const op of ["CompareLess", "CompareLessEqual", "CompareEqual", "CompareGreater", "CompareGreaterEqual"]) plain(op, [f, f]);
     for (const op of ["IsZero", "IsOne", "IsNaN", "IsInfinite", "IsFinite", "IsSignMinus", "IsNormal", "IsSubnormal", "NextGreaterThan", "NextLessThan"])
       plain(op, [f]);

@@ -3,6 +3,20 @@
 import { type Exact, type Finite, NAN, compareFinite, isNaNDatum } from "../exact/value.js";
 import type { Omega } from "./arithmetic.js";
 
+/** The ten §4.11 Minimum/Maximum operations (two operands each), by report name. */
+export const MIN_MAX_OPS = [
+  "Minimum",
+  "Maximum",
+  "MinimumNumber",
+  "MaximumNumber",
+  "MinimumMagnitude",
+  "MaximumMagnitude",
+  "MinimumMagnitudeNumber",
+  "MaximumMagnitudeNumber",
+  "MinimumFinite",
+  "MaximumFinite",
+] as const;
+
 /** Order on ℝ ∪ {±∞} (both operands non-NaN): −1, 0, 1. */
 export function compareOrdered(a: Exact, b: Exact): number {
   const ra = a.kind === "infinity" ? a.sign * 2 : 0;
@@ -32,77 +46,60 @@ export const Maximum: Omega = ([x, y]) => {
   return max(x!, y!); // 3. the larger of X, Y on ℝ ∪ {±∞}
 };
 
-/** §4.11 MinimumNumber: a single NaN is ignored. */
-export const MinimumNumber: Omega = ([x, y], p) => {
-  if (isNaNDatum(x!) && isNaNDatum(y!)) return NAN; // 1. (NaN, NaN) → NaN
-  if (isNaNDatum(x!)) return y!; // 2. (NaN, y) → y
-  if (isNaNDatum(y!)) return x!; // 3. (x, NaN) → x
-  return Minimum([x!, y!], p); // 4. Minimum(x, y)
-};
+/** Steps 1–3 of the §4.11 …Number and …Finite variants (a single NaN is ignored), then `rest` (step 4 on). */
+const ignoringNaN =
+  (rest: Omega): Omega =>
+  ([x, y], p) => {
+    if (isNaNDatum(x!) && isNaNDatum(y!)) return NAN; // 1. (NaN, NaN) → NaN
+    if (isNaNDatum(x!)) return y!; // 2. (NaN, y) → y
+    if (isNaNDatum(y!)) return x!; // 3. (x, NaN) → x
+    return rest([x!, y!], p);
+  };
 
-/** §4.11 MaximumNumber: a single NaN is ignored. */
-export const MaximumNumber: Omega = ([x, y], p) => {
-  if (isNaNDatum(x!) && isNaNDatum(y!)) return NAN; // 1. (NaN, NaN) → NaN
-  if (isNaNDatum(x!)) return y!; // 2. (NaN, y) → y
-  if (isNaNDatum(y!)) return x!; // 3. (x, NaN) → x
-  return Maximum([x!, y!], p); // 4. Maximum(x, y)
-};
+/** §4.11 MinimumNumber: a single NaN is ignored, else (4.) Minimum(x, y). */
+export const MinimumNumber: Omega = ignoringNaN(Minimum);
 
-/** §4.11 MinimumMagnitude: the smaller |·|; equal magnitudes give the smaller value (MinMag(−2, 2) = −2). */
-export const MinimumMagnitude: Omega = ([x, y]) => {
-  if (isNaNDatum(x!) || isNaNDatum(y!)) return NAN; // 1–2. any NaN → NaN
-  const c = compareMagnitudeOrdered(x!, y!);
-  if (c < 0) return x!; // 3. |X| < |Y| → X (a finite operand beats ±∞)
-  if (c > 0) return y!; // 4. |X| > |Y| → Y
-  return min(x!, y!); // 5. |X| = |Y| → Minimum(X, Y) (MinMag(+∞, −∞) = −∞)
-};
+/** §4.11 MaximumNumber: a single NaN is ignored, else (4.) Maximum(x, y). */
+export const MaximumNumber: Omega = ignoringNaN(Maximum);
 
-/** §4.11 MaximumMagnitude: the larger |·|; equal magnitudes give the larger value (MaxMag(−2, 2) = 2). */
-export const MaximumMagnitude: Omega = ([x, y]) => {
-  if (isNaNDatum(x!) || isNaNDatum(y!)) return NAN; // 1–2. any NaN → NaN
-  const c = compareMagnitudeOrdered(x!, y!);
-  if (c > 0) return x!; // 3. |X| > |Y| → X (any +∞ wins, then any −∞)
-  if (c < 0) return y!; // 4. |X| < |Y| → Y
-  return max(x!, y!); // 5. |X| = |Y| → Maximum(X, Y) (MaxMag(−∞, +∞) = +∞)
-};
+/** §4.11 Minimum/MaximumMagnitude: the operand of smaller |·| (order 1) or larger |·| (order −1); a tie goes to `tie`. */
+const byMagnitude =
+  (order: -1 | 1, tie: (a: Exact, b: Exact) => Exact): Omega =>
+  ([x, y]) => {
+    if (isNaNDatum(x!) || isNaNDatum(y!)) return NAN; // 1–2. any NaN → NaN
+    const c = order * compareMagnitudeOrdered(x!, y!);
+    if (c < 0) return x!; // 3. |X| < |Y| → X for Minimum… (a finite operand beats ±∞); |X| > |Y| for Maximum…
+    if (c > 0) return y!; // 4. the other way round → Y
+    return tie(x!, y!); // 5. |X| = |Y| → Minimum(X, Y) or Maximum(X, Y)
+  };
+
+/** §4.11 MinimumMagnitude: the smaller |·|; equal magnitudes give the smaller value (MinMag(−2, 2) = −2, MinMag(+∞, −∞) = −∞). */
+export const MinimumMagnitude: Omega = byMagnitude(1, min);
+
+/** §4.11 MaximumMagnitude: the larger |·|; equal magnitudes give the larger value (MaxMag(−2, 2) = 2, MaxMag(−∞, +∞) = +∞). */
+export const MaximumMagnitude: Omega = byMagnitude(-1, max);
 
 /** §4.11 MinimumMagnitudeNumber: a single NaN is ignored, else MinimumMagnitude. */
-export const MinimumMagnitudeNumber: Omega = ([x, y], p) => {
-  if (isNaNDatum(x!) && isNaNDatum(y!)) return NAN; // 1. (NaN, NaN) → NaN
-  if (isNaNDatum(x!)) return y!; // 2. (NaN, y) → y
-  if (isNaNDatum(y!)) return x!; // 3. (x, NaN) → x
-  return MinimumMagnitude([x!, y!], p); // 4. MinimumMagnitude(x, y)
-};
+export const MinimumMagnitudeNumber: Omega = ignoringNaN(MinimumMagnitude);
 
 /** §4.11 MaximumMagnitudeNumber: a single NaN is ignored, else MaximumMagnitude. */
-export const MaximumMagnitudeNumber: Omega = ([x, y], p) => {
-  if (isNaNDatum(x!) && isNaNDatum(y!)) return NAN; // 1. (NaN, NaN) → NaN
-  if (isNaNDatum(x!)) return y!; // 2. (NaN, y) → y
-  if (isNaNDatum(y!)) return x!; // 3. (x, NaN) → x
-  return MaximumMagnitude([x!, y!], p); // 4. MaximumMagnitude(x, y)
-};
+export const MaximumMagnitudeNumber: Omega = ignoringNaN(MaximumMagnitude);
+
+/** Steps 4–7 of §4.11 Minimum/MaximumFinite after the NaN steps: a finite operand beats an infinite one. */
+const preferFinite =
+  (pick: (a: Exact, b: Exact) => Exact): Omega =>
+  ([x, y]) => {
+    if (x!.kind === "infinity" && y!.kind === "infinity") return pick(x!, y!); // 4. both infinite → the smaller (larger)
+    if (x!.kind === "infinity") return y!; // 5. (±∞, Y) → Y
+    if (y!.kind === "infinity") return x!; // 6. (X, ±∞) → X
+    return pick(x!, y!); // 7. min(X, Y) (max(X, Y))
+  };
 
 /** §4.11 MinimumFinite: NaN ignored; a finite operand beats an infinite one (MinimumFinite(−∞, 3) = 3). */
-export const MinimumFinite: Omega = ([x, y]) => {
-  if (isNaNDatum(x!) && isNaNDatum(y!)) return NAN; // 1. (NaN, NaN) → NaN
-  if (isNaNDatum(x!)) return y!; // 2. (NaN, y) → y
-  if (isNaNDatum(y!)) return x!; // 3. (x, NaN) → x
-  if (x!.kind === "infinity" && y!.kind === "infinity") return min(x!, y!); // 4. both infinite → the smaller
-  if (x!.kind === "infinity") return y!; // 5. (±∞, Y) → Y
-  if (y!.kind === "infinity") return x!; // 6. (X, ±∞) → X
-  return min(x!, y!); // 7. min(X, Y)
-};
+export const MinimumFinite: Omega = ignoringNaN(preferFinite(min));
 
 /** §4.11 MaximumFinite: NaN ignored; a finite operand beats an infinite one (MaximumFinite(+∞, 3) = 3). */
-export const MaximumFinite: Omega = ([x, y]) => {
-  if (isNaNDatum(x!) && isNaNDatum(y!)) return NAN; // 1. (NaN, NaN) → NaN
-  if (isNaNDatum(x!)) return y!; // 2. (NaN, y) → y
-  if (isNaNDatum(y!)) return x!; // 3. (x, NaN) → x
-  if (x!.kind === "infinity" && y!.kind === "infinity") return max(x!, y!); // 4. both infinite → the larger
-  if (x!.kind === "infinity") return y!; // 5. (±∞, Y) → Y
-  if (y!.kind === "infinity") return x!; // 6. (X, ±∞) → X
-  return max(x!, y!); // 7. max(X, Y)
-};
+export const MaximumFinite: Omega = ignoringNaN(preferFinite(max));
 
 /** §4.11 Clamp<fx,flo,fhi,fr,ρ>(x, lo, hi). */
 export const Clamp: Omega = ([x, lo, hi]) => {

@@ -53,18 +53,7 @@ numeric("Subtract", 2, "A", "§4.10", A.Subtract);
 numeric("Multiply", 2, "A", "§4.10", A.Multiply);
 numeric("FMA", 3, "A", "§4.10", A.FMA);
 numeric("FAA", 3, "A", "§4.10", A.FAA);
-for (const name of [
-  "Minimum",
-  "Maximum",
-  "MinimumNumber",
-  "MaximumNumber",
-  "MinimumMagnitude",
-  "MaximumMagnitude",
-  "MinimumMagnitudeNumber",
-  "MaximumMagnitudeNumber",
-  "MinimumFinite",
-  "MaximumFinite",
-] as const) {
+for (const name of E.MIN_MAX_OPS) {
   // biome-ignore lint/performance/noDynamicNamespaceImportAccess: the catalogue registers the module's operations by their report names
   numeric(name, 2, "A", "§4.11", E[name]);
 }

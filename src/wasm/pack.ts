@@ -9,14 +9,23 @@ export function packGroup(bits: 4 | 6): { group: number; groupBytes: number } {
   return bits === 4 ? { group: 2, groupBytes: 1 } : { group: 4, groupBytes: 3 };
 }
 
-/** Checks codes < 2^bits, then packs them into out; undefined when the kernels are unavailable. */
-export function packWasm(codes: Uint8Array, bits: 4 | 6, out: Uint8Array): Uint8Array | undefined {
+/**
+ * The kernels, once the source (named `argument` in errors) and output views are checked live, with getters that
+ * re-create both views after memory growth; undefined when the kernels are unavailable.
+ */
+function liveKernels<S extends Uint8Array, O extends Uint8Array | Float32Array>(src: S, argument: string, out: O) {
   const k = kernels();
   if (!k) return undefined;
-  requireLive(codes, "codes");
+  requireLive(src, argument);
   requireLive(out, "options.out");
-  const codesNow = keep(codes);
-  const outNow = keep(out);
+  return { k, srcNow: keep(src), outNow: keep(out) };
+}
+
+/** Checks codes < 2^bits, then packs them into out; undefined when the kernels are unavailable. */
+export function packWasm(codes: Uint8Array, bits: 4 | 6, out: Uint8Array): Uint8Array | undefined {
+  const live = liveKernels(codes, "codes", out);
+  if (!live) return undefined;
+  const { k, srcNow: codesNow, outNow } = live;
   requireBelow(k, codesNow(), 2 ** bits, "codes", `a ${bits}-bit code in [0, ${2 ** bits - 1}]`);
   const { group, groupBytes } = packGroup(bits);
   const pack = bits === 4 ? k.pack4 : k.pack6;
@@ -26,14 +35,12 @@ export function packWasm(codes: Uint8Array, bits: 4 | 6, out: Uint8Array): Uint8
 
 /** Unpacks n codes from packed bytes into out (one code per byte). */
 export function unpackWasm(bytes: Uint8Array, bits: 4 | 6, n: number, out: Uint8Array): Uint8Array | undefined {
-  const k = kernels();
-  if (!k) return undefined;
-  requireLive(bytes, "bytes");
-  requireLive(out, "options.out");
-  const outNow = keep(out);
+  const live = liveKernels(bytes, "bytes", out);
+  if (!live) return undefined;
+  const { k, srcNow: bytesNow, outNow } = live;
   const { group, groupBytes } = packGroup(bits);
   const unpack = bits === 4 ? k.unpack4 : k.unpack6;
-  stream(bytes, outNow(), (s, d, count) => unpack(s, d, count), { n, group, srcGroupBytes: groupBytes, outGroupBytes: group });
+  stream(bytesNow(), outNow(), (s, d, count) => unpack(s, d, count), { n, group, srcGroupBytes: groupBytes, outGroupBytes: group });
   return outNow();
 }
 
@@ -45,12 +52,9 @@ export function dequantizePackedWasm(
   out: Float32Array,
   decodeTable32: (f: Format) => Uint32Array,
 ): Float32Array | undefined {
-  const k = kernels();
-  if (!k) return undefined;
-  requireLive(bytes, "bytes");
-  requireLive(out, "options.out");
-  const bytesNow = keep(bytes);
-  const outNow = keep(out);
+  const live = liveKernels(bytes, "bytes", out);
+  if (!live) return undefined;
+  const { k, srcNow: bytesNow, outNow } = live;
   const t = wasmTable(k, f, decodeTable32);
   const { group, groupBytes } = packGroup(f.K as 4 | 6);
   const run =

@@ -1,7 +1,7 @@
 // ω-operations of the exponential and logarithm family (P3109 §4.10). Special-case rules are
 // numbered in the report's order; the first match wins. Every inexact result is a round-to-odd value with
 // `precision` bits (see ../sticky.ts); exact results are returned exactly.
-import { NAN, NEG_INF, POS_INF, ZERO, finite, floorLog2 } from "../../exact/value.js";
+import { type Exact, type Finite, NAN, NEG_INF, POS_INF, ZERO, finite, floorLog2 } from "../../exact/value.js";
 import { type Omega, ONE_EXACT, MINUS_ONE_EXACT, compareAbsPow2, fin, isInteger, isOne, isMinusOne, iv, refine, tinyOdd } from "./common.js";
 import { ln2Interval } from "./constants.js";
 import { type Interval, add, div, farOutside, fromFinite, mul, neg, roundOdd } from "./interval.js";
@@ -45,25 +45,27 @@ export const ExpMinusOne: Omega = ([a], p) => {
   return tinyOdd(x, x.sign > 0, p) ?? refine(p, (w) => expm1I(iv(x), w));
 };
 
-export const Log: Omega = ([a], p) => {
-  if (a!.kind === "nan") return NAN; // 1. NaN → NaN
-  if (a!.kind === "infinity") return a!.sign < 0 ? NAN : POS_INF; // 2. −∞ → NaN; 3. +∞ → +∞
-  const x = fin(a!);
-  if (x.significand !== 0n && x.sign < 0) return NAN; // 4. X < 0 → NaN
-  if (x.significand === 0n) return NEG_INF; // 5. 0 → −∞
+/** Steps 1–5 of Log and Log2 (NaN, ±∞, X < 0, 0); `positive` computes finite X > 0 (steps 6–7). */
+const logarithm =
+  (positive: (x: Finite, p: number) => Exact): Omega =>
+  ([a], p) => {
+    if (a!.kind === "nan") return NAN; // 1. NaN → NaN
+    if (a!.kind === "infinity") return a!.sign < 0 ? NAN : POS_INF; // 2. −∞ → NaN; 3. +∞ → +∞
+    const x = fin(a!);
+    if (x.significand !== 0n && x.sign < 0) return NAN; // 4. X < 0 → NaN
+    if (x.significand === 0n) return NEG_INF; // 5. 0 → −∞
+    return positive(x, p);
+  };
+
+export const Log: Omega = logarithm((x, p) => {
   if (isOne(x)) return ZERO; // 6. ln 1 = 0
   return refine(p, (w) => logI(iv(x), w)); // 7. ln X
-};
+});
 
-export const Log2: Omega = ([a], p) => {
-  if (a!.kind === "nan") return NAN; // 1. NaN → NaN
-  if (a!.kind === "infinity") return a!.sign < 0 ? NAN : POS_INF; // 2. −∞ → NaN; 3. +∞ → +∞
-  const x = fin(a!);
-  if (x.significand !== 0n && x.sign < 0) return NAN; // 4. X < 0 → NaN
-  if (x.significand === 0n) return NEG_INF; // 5. 0 → −∞
+export const Log2: Omega = logarithm((x, p) => {
   if (x.significand === 1n) return x.exponent === 0 ? ZERO : finite(x.exponent < 0 ? -1 : 1, BigInt(Math.abs(x.exponent)), 0); // 6. log2 2^k = k
   return refine(p, (w) => div(logI(iv(x), w + 8), ln2Interval(w + 8), w + 4)); // 7. log2 X (irrational)
-};
+});
 
 export const LogOnePlus: Omega = ([a], p) => {
   if (a!.kind === "nan") return NAN; // 1. NaN → NaN

@@ -1,9 +1,9 @@
 // ω-operations Sinh, Cosh, Tanh, ArcSinh, ArcCosh, ArcTanh (P3109 §4.10), rules in order.
 // Formulas are chosen without cancellation so that exact dyadic arguments give enclosures of small relative
 // width: sinh via expm1, tanh via expm1(2X), arsinh/arcosh/artanh via log1p.
-import { NAN, NEG_INF, POS_INF, ZERO, floorLog2 } from "../../exact/value.js";
+import { type Finite, NAN, NEG_INF, POS_INF, ZERO, floorLog2 } from "../../exact/value.js";
 import { type Omega, ONE_EXACT, compareAbsInt, compareAbsPow2, fin, isMinusOne, isOne, iv, refine, tinyAboveOne, tinyOdd } from "./common.js";
-import { ONE, add, div, farOutside, fromInt, mul, neg, roundOdd, scale, sqr, sqrt, sub } from "./interval.js";
+import { type Interval, ONE, add, div, farOutside, fromInt, mul, neg, roundOdd, scale, sqr, sqrt, sub } from "./interval.js";
 import { expI, expm1I, log1pI } from "./kernels.js";
 
 /** |X| ≥ 2^15: sinh and cosh are beyond every format. */
@@ -84,14 +84,10 @@ export const ArcSinh: Omega = ([a], p) => {
   const x = fin(a!);
   if (x.significand === 0n) return ZERO; // 3. arsinh 0 = 0
   // 4. arsinh X = sign(X)·log1p(|X| + X²/(1 + √(1 + X²))); X − X³/6 + … for tiny X.
-  const tiny = tinyOdd(x, false, p);
-  if (tiny) return tiny;
-  const ax = iv(x.sign < 0 ? { ...x, sign: 1 } : x);
-  return refine(p, (w) => {
+  return oddFromAbs(x, false, p, (ax, w) => {
     const g = w + 8;
     const x2 = sqr(ax, g);
-    const r = log1pI(add(ax, div(x2, add(ONE, sqrt(add(ONE, x2, g), g), g), g), g), w + 4);
-    return x.sign < 0 ? { lo: -r.hi, hi: -r.lo, e: r.e } : r;
+    return log1pI(add(ax, div(x2, add(ONE, sqrt(add(ONE, x2, g), g), g), g), g), w + 4);
   });
 };
 
@@ -118,12 +114,16 @@ export const ArcTanh: Omega = ([a], p) => {
   if (x.significand !== 0n && compareAbsPow2(x, 0) > 0) return NAN; // 5. |X| > 1 → NaN
   if (x.significand === 0n) return ZERO; // 6. artanh 0 = 0
   // 7. artanh X = sign(X)·½·log1p(2|X|/(1 − |X|)); X + X³/3 + … for tiny X.
-  const tiny = tinyOdd(x, true, p);
+  return oddFromAbs(x, true, p, (ax, w) => scale(log1pI(div(scale(ax, 1), sub(ONE, ax, w + 8), w + 8), w + 4), -1));
+};
+
+/**
+ * An odd function at finite X ≠ 0: its tiny-X series value (|f(X)| above |X| when `up`) if that decides it, else
+ * sign(X)·f(|X|) with `f` enclosing the function at |X| to working precision w.
+ */
+function oddFromAbs(x: Finite, up: boolean, p: number, f: (ax: Interval, w: number) => Interval): Finite {
+  const tiny = tinyOdd(x, up, p);
   if (tiny) return tiny;
   const ax = iv(x.sign < 0 ? { ...x, sign: 1 } : x);
-  return refine(p, (w) => {
-    const g = w + 8;
-    const r = scale(log1pI(div(scale(ax, 1), sub(ONE, ax, g), g), w + 4), -1);
-    return x.sign < 0 ? { lo: -r.hi, hi: -r.lo, e: r.e } : r;
-  });
-};
+  return refine(p, (w) => (x.sign < 0 ? neg(f(ax, w)) : f(ax, w)));
+}

@@ -3,6 +3,7 @@
 // encloses; every operation rounds its lower end down and its upper end up, so enclosures never lose the real.
 // Precision is relative ("floating"): `trim(x, w)` keeps w significant bits of the larger endpoint magnitude.
 import { type Finite, bitLength, finite } from "../../exact/value.js";
+import { isqrt } from "../exact-arith.js";
 
 export interface Interval {
   readonly lo: bigint;
@@ -156,17 +157,6 @@ export function div(a: Interval, b: Interval, w: number): Interval {
     }
   }
   return trim({ lo: lo!, hi: hi!, e }, w);
-}
-
-/** ⌊√n⌋ for n ≥ 0. */
-export function isqrt(n: bigint): bigint {
-  if (n < 2n) return n;
-  let x = 1n << BigInt((bits(n) + 1) >> 1);
-  for (;;) {
-    const y = (x + n / x) >> 1n;
-    if (y >= x) return x;
-    x = y;
-  }
 }
 
 /** √a for a ≥ 0 (the lower end is clamped at 0). */
