@@ -2,6 +2,7 @@
 // any view of the kernels' memory that no allocation holds any more, as input or as output.
 import { describe, expect, it } from "vitest";
 import { ArgumentTypeError, allocCodes, allocFloat32, dequantize, dot, packCodes, quantize, quantizeBlocks } from "../src/index.js";
+import { specialize } from "../src/p3109.js";
 import { MiniFloatArray } from "../src/views/minifloat-array.js";
 
 function refused(call: () => unknown, argument: string): void {
@@ -33,6 +34,8 @@ describe("views of freed Wasm memory", () => {
     refused(() => quantizeBlocks(x, "mxfp4"), "src");
     refused(() => dot(codes, new Uint8Array(64), { formats: "float8_e4m3fn" }), "a");
     refused(() => MiniFloatArray.from(x, "float8_e4m3fn"), "source");
+    const add = specialize("Add", { operands: ["Binary8p3se", "Binary8p3se"], result: "Binary8p3se" });
+    refused(() => add.map(codes, new Uint8Array(64)), "arrays[0]");
   });
 
   it("includes subarrays of a freed view while no allocation holds their bytes", () => {

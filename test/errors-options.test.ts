@@ -42,7 +42,7 @@ describe("unknown option keys are errors in every entry point", () => {
     const q = refusal(() => main.quantize(x, "float8_e4m3fn", typo({ saturaton: "SatFinite" })));
     expect(q.argument).toBe("options.saturaton");
     expect(q.message).toBe(
-      'options.saturaton: is not an option here (did you mean "saturation"?); allowed: rounding, saturation, stochasticBits, seed, seedIndex, random, out, flags',
+      'options.saturaton: is not an option here (did you mean "saturation"?); allowed: rounding, saturation, stochasticBits, seed, seedIndex, random, out, flags, from',
     );
     expect(refusal(() => main.encode(1000, "float8_e4m3fn", typo({ saturaton: "SatFinite" }))).message).toMatch(/did you mean "saturation"/);
     expect(refusal(() => main.encodeExact({ kind: "nan", sign: 1 }, "float8_e4m3fn", typo({ Rounding: "TowardZero" }))).message).toMatch(

@@ -17,6 +17,7 @@ import { NextGreaterThan, NextLessThan } from "./next.js";
 import { type QueryResult, RoundOf, SatOf, formatQuery } from "./queries.js";
 import { type OpInfo, operationInfo, operationNames } from "./registry.js";
 import { stickyPrecision } from "./sticky.js";
+import { requireAttached } from "../api/validate.js";
 
 /** A code: a number for formats of up to 32 bits; a bigint (the IEEE bit pattern) for binary64. */
 export type Code = number | bigint;
@@ -397,7 +398,7 @@ function requireCodeArray(a: unknown, f: Format, argument: string): CodeArrayLik
   }
   const type = codeArrayFor(f);
   if (!(a instanceof type)) throw new ArgumentTypeError(argument, `got ${describe(a)}; allowed: a ${type.name} of ${f.name} codes`);
-  return a as CodeArrayLike;
+  return requireAttached(a, argument) as CodeArrayLike;
 }
 
 /** Codes of formats narrower than their array's element must still be < 2^K. */
