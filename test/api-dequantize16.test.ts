@@ -2,20 +2,12 @@
 // formats, one rounding of its exact value into the target — checked against the exact projection and, where the
 // value is exact in the target, against bit patterns computed here from the float64 value.
 import { describe, expect, it } from "vitest";
-import { ArgumentTypeError, CodeRangeError, decode, decodeExact, dequantize, encode, encodeExact, format, registeredNames } from "../src/index.js";
+import { ArgumentTypeError, CodeRangeError, decode, decodeExact, dequantize, encode, encodeExact, format } from "../src/index.js";
+import { EIGHT_BIT_FORMATS } from "./format-lists.js";
 
 const RNE = { rounding: "NearestTiesToEven", saturation: "SatNone" } as const;
 
-const P3109_SMALL: string[] = [];
-for (let K = 3; K <= 8; K++) {
-  for (let P = 1; P <= K; P++) {
-    for (const d of ["e", "f"]) {
-      if (P < K) P3109_SMALL.push(`Binary${K}p${P}s${d}`);
-      P3109_SMALL.push(`Binary${K}p${P}u${d}`);
-    }
-  }
-}
-const SMALL = [...new Set([...registeredNames().filter((n) => format(n).K <= 8), ...P3109_SMALL])];
+const SMALL = EIGHT_BIT_FORMATS;
 const WIDE = ["float16", "bfloat16", "Binary16p11se", "Binary16p8se", "Binary12p5se", "cfloat16_uhp"];
 
 /** binary16 bits of a float64 value that binary16 holds exactly (sign, normal or subnormal, ±∞, NaN → quiet NaN). */

@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { decode, encode } from "../src/api/scalar.js";
 import { OVERFLOW_MODES, PARTIALS_FORMATS, type OverflowMode, partialsFormat, projectPartial } from "../src/dot/partials.js";
-import { format, registeredNames } from "../src/format/registry.js";
+import { format } from "../src/format/registry.js";
+import { EIGHT_BIT_FORMATS } from "./format-lists.js";
 
 /** OvSAT is P3109 (NearestTiesToEven, SatFinite); OvINF is (NearestTiesToEven, SatNone); OvNAN turns OvINF's ±∞ into NaN. */
 function expected(x: number, partials: string, mode: OverflowMode): number {
@@ -38,16 +39,7 @@ function check(values: Iterable<number>): number {
   return count;
 }
 
-const P3109_EIGHT_BIT: string[] = [];
-for (let K = 3; K <= 8; K++) {
-  for (let P = 1; P <= K; P++) {
-    for (const domain of ["e", "f"]) {
-      if (P < K) P3109_EIGHT_BIT.push(`Binary${K}p${P}s${domain}`);
-      P3109_EIGHT_BIT.push(`Binary${K}p${P}u${domain}`);
-    }
-  }
-}
-const EIGHT_BIT = [...registeredNames().filter((name) => format(name).K <= 8), ...P3109_EIGHT_BIT];
+const EIGHT_BIT = EIGHT_BIT_FORMATS;
 
 describe("projectPartial equals the exact projection", () => {
   it("on every product of every code pair of each ≤ 8-bit registered format with itself (P3109 K ≤ 8 included)", () => {
