@@ -2,13 +2,12 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../src/cli/main.js";
 import { SafetensorsReader, SafetensorsWriter, type TensorSpec } from "../src/io/index.js";
 import { dequantizeBlocks, quantizeBlocks } from "../src/block/index.js";
 import { dequantize, quantize, unpackCodes } from "../src/index.js";
+import { bundleCli } from "./cli-bundle.js";
 
 const dir = mkdtempSync(join(tmpdir(), "minifloat-cli-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -398,16 +397,7 @@ describe("minifloat executable", () => {
   let cliPath = "";
   beforeAll(async () => {
     cliPath = at("cli.mjs");
-    const root = fileURLToPath(new URL("..", import.meta.url));
-    await build({
-      entryPoints: [join(root, "src/cli/bin.ts")],
-      bundle: true,
-      format: "esm",
-      platform: "node",
-      target: "es2022",
-      outfile: cliPath,
-      logLevel: "error",
-    });
+    await bundleCli(cliPath);
   });
 
   it("runs as a process: exit codes and one-line errors", async () => {

@@ -5,10 +5,9 @@ import { type SpawnOptions, spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, closeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SafetensorsWriter } from "../src/io/index.js";
+import { bundleCli } from "./cli-bundle.js";
 
 const dir = mkdtempSync(join(tmpdir(), "minifloat-errors-cli-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -41,16 +40,7 @@ function runOnTmpfs(mountPoint: string, options: string, cliArgs: string[]): Pro
 
 beforeAll(async () => {
   chmodSync(dir, 0o755);
-  const root = fileURLToPath(new URL("..", import.meta.url));
-  await build({
-    entryPoints: [join(root, "src/cli/bin.ts")],
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "es2022",
-    outfile: cliPath,
-    logLevel: "error",
-  });
+  await bundleCli(cliPath);
   const w = await SafetensorsWriter.create(input, [{ name: "w", dtype: "F32", shape: [256, 256] }]);
   await w.writeValues(new Float32Array(65536).map((_, i) => Math.sin(i)));
   await w.commit();
