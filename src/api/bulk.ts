@@ -11,7 +11,9 @@ import { type FormatLike, resolveFormat } from "./scalar.js";
 import { dequantizeWasm } from "../wasm/decode.js";
 import { quantizeWasm } from "../wasm/encode.js";
 import { type QuantizeOptions, type QuantizePlan, planQuantize, wasmRandom } from "./plan.js";
-import { type CodeArray, float16ArrayType, requireAttached, requireCodes, requireOutput } from "./validate.js";
+import { type CodeArray, type Float16ArrayLike, float16ArrayType, requireAttached, requireCodes, requireOutput } from "./validate.js";
+
+export type { Float16ArrayLike } from "./validate.js";
 import { checkOptions } from "../options.js";
 
 export type { CodeArray } from "./validate.js";
@@ -58,12 +60,6 @@ export function quantize(src: Float32Array | Float64Array | Uint16Array | Float1
 /** The element type of dequantize's output: float32 values, or binary16 / bfloat16 bit patterns. */
 export type DequantizeTarget = "float32" | "float16" | "bfloat16";
 
-/** A native Float16Array (Chrome 135, Firefox 129, Safari 18.2, Node 24), typed structurally: Node 20's lib has none. */
-export interface Float16ArrayLike extends ArrayBufferView {
-  readonly length: number;
-  [index: number]: number;
-}
-
 export interface DequantizeOptions {
   /** Output (length = codes.length): a Float32Array; for float16 a Float16Array or a Uint16Array; for bfloat16 a Uint16Array. */
   out?: Float32Array | Uint16Array | Float16ArrayLike;
@@ -98,7 +94,7 @@ export function dequantize(codes: CodeArray, fmt: FormatLike, options?: Dequanti
 }
 
 function dequantize16(codes: CodeArray, f: Format, to: "float16" | "bfloat16", given: unknown, bits: boolean): Uint16Array | Float16ArrayLike {
-  const F16 = to === "float16" ? (float16ArrayType() as unknown as { new (n: number): Float16ArrayLike; readonly name: string } | undefined) : undefined;
+  const F16 = to === "float16" ? float16ArrayType() : undefined;
   const n = codes.length;
   const allowed = F16 ? `a ${F16.name} or a Uint16Array` : "a Uint16Array";
   const out = given ?? (F16 && !bits ? new F16(n) : new Uint16Array(n));

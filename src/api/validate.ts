@@ -15,9 +15,15 @@ export function codeArrayType(f: Format): typeof Uint8Array | typeof Uint16Array
   throw new ArgumentTypeError("fmt", `${f.name} has ${f.K}-bit codes; code arrays hold formats of up to 32 bits (use Float64Array for binary64)`);
 }
 
+/** A native Float16Array (Chrome 135, Firefox 129, Safari 18.2, Node 24), typed structurally: Node 20's lib has none. */
+export interface Float16ArrayLike extends ArrayBufferView {
+  readonly length: number;
+  [index: number]: number;
+}
+
 /** The runtime's Float16Array, where it has one (Chrome 135, Firefox 129, Safari 18.2, Node 24; not Node 20). */
-export function float16ArrayType(): (new (n: number) => ArrayBufferView & { readonly length: number }) | undefined {
-  return (globalThis as { Float16Array?: new (n: number) => ArrayBufferView & { readonly length: number } }).Float16Array;
+export function float16ArrayType(): { new (n: number): Float16ArrayLike; readonly name: string } | undefined {
+  return (globalThis as { Float16Array?: { new (n: number): Float16ArrayLike; readonly name: string } }).Float16Array;
 }
 
 /**
