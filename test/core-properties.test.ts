@@ -51,7 +51,7 @@ function asFinite(x: Exact): Finite {
 
 /** Code of −(value of magnitude code mag): sign–magnitude; the zero is +0 unless the format keeps −0. */
 function negCode(f: Format, mag: number): number {
-  if (mag === 0) return f.signedZeroAndNaN && f.negativeZero === "zero" ? f.signBit : 0;
+  if (mag === 0) return f.policy.signedZeroAndNaN && f.negativeZero === "zero" ? f.signBit : 0;
   return mag + f.signBit;
 }
 
@@ -196,12 +196,12 @@ function expectedHigh(f: Format, rnd: Rounding, sat: Saturation, negative: boole
   if (sat === "SatFinite") return pos(max);
   if (sat === "SatPropagate") return infinite && f.infinity ? pos(f.posInfCode) : pos(max);
   // SatNone
-  if (infinite) return f.infinity ? pos(f.posInfCode) : f.finiteOverflow === "nan" ? "nan" : pos(max);
+  if (infinite) return f.infinity ? pos(f.posInfCode) : f.policy.finiteOverflow === "nan" ? "nan" : pos(max);
   const towardZero = rnd === "TowardZero" || (negative ? rnd === "TowardPositive" : rnd === "TowardNegative");
   if (towardZero) return pos(max);
   if (rnd === "ToOdd" && !f.signed && f.infinity) return pos(max);
   if (f.infinity) return pos(f.posInfCode);
-  return f.finiteOverflow === "nan" ? "nan" : pos(max);
+  return f.policy.finiteOverflow === "nan" ? "nan" : pos(max);
 }
 
 /** Which way an input strictly between MaxFinite and the next binade value rounds (true: up, past MaxFinite). */
@@ -229,7 +229,7 @@ function roundsUp(f: Format, rnd: Rounding, negative: boolean, tie: boolean, abo
 function checkCode(f: Format, got: number, want: number | "nan", negative: boolean, what: string) {
   if (want === "nan") {
     expect(f.isNaNCode(got), `${what}: NaN code, got ${got}`).toBe(true);
-    if (f.signed && f.signedZeroAndNaN && f.highNaNs > 0) expect(f.isNegativeCode(got), `${what}: NaN keeps the sign`).toBe(negative);
+    if (f.signed && f.policy.signedZeroAndNaN && f.highNaNs > 0) expect(f.isNegativeCode(got), `${what}: NaN keeps the sign`).toBe(negative);
   } else expect(got, what).toBe(want);
 }
 
@@ -274,7 +274,7 @@ describe("saturation at the top of the range (every format × 7 roundings × 3 s
           // NaN: the NaN code where the format has one (Tesla: clamp to MaxFinite; MX: ml_dtypes' −0 artefact).
           const nan = encodeExact(NAN, f, o);
           if (f.hasNaN) expect(f.isNaNCode(nan), `${f.name} NaN`).toBe(true);
-          else if (f.nanSubstitute === "maxfinite") expect(nan).toBe(f.maxFiniteMagnitude);
+          else if (f.policy.nanSubstitute === "maxfinite") expect(nan).toBe(f.maxFiniteMagnitude);
           else expect(nan).toBe(f.signBit);
           checked += 3;
         }
@@ -374,7 +374,7 @@ describe("stochastic rounding (§4.7.4): how many of the 2^N values of R round a
   it("A rounds away for ⌊ν2^N⌋ values of R, B for ⌊(⌊ν2^(N+1)⌋ + 1)/2⌋, C for RNITE(ν2^N) (the largest R), in every format with K ≤ 8", () => {
     const next = rng(7);
     const c = new Checks();
-    for (const f of ALL.filter((g) => g.K <= 8 && g.defaultProjection !== "ml_dtypes_e8m0")) {
+    for (const f of ALL.filter((g) => g.K <= 8 && g.policy.defaultProjection !== "ml_dtypes_e8m0")) {
       const mags = magnitudes(f);
       for (let t = 0; t < 40; t++) {
         const i = next() % (mags.length - 1);

@@ -42,7 +42,7 @@ function mxParamWords(plan: BlockPlan): Int32Array {
     0xff,
     0x000f000f,
   ];
-  const negZero = e.negativeZero === "zero" && e.signedZeroAndNaN;
+  const negZero = e.negativeZero === "zero" && e.policy.signedZeroAndNaN;
   const scalars = [
     plan.blockSize,
     s.emax,

@@ -46,7 +46,7 @@ export function projectBig(x: Exact, f: Format, rho: ResolvedProjection, R = 0, 
   const r = roundToPrecision(x, f, rho, R);
   const rule = saturate(f, rho.saturation, rho.rounding, r);
   // OCP FN and FNUZ casts give NaN where P3109 clamps.
-  const outcome: Saturated = f.finiteOverflow === "nan" && CLAMPING_RULES.has(rule) ? "nan" : SATURATE_RESULTS[rule]!;
+  const outcome: Saturated = f.policy.finiteOverflow === "nan" && CLAMPING_RULES.has(rule) ? "nan" : SATURATE_RESULTS[rule]!;
   if (flags) classifyResult(r, outcome, f, flags);
   if (outcome === "nan") return nanCode(f, sign, undefined);
   const code = encode(f, outcome, r);
@@ -68,20 +68,20 @@ function classifyResult(r: RoundedCode, outcome: Saturated, f: Format, flags: Co
 
 /** Vendor formats with a −0 code keep the sign of zero (IEEE); P3109 formats and FNUZ have no −0. */
 function hasNegativeZero(f: Format): boolean {
-  return f.zero && f.signed && f.signedZeroAndNaN && f.negativeZero === "zero";
+  return f.zero && f.signed && f.policy.signedZeroAndNaN && f.negativeZero === "zero";
 }
 
 /** The NaN code: canonical for P3109 datums; signed and payload-truncated where the format's policy says so. */
 function nanCode(f: Format, sign: 1 | -1, payload: bigint | undefined): bigint {
-  const negative = sign < 0 && f.signed && f.signedZeroAndNaN;
+  const negative = sign < 0 && f.signed && f.policy.signedZeroAndNaN;
   const codes = f.bigCodes;
   if (!f.hasNaN) {
     // Formats without NaN (MX elements, Tesla): ml_dtypes gives the −0 code with the sign flipped; Tesla clamps.
-    if (f.nanSubstitute === "negzero-xor-sign") return negative ? 0n : codes.signBit;
+    if (f.policy.nanSubstitute === "negzero-xor-sign") return negative ? 0n : codes.signBit;
     return codes.maxFinite;
   }
   let code = codes.nan;
-  if (f.nanPayload === "keep" && payload !== undefined && f.infinity) {
+  if (f.policy.nanPayload === "keep" && payload !== undefined && f.infinity) {
     // numpy float16: keep the top P−1 bits of the (52-bit, left-aligned) payload, and stay a NaN.
     const t = payload >> BigInt(52 - f.trailingBits);
     code = codes.infMagnitude + (t === 0n ? 1n : t);

@@ -12,10 +12,10 @@ export function decodeExact(code: number, f: Format): Exact {
   const sign = negative ? -1 : 1;
   const mag = negative ? code - f.signBit : code;
   if (f.isNaNCode(code)) {
-    if (!f.signedZeroAndNaN) return NAN;
+    if (!f.policy.signedZeroAndNaN) return NAN;
     const T = BigInt(mag % 2 ** f.trailingBits);
     // Payload left-aligned to 52 bits, so any IEEE-family target can truncate it (numpy float16, Eigen bfloat16).
-    const payload = f.nanPayload !== "drop" && f.infinity ? T << BigInt(52 - f.trailingBits) : undefined;
+    const payload = f.policy.nanPayload !== "drop" && f.infinity ? T << BigInt(52 - f.trailingBits) : undefined;
     return { kind: "nan", sign, ...(payload !== undefined && { payload }) };
   }
   if (mag === f.infMagnitude) return negative ? NEG_INF : POS_INF;
@@ -28,7 +28,7 @@ export function decodeMagnitude(mag: number, f: Format, sign: 1 | -1): Exact {
   const T = mag % scale;
   const E = (mag - T) / scale;
   if (E === 0 && f.zero) {
-    if (T === 0 || f.subnormals === "flush") return sign === 1 || !f.signedZeroAndNaN ? ZERO : finite(-1, 0n, 0);
+    if (T === 0 || f.subnormals === "flush") return sign === 1 || !f.policy.signedZeroAndNaN ? ZERO : finite(-1, 0n, 0);
     return finite(sign, BigInt(T), 1 - f.bias - f.trailingBits);
   }
   return finite(sign, BigInt(T + scale), E - f.bias - f.trailingBits);

@@ -65,7 +65,7 @@ export function resolveProjection(f: Format, options: Projection | undefined, wh
   if (!(ROUNDINGS as readonly string[]).includes(rounding)) {
     throw new ProjectionError(`${where}.rounding`, `got ${describe(rounding)}; allowed: ${ROUNDINGS.join(", ")}`);
   }
-  const saturation = o.saturation ?? (f.defaultProjection === "Tesla" ? "SatFinite" : "SatNone");
+  const saturation = o.saturation ?? (f.policy.defaultProjection === "Tesla" ? "SatFinite" : "SatNone");
   if (!(SATURATIONS as readonly string[]).includes(saturation)) {
     throw new ProjectionError(`${where}.saturation`, `got ${describe(saturation)}; allowed: ${SATURATIONS.join(", ")}`);
   }
@@ -79,7 +79,7 @@ export function resolveProjection(f: Format, options: Projection | undefined, wh
   } else if (o.stochasticBits !== undefined) {
     throw new ProjectionError(`${where}.stochasticBits`, `only allowed with StochasticA, StochasticB or StochasticC (rounding is ${rounding})`);
   }
-  const vendor = isDefault && f.defaultProjection === "ml_dtypes_e8m0" ? "ml_dtypes_e8m0" : "none";
+  const vendor = isDefault && f.policy.defaultProjection === "ml_dtypes_e8m0" ? "ml_dtypes_e8m0" : "none";
   return { rounding, saturation, stochasticBits, vendor, datums };
 }
 

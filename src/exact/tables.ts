@@ -51,7 +51,7 @@ function isZeroMagnitude(f: Format, mag: number): boolean {
 
 /** The sign bit of a negative code's entry: always for nonzero numbers and ∞; for zeros and NaNs per the policy. */
 function negativeSign(f: Format, mag: number, signBit: number): number {
-  return f.signedZeroAndNaN || !(mag >= f.highNaNStart || isZeroMagnitude(f, mag)) ? signBit : 0;
+  return f.policy.signedZeroAndNaN || !(mag >= f.highNaNStart || isZeroMagnitude(f, mag)) ? signBit : 0;
 }
 
 /** float64 values of every code and the first code whose value a float64 cannot hold (−1 when none). */
@@ -135,7 +135,7 @@ export function decodeTable32(f: Format): Uint32Array {
     if (f.infinity) t[f.infMagnitude] = 0x7f800000;
     for (let mag = f.highNaNStart; mag < 2 ** f.magnitudeBits; mag++) t[mag] = nanBits32(f, mag);
     for (let mag = 0; mag < f.signBit; mag++) t[f.signBit + mag] = (t[mag]! | negativeSign(f, mag, 0x80000000)) >>> 0;
-    if (f.signed && f.isNaNCode(f.signBit)) t[f.signBit] = ((f.signedZeroAndNaN ? 0x80000000 : 0) | nanBits32(f, f.signBit)) >>> 0;
+    if (f.signed && f.isNaNCode(f.signBit)) t[f.signBit] = ((f.policy.signedZeroAndNaN ? 0x80000000 : 0) | nanBits32(f, f.signBit)) >>> 0;
     return t;
   });
 }
@@ -145,7 +145,7 @@ export function decodeTable32(f: Format): Uint32Array {
  * top-aligned (a zero payload becomes 1, so the result stays a NaN).
  */
 function nanBits32(f: Format, code: number): number {
-  if (!(f.signedZeroAndNaN && f.nanPayload !== "drop" && f.infinity)) return 0x7fc00000;
+  if (!(f.policy.signedZeroAndNaN && f.policy.nanPayload !== "drop" && f.infinity)) return 0x7fc00000;
   const T = f.magnitudeOf(code) % 2 ** f.trailingBits;
   return 0x7f800000 + (T === 0 ? 1 : T * 2 ** (23 - f.trailingBits));
 }

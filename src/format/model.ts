@@ -60,7 +60,7 @@ export interface CastPolicy {
 export type FormatSpec = Encoding & CastPolicy;
 
 /** A Format seen as an encoding only: code that implements the report's ω-functions takes this type. */
-export type FormatEncoding = Omit<Format, keyof CastPolicy>;
+export type FormatEncoding = Omit<Format, "policy">;
 
 /** Every defining field, once, in serialisation order, each marked as encoding or cast policy (the type forces all). */
 const FIELD_KINDS: { readonly [F in keyof FormatSpec]-?: F extends keyof CastPolicy ? "policy" : "encoding" } = {
@@ -82,6 +82,8 @@ const FIELD_KINDS: { readonly [F in keyof FormatSpec]-?: F extends keyof CastPol
   defaultProjection: "policy",
 };
 export const FORMAT_FIELDS = Object.freeze(Object.keys(FIELD_KINDS)) as readonly (keyof FormatSpec)[];
+const ENCODING_FIELDS = FORMAT_FIELDS.filter((k) => FIELD_KINDS[k] === "encoding") as readonly (keyof Encoding)[];
+const POLICY_FIELDS = FORMAT_FIELDS.filter((k) => FIELD_KINDS[k] === "policy") as readonly (keyof CastPolicy)[];
 
 /** The one identity key of a format: its defining fields in FORMAT_FIELDS order. */
 function formatKey(spec: FormatSpec): string {
@@ -90,12 +92,14 @@ function formatKey(spec: FormatSpec): string {
 
 let construct: (spec: FormatSpec) => Format;
 
-/** The defining fields of a Format are its FormatSpec (declared once there; the constructor copies them). */
-export interface Format extends FormatSpec {}
+/** A Format's own fields are its Encoding (declared once there; the constructor copies them); its cast policy is apart. */
+export interface Format extends Encoding {}
 
 /** A format with every derived constant precomputed (P3109 §4.14 format queries and the code layout). */
-// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns every FormatSpec field (FORMAT_FIELDS), which the merged interface declares once
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns every Encoding field, which the merged interface declares once
 export class Format {
+  /** What its library's cast does beyond the encoding (src/exact/cast.ts reads it; the ω-functions never do). */
+  readonly policy: CastPolicy;
   /** Number of codes, 2^K. */
   readonly codeCount: number;
   /** Bits of the magnitude field: K−1 (signed) or K (unsigned). */
@@ -132,7 +136,8 @@ export class Format {
 
   /** Use makeFormat: it validates and interns, so equal parameters give the same object. */
   private constructor(spec: FormatSpec) {
-    for (const k of FORMAT_FIELDS) (this as Record<string, unknown>)[k] = spec[k];
+    for (const k of ENCODING_FIELDS) (this as Record<string, unknown>)[k] = spec[k];
+    this.policy = Object.freeze(Object.fromEntries(POLICY_FIELDS.map((k) => [k, spec[k]]))) as unknown as CastPolicy;
     const { K, P, signed } = spec;
     const c = specialCodes(spec);
     this.bigCodes = c;
@@ -196,7 +201,7 @@ export class Format {
 
   /** A format serialises as its defining parameters (everything else is derived from them). */
   toJSON(): FormatSpec {
-    return Object.fromEntries(FORMAT_FIELDS.map((k) => [k, this[k]])) as unknown as FormatSpec;
+    return Object.fromEntries(FORMAT_FIELDS.map((k) => [k, FIELD_KINDS[k] === "policy" ? this.policy[k as keyof CastPolicy] : this[k as keyof Encoding]])) as unknown as FormatSpec;
   }
 }
 

@@ -111,7 +111,7 @@ export function encodeConstants(f: Format, rho: ResolvedProjection, random: numb
   c.nanPositive = nanPositive;
   c.nanNegative = probe(f, rho, { kind: "nan", sign: -1 });
   // numpy float16 keeps the top P − 1 payload bits of a NaN and stays NaN (its float32 → float16 cast truncates the payload).
-  const keepPayload = f.nanPayload === "keep" && f.infinity && f.hasNaN;
+  const keepPayload = f.policy.nanPayload === "keep" && f.infinity && f.hasNaN;
   c.keepPayload = keepPayload ? ALL : 0;
   c.keepOffset = keepPayload ? f.infMagnitude - nanPositive : 0;
   const quirk = rho.vendor === "ml_dtypes_e8m0";
