@@ -201,7 +201,9 @@ export class Format {
 
   /** A format serialises as its defining parameters (everything else is derived from them). */
   toJSON(): FormatSpec {
-    return Object.fromEntries(FORMAT_FIELDS.map((k) => [k, FIELD_KINDS[k] === "policy" ? this.policy[k as keyof CastPolicy] : this[k as keyof Encoding]])) as unknown as FormatSpec;
+    return Object.fromEntries(
+      FORMAT_FIELDS.map((k) => [k, FIELD_KINDS[k] === "policy" ? this.policy[k as keyof CastPolicy] : this[k as keyof Encoding]]),
+    ) as unknown as FormatSpec;
   }
 }
 
