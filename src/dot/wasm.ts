@@ -4,7 +4,8 @@
 // callers then run the reference.
 import type { Format } from "../format/model.js";
 import { kernels } from "../wasm/instance.js";
-import { CHUNK, allocBytesRaw, freeBytesRaw, inWasm, keep, memoryBuffer, stream } from "../wasm/memory.js";
+import type { Heap } from "../wasm/heap.js";
+import { CHUNK, allocBytesRaw, freeBytesRaw, inWasm, keep, memoryBuffer, runtimeHeap, stream } from "../wasm/memory.js";
 import { modeIndex, projectPartial, type OverflowMode } from "./partials.js";
 import { type DotContext, exactInFloat64 } from "./reference.js";
 
@@ -48,6 +49,15 @@ export function productValues(ctx: DotContext): Float32Array | undefined {
 
 /** The product table of ctx in the kernels' memory (uploaded once, least recently used tables freed). */
 function productTable(ctx: DotContext): number | undefined {
+  // Repeated calls with one configuration skip the key and the LRU reordering (the last table is never the oldest).
+  if (last && last.fa === ctx.fa && last.fb === ctx.fb && last.partials === ctx.partials && last.mode === ctx.mode) return last.ptr;
+  const ptr = lookupTable(ctx);
+  last = ptr === undefined ? undefined : { fa: ctx.fa, fb: ctx.fb, partials: ctx.partials, mode: ctx.mode, ptr };
+  return ptr;
+}
+let last: (Pick<DotContext, "fa" | "fb" | "partials" | "mode"> & { ptr: number }) | undefined;
+
+function lookupTable(ctx: DotContext): number | undefined {
   const key = productKey(ctx);
   const hit = tables.get(key);
   if (hit !== undefined) {
@@ -89,10 +99,23 @@ export interface DotCall extends DotPlan {
   readonly carry: boolean;
 }
 
-/** Writes dotBatch's parameter block at `ptr` (layout in assembly/dot.ts). */
-export function writeDotParams(buffer: ArrayBufferLike, ptr: number, c: DotCall): void {
-  new Int32Array(buffer, ptr, 12).set([c.k, c.table, c.blk, c.P, c.minQ, c.mode, c.strideA, c.strideB, c.blocks, c.pairs ? 1 : 0, c.grid, c.carry ? 1 : 0]);
-  new Float64Array(buffer, ptr + 48, 1)[0] = c.max;
+/** Writes dotBatch's parameter block at `ptr` (layout in assembly/dot.ts); `k` and `carry` override the call's. */
+export function writeDotParams(heap: Heap, ptr: number, c: DotCall, k = c.k, carry = c.carry): void {
+  const { i32, f64 } = heap.views;
+  const at = ptr >> 2;
+  i32[at] = k;
+  i32[at + 1] = c.table;
+  i32[at + 2] = c.blk;
+  i32[at + 3] = c.P;
+  i32[at + 4] = c.minQ;
+  i32[at + 5] = c.mode;
+  i32[at + 6] = c.strideA;
+  i32[at + 7] = c.strideB;
+  i32[at + 8] = c.blocks;
+  i32[at + 9] = c.pairs ? 1 : 0;
+  i32[at + 10] = c.grid;
+  i32[at + 11] = carry ? 1 : 0;
+  f64[(ptr + 48) >> 3] = c.max;
 }
 
 /**
@@ -154,7 +177,9 @@ export function dotKernel(
   const getScales = [scales?.a, scales?.b].map((x) => (x ? keep(x) : undefined));
   const table = productTable(ctx);
   if (table === undefined) return undefined;
-  const call: DotCall = { ...plan, k, table, strideA, strideB, blocks: scales?.blocks ?? 1, pairs: pairs || streamed, carry: false };
+  // Spelled out: an object spread of the plan here cost more than the kernel on short operands (V8 CloneObjectIC).
+  const { blk, P, minQ, max, mode, grid } = plan;
+  const call: DotCall = { blk, P, minQ, max, mode, grid, k, table, strideA, strideB, blocks: scales?.blocks ?? 1, pairs: pairs || streamed, carry: false };
   // The static block: in static data, so writing it cannot grow memory.
   const params = K.dotParams();
   const po = allocBytesRaw(results * 4, "out");
@@ -169,7 +194,7 @@ export function dotKernel(
     return ptr;
   };
   const run = (pa: number, pb: number, kPart: number, rows: number, cols: number, sa: number, sb: number, at: number, carry: boolean) => {
-    writeDotParams(memoryBuffer(), params, { ...call, k: kPart, carry });
+    writeDotParams(runtimeHeap(), params, call, kPart, carry);
     K.dotBatch(params, pa, pb, rows, cols, sa, sb, po + 4 * at);
   };
   try {

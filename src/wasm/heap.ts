@@ -10,6 +10,12 @@ export const ALIGN = 64;
 export type WasmView = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float32Array | Float64Array;
 export type ViewType<T extends WasmView> = { new (buffer: ArrayBufferLike, byteOffset: number, length: number): T; readonly BYTES_PER_ELEMENT: number };
 
+export interface HeapViews {
+  readonly u8: Uint8Array;
+  readonly i32: Int32Array;
+  readonly f64: Float64Array;
+}
+
 interface Block {
   ptr: number;
   size: number;
@@ -56,9 +62,25 @@ export class Heap {
     if (buffer !== this.#current) {
       this.#buffers.add(buffer);
       this.#current = buffer;
+      this.#views = undefined;
     }
     return buffer;
   }
+
+  /**
+   * Views of the whole current memory, made once per buffer: per-call parameter blocks and staged copies index
+   * them instead of constructing a typed array per write.
+   */
+  get views(): HeapViews {
+    const buffer = this.buffer;
+    this.#views ??= {
+      u8: new Uint8Array(buffer),
+      i32: new Int32Array(buffer, 0, buffer.byteLength >> 2),
+      f64: new Float64Array(buffer, 0, buffer.byteLength >> 3),
+    };
+    return this.#views;
+  }
+  #views: HeapViews | undefined;
 
   /** True when `a` is a usable view of this memory (then its byteOffset is its address). */
   owns(a: ArrayBufferView): boolean {

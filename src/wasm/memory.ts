@@ -259,22 +259,25 @@ export function stream(src: WasmView, out: WasmView | null, run: StreamRun, opti
   streaming = true;
   try {
     const ptrs = sides.map(() => 0);
+    const extraPtrs = ptrs.slice(2);
     const bytesAt = (s: Side, g: number) => Math.min(chunkGroups * s.groupBytes, s.totalBytes - g * s.groupBytes);
     for (let g = 0; g < groups; g += chunkGroups) {
       const count = Math.min(chunkGroups * group, n - g * group);
-      const memory = new Uint8Array(h.buffer);
-      sides.forEach((s, i) => {
-        if (!s.array) return;
+      for (let i = 0; i < sides.length; i++) {
+        const s = sides[i]!;
+        if (!s.array) continue;
         const offset = g * s.groupBytes;
         ptrs[i] = s.direct ? s.byteOffset + offset : base + s.scratch;
-        if (s.input && !s.direct) memory.set(new Uint8Array(s.array.buffer, s.byteOffset + offset, bytesAt(s, g)), ptrs[i]);
-      });
-      run(ptrs[0]!, ptrs[1]!, count, g * group, ptrs.slice(2));
-      sides.forEach((s, i) => {
-        if (!s.array || s.input || s.direct) return;
+        if (i >= 2) extraPtrs[i - 2] = ptrs[i]!;
+        if (s.input && !s.direct) h.views.u8.set(new Uint8Array(s.array.buffer, s.byteOffset + offset, bytesAt(s, g)), ptrs[i]);
+      }
+      run(ptrs[0]!, ptrs[1]!, count, g * group, extraPtrs);
+      for (let i = 1; i < sides.length; i++) {
+        const s = sides[i]!;
+        if (!s.array || s.input || s.direct) continue;
         const bytes = bytesAt(s, g);
-        new Uint8Array(s.array.buffer, s.byteOffset + g * s.groupBytes, bytes).set(new Uint8Array(h.buffer, ptrs[i]!, bytes));
-      });
+        new Uint8Array(s.array.buffer, s.byteOffset + g * s.groupBytes, bytes).set(h.views.u8.subarray(ptrs[i]!, ptrs[i]! + bytes));
+      }
     }
   } finally {
     streaming = nested;
