@@ -7,7 +7,7 @@ export type { Exact } from "./exact/value.js";
 export { ROUNDINGS, SATURATIONS, type Projection, type Rounding, type Saturation } from "./exact/projection.js";
 export { newFlags, type ConversionFlags } from "./exact/cast.js";
 export { decode, decodeExact, encode, encodeExact, type FormatLike } from "./api/scalar.js";
-export { quantize, dequantize, type DequantizeOptions, type DequantizeTarget, type Float16ArrayLike } from "./api/bulk.js";
+export { quantize, dequantize, convert, type ConvertOptions, type DequantizeOptions, type DequantizeTarget, type Float16ArrayLike } from "./api/bulk.js";
 export type { QuantizeOptions, RandomArray, RandomOptions } from "./api/plan.js";
 export type { CodeArray } from "./api/validate.js";
 export { packCodes, unpackCodes, quantizePacked, dequantizePacked, packedLength, type PackedBits } from "./api/packed.js";

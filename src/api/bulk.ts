@@ -2,8 +2,8 @@
 // The Wasm kernels replace the inner loops; validation and the choice of path live in plan.ts.
 import { ArgumentTypeError, CodeRangeError, describe } from "../errors.js";
 import { type ConversionFlags, project } from "../exact/cast.js";
-import type { ResolvedProjection } from "../exact/projection.js";
-import { decodeTable16, decodeTable32 } from "../exact/tables.js";
+import { type Projection, type ResolvedProjection, resolveProjection } from "../exact/projection.js";
+import { type BulkProjection, conversionTable, decodeTable32 } from "../exact/tables.js";
 import { format } from "../format/registry.js";
 import { fromFloat32Bits, fromNumber } from "../exact/value.js";
 import type { Format } from "../format/model.js";
@@ -102,12 +102,45 @@ function dequantize16(codes: CodeArray, f: Format, to: "float16" | "bfloat16", g
     throw new ArgumentTypeError("options.out", `got ${describe(out)}; allowed: ${allowed} of length ${n} for ${to}`);
   const view = requireAttached(out as Uint16Array, "options.out");
   if (view.length !== n) throw new CodeRangeError("options.out", `has length ${view.length}; allowed: ${n} (the input length)`);
-  gather(codes, f, decodeTable16(f, format(TARGETS[to])), new Uint16Array(view.buffer, view.byteOffset, n));
+  const target = format(TARGETS[to]);
+  gather(codes, f, conversionTable(f, target, resolveProjection(target, RNE), kernelProjection), new Uint16Array(view.buffer, view.byteOffset, n));
   return out as Uint16Array | Float16ArrayLike;
 }
 
+const RNE = { rounding: "NearestTiesToEven", saturation: "SatNone" } as const;
+
+/** The tables' bulk route: the encode kernel over exact float32 values (undefined without kernels). */
+const kernelProjection: BulkProjection = (values, target, rho) =>
+  quantizeWasm(values, target, rho, new (target.K <= 8 ? Uint8Array : Uint16Array)(values.length), undefined);
+
+export interface ConvertOptions extends Projection {
+  /** Output codes (length = codes.length): a Uint8Array for targets of ≤ 8 bits, else a Uint16Array. */
+  out?: Uint8Array | Uint16Array;
+}
+
+const CONVERT_KEYS = ["out", "rounding", "saturation"] as const satisfies readonly (keyof ConvertOptions)[];
+
+/**
+ * Codes of one format (≤ 16 bits) converted into another (≤ 16 bits): Convert<from, to, ρ> (P3109 §4.9.1), each
+ * exact value rounded once under a deterministic projection (default: the target's). One pass through a per-code
+ * table built once per (from, to, projection).
+ */
+export function convert(codes: CodeArray, from: FormatLike, to: FormatLike, options?: ConvertOptions): Uint8Array | Uint16Array {
+  const f = resolveFormat(from, "from");
+  const target = resolveFormat(to, "to");
+  const { out: given, ...projection } = checkOptions(options, CONVERT_KEYS);
+  requireCodes(codes, f);
+  if (target.K > 16)
+    throw new CodeRangeError("to", `${target.name} has ${target.K}-bit codes; allowed: a format of at most 16 bits (use dequantize for float32)`);
+  const rho = resolveProjection(target, projection, "options");
+  const table = conversionTable(f, target, rho, kernelProjection);
+  const out = target.K <= 8 ? requireOutput(given, Uint8Array, codes.length) : requireOutput(given, Uint16Array, codes.length);
+  gather(codes, f, table, out);
+  return out;
+}
+
 /** dst[i] = table[codes[i]] after checking every code, so nothing is written for an out-of-range code. */
-function gather(codes: CodeArray, f: Format, table: Uint32Array | Uint16Array, dst: Uint32Array | Uint16Array): void {
+function gather(codes: CodeArray, f: Format, table: Uint32Array | Uint16Array | Uint8Array, dst: Uint32Array | Uint16Array | Uint8Array): void {
   const limit = f.codeCount;
   for (let i = 0; i < codes.length; i++) {
     if (codes[i]! >= limit) throw new CodeRangeError(`codes[${i}]`, `is ${codes[i]}; allowed: a ${f.name} code in [0, ${limit - 1}]`);

@@ -4,7 +4,7 @@ import { ArgumentTypeError, CodeRangeError } from "../errors.js";
 import type { Format } from "../format/model.js";
 import { project } from "./cast.js";
 import { decodeExact, operandValue } from "./decode.js";
-import { resolveProjection } from "./projection.js";
+import type { ResolvedProjection } from "./projection.js";
 import { type Exact, scaleByPowerOfTwo } from "./value.js";
 
 /** Tables enumerate every code, so they exist for formats of up to 16 bits (65 536 entries). */
@@ -33,14 +33,17 @@ export function exactValues(f: Format): readonly Exact[] {
  * Calls visit(mag, m, e) for every finite magnitude code: its value is m·2^e (ωDecode §4.7.2) with m < 2^16 an
  * integer, so the tables are built in exact number arithmetic instead of BigInt.
  */
-function forEachFinite(f: Format, visit: (mag: number, m: number, e: number) => void): void {
+function forEachFinite(f: Format, visit: (mag: number, m: number, e: number, scale: number) => void): void {
   const t = f.trailingBits;
   const hidden = 2 ** t;
-  for (let mag = 0; mag <= f.maxFiniteMagnitude; mag++) {
-    const T = mag % hidden;
-    const E = (mag - T) / hidden;
+  const flushed = f.subnormals === "flush";
+  // Binade by binade: 2^e is computed once per exponent field, not per code (65 536 codes take a millisecond).
+  for (let E = 0, mag = 0; mag <= f.maxFiniteMagnitude; E++) {
     const subnormal = E === 0 && f.zero;
-    visit(mag, subnormal ? (f.subnormals === "flush" ? 0 : T) : T + hidden, (subnormal ? 1 : E) - f.bias - t);
+    const e = (subnormal ? 1 : E) - f.bias - t;
+    const scale = 2 ** e;
+    const end = Math.min(mag + hidden, f.maxFiniteMagnitude + 1);
+    for (let T = 0; mag < end; T++, mag++) visit(mag, subnormal ? (flushed ? 0 : T) : T + hidden, e, scale);
   }
 }
 
@@ -65,12 +68,12 @@ function float64Values(f: Format): Float64Values {
   return cached(float64Cache, f, () => {
     const values = new Float64Array(f.codeCount).fill(NaN);
     let firstInexact = -1;
-    forEachFinite(f, (mag, m, e) => {
+    forEachFinite(f, (mag, m, e, scale) => {
       if (m === 0) return void (values[mag] = 0);
       // Exactly representable: no bit below 2^−1074 (the least subnormal), none at or above 2^1024.
       const low = e + 31 - Math.clz32(m & -m);
       const high = e + 31 - Math.clz32(m);
-      if (low >= -1074 && high <= 1023) values[mag] = e >= -1074 ? m * 2 ** e : scaleByPowerOfTwo(m, e);
+      if (low >= -1074 && high <= 1023) values[mag] = e >= -1074 ? m * scale : scaleByPowerOfTwo(m, e);
       else if (firstInexact < 0) firstInexact = mag;
     });
     if (f.infinity) values[f.infMagnitude] = Infinity;
@@ -124,12 +127,12 @@ const u32 = new Uint32Array(f32.buffer);
 export function decodeTable32(f: Format): Uint32Array {
   return cached(float32Cache, f, () => {
     const t = new Uint32Array(f.codeCount);
-    forEachFinite(f, (mag, m, e) => {
+    forEachFinite(f, (mag, m, e, scale) => {
       if (m === 0) return;
       // Below 2^−150 (half the least binary32 subnormal) RNE gives 0, from 2^129 on ∞; between these bounds m·2^e
       // is exact in float64 and Math.fround rounds it once, to nearest even, overflowing to ∞ as binary32 does.
       const high = e + 31 - Math.clz32(m);
-      f32[0] = high < -151 ? 0 : high > 128 ? Infinity : m * 2 ** e;
+      f32[0] = high < -151 ? 0 : high > 128 ? Infinity : m * scale;
       t[mag] = u32[0]!;
     });
     if (f.infinity) t[f.infMagnitude] = 0x7f800000;
@@ -150,18 +153,50 @@ function nanBits32(f: Format, code: number): number {
   return 0x7f800000 + (T === 0 ? 1 : T * 2 ** (23 - f.trailingBits));
 }
 
-const table16Caches = new WeakMap<Format, WeakMap<Format, Uint16Array>>();
+/** A deterministic projection's cache key (stochastic roundings need per-element random bits: no table). */
+function projectionKey(rho: ResolvedProjection): string {
+  if (rho.stochasticBits > 0) throw new ArgumentTypeError("options.rounding", `is ${rho.rounding}; allowed: a deterministic rounding (a per-code table)`);
+  return `${rho.rounding}|${rho.saturation}|${rho.vendor}|${rho.datums}`;
+}
+
+/** True when every value of f is a float32 (so decodeTable32 holds each exactly, NaNs aside). */
+function valuesFitFloat32(f: Format): boolean {
+  // MaxFinite = m·2^e < 2^128, and every value a multiple of 2^minQuantumExponent ≥ 2^−149 with P ≤ 24 bits.
+  const hidden = 2 ** f.trailingBits;
+  const T = f.maxFiniteMagnitude % hidden;
+  const E = (f.maxFiniteMagnitude - T) / hidden;
+  const below2to128 = E === 0 && f.zero ? 1 - f.bias - f.trailingBits + 31 - Math.clz32(T) < 128 : E - f.bias < 128;
+  return f.P <= 24 && f.minQuantumExponent >= -149 && below2to128;
+}
+
+/** Projects float32 values in bulk into a format (the Wasm encode kernel), or undefined when it cannot. */
+export type BulkProjection = (values: Float32Array, target: Format, rho: ResolvedProjection) => Uint8Array | Uint16Array | undefined;
+
+const conversionCaches = new WeakMap<Format, WeakMap<Format, Map<string, Uint8Array | Uint16Array>>>();
 
 /**
- * The codes in `target` (a 16-bit format: binary16 or bfloat16) of every code of f: Convert<f, target,
- * (NearestTiesToEven, SatNone)> (P3109 §4.9.1) of the exact value, so one rounding where a value does not fit; signs
- * of zero and NaN and NaN payloads as decodeTable32 keeps them.
+ * The codes in `target` (≤ 16 bits) of every code of f: Convert<f, target, ρ> (P3109 §4.9.1), one rounding of each
+ * exact value; signs of zero and NaN and NaN payloads as the formats' policies keep them. When every value of f is a
+ * float32, `bulk` may project decodeTable32's exact float32 values (65 536 codes in well under a millisecond instead
+ * of a BigInt projection each); test/api-convert.test.ts checks both routes agree on every code.
  */
-export function decodeTable16(f: Format, target: Format): Uint16Array {
-  let cache = table16Caches.get(target);
-  if (!cache) table16Caches.set(target, (cache = new WeakMap()));
-  return cached(cache, f, () => {
-    const rho = resolveProjection(target, { rounding: "NearestTiesToEven", saturation: "SatNone" });
-    return Uint16Array.from({ length: f.codeCount }, (_, c) => project(decodeExact(c, f), target, rho));
-  });
+export function conversionTable(f: Format, target: Format, rho: ResolvedProjection, bulk?: BulkProjection): Uint8Array | Uint16Array {
+  requireTableFormat(target);
+  const key = projectionKey(rho);
+  let byTarget = conversionCaches.get(f);
+  if (!byTarget) conversionCaches.set(f, (byTarget = new WeakMap()));
+  let byRho = byTarget.get(target);
+  if (!byRho) byTarget.set(target, (byRho = new Map()));
+  let table = byRho.get(key);
+  if (!table) {
+    requireTableFormat(f);
+    const values = valuesFitFloat32(f) ? decodeTable32(f) : undefined;
+    table = values && bulk?.(new Float32Array(values.buffer, values.byteOffset, values.length), target, rho);
+    if (!table) {
+      table = target.K <= 8 ? new Uint8Array(f.codeCount) : new Uint16Array(f.codeCount);
+      for (let c = 0; c < f.codeCount; c++) table[c] = project(decodeExact(c, f), target, rho);
+    }
+    byRho.set(key, table);
+  }
+  return table;
 }

@@ -117,14 +117,13 @@ export function ieeeForm(values: Uint32Array, f: Format): Int32Array | undefined
   // The magnitudes at the top whose values have float32's exponent 255 (∞ and NaNs), if any.
   let infMag = half;
   while (infMag > 0 && (values[infMag - 1]! & 0x7f800000) === 0x7f800000) infMag--;
-  for (let c = 0; c < values.length; c++) {
-    const m = c & (half - 1);
+  for (let m = 0; m < half; m++) {
     const t = m * up;
     let bits: number;
     if (m >= infMag) bits = (0x7f800000 | (t & 0x7fffff)) >>> 0;
     else if (m < 2 ** (P - 1)) bits = bitsOf(Math.fround(m * subScale));
     else bits = bitsOf(Math.fround(asFloat32(t) * scale));
-    if ((c >= half ? (bits | 0x80000000) >>> 0 : bits) !== values[c]) return undefined;
+    if (bits !== values[m] || (bits | 0x80000000) >>> 0 !== values[m + half]) return undefined;
   }
   const block = new Int32Array(IEEE_BYTES / 4);
   [half - 1, up, bitsOf(scale), 2 ** (P - 1), bitsOf(subScale), infMag - 1, 0x7fffff, 2 ** (32 - K), 2 ** 23].forEach((v, i) =>
