@@ -8,7 +8,7 @@ import type { CliIO, Command } from "./io.js";
 import { quantizeCommand } from "./quantize.js";
 import { tableCommand } from "./table.js";
 
-const COMMANDS: readonly Command[] = [quantizeCommand, dequantizeCommand, ggufCommand, inspectCommand, tableCommand, conformanceCommand];
+const COMMANDS: readonly Command[] = [quantizeCommand, dequantizeCommand, inspectCommand, tableCommand, conformanceCommand, ggufCommand];
 
 const HELP = `Usage: minifloat <command> [options]    (minifloat <command> --help for details)
 
