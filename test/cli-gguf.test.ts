@@ -91,6 +91,16 @@ describe("minifloat gguf", () => {
     });
   });
 
+  it("notes tensor names ggml refuses (64 bytes or more) and writes them as they are", async () => {
+    const out = at("long.gguf");
+    const { code, err } = await cli("gguf", fixture("convert-long-name.safetensors"), "-o", out);
+    expect(code).toBe(0);
+    expect(err).toMatch(/^note: 1 tensor name\(s\) of 64 bytes or more, which ggml \(llama\.cpp\) refuses to load: model\.language_model\.layers\.10\./m);
+    await withReader(out, async (r) =>
+      expect(r.tensors.map((t) => t.name)).toEqual(["model.language_model.layers.10.mlp.experts.shared_expert.gate_proj.weight"]),
+    );
+  });
+
   it("refuses an unknown --type and a missing -o before reading anything", async () => {
     const bad = await cli("gguf", input, "-o", at("never.gguf"), "--type", "q4_k");
     expect(bad.code).toBe(2);
@@ -123,6 +133,7 @@ describe("minifloat gguf", () => {
       "convert-nvfp4-rows.safetensors",
       /tensor "p\.weight": U8 \[2, 16\] cannot be converted: has rows of 32 elements; allowed: a multiple of 64/,
     ],
+    ["an FP8 weight scaled by another tensor", "convert-fp8.safetensors", /tensor "w\.weight": is scaled by "w\.weight_scale" \(a checkpoint convention/],
     [
       "a NaN NVFP4 scale (found while writing)",
       "convert-nvfp4-nan.safetensors",

@@ -8,6 +8,9 @@ import type { Command } from "./io.js";
 import { Progress } from "./progress.js";
 import { bytes } from "./text.js";
 
+/** ggml's GGML_MAX_NAME: its GGUF loader refuses tensor names of this many bytes or more. */
+const GGML_MAX_NAME = 64;
+
 const TYPES = { f32: "F32", f16: "F16", bf16: "BF16", q8_0: "Q8_0", mxfp4: "MXFP4", nvfp4: "NVFP4" } as const;
 
 const HELP = `Usage: minifloat gguf <in.safetensors> -o <out.gguf> [--type f32|f16|bf16|q8_0|mxfp4|nvfp4] [options]
@@ -44,6 +47,10 @@ export const ggufCommand: Command = {
     const reader = await SafetensorsReader.open(files.input);
     try {
       const steps = await planGguf(reader, { type, selected });
+      const long = steps.filter((s) => Buffer.byteLength(s.spec.name) >= GGML_MAX_NAME).map((s) => s.spec.name);
+      if (long.length > 0) {
+        io.stderr(`note: ${long.length} tensor name(s) of ${GGML_MAX_NAME} bytes or more, which ggml (llama.cpp) refuses to load: ${long.join(", ")}\n`);
+      }
       const progress = new Progress(
         io,
         steps.reduce((n, s) => n + s.elements, 0),

@@ -11,6 +11,12 @@ import { ALIGNMENT_KEY, DEFAULT_ALIGNMENT, type GgufTensorType, type GgufValue, 
 import { type PackedTensor, recognisePacked } from "./packed.js";
 import { type GgufTensorSpec, GgufWriter } from "./writer.js";
 
+/**
+ * Suffixes of the scale tensors of other tools' conventions (ModelOpt and compressed-tensors FP8, DeepSeek FP8, ...):
+ * a float tensor with such a sibling holds values that are not its own, and converting it alone would be wrong.
+ */
+const SCALE_SUFFIXES = ["_scale", "_scale_inv", "_global_scale"];
+
 /** Elements per chunk: a multiple of every block size, a few MB of buffers whatever the tensor size. */
 const CHUNK_ELEMENTS = 1 << 20;
 
@@ -52,6 +58,13 @@ export async function planGguf(reader: SafetensorsReader, options: GgufPlanOptio
     if (consumed.has(t.name)) continue;
     if (blockScaled.some((b) => t.name === b || t.name === b + SCALES_SUFFIX)) {
       throw new GgufError(`tensor "${t.name}"`, "is block-scaled by minifloat quantize; allowed: minifloat dequantize it first, then convert");
+    }
+    const scaledBy = SCALE_SUFFIXES.map((x) => t.name + x).find((n) => reader.tensors.some((o) => o.name === n));
+    if (scaledBy !== undefined && t.format !== undefined) {
+      throw new GgufError(
+        `tensor "${t.name}"`,
+        `is scaled by "${scaledBy}" (a checkpoint convention this command does not fold in); allowed: dequantize it to a float dtype first`,
+      );
     }
     if (t.format === undefined) {
       throw new GgufError(
