@@ -48,6 +48,7 @@ export async function planGguf(reader: SafetensorsReader, options: GgufPlanOptio
   const blockScaled = Object.keys(reader.metadata)
     .filter((k) => k.startsWith(BLOCK_KEY_PREFIX))
     .map((k) => k.slice(BLOCK_KEY_PREFIX.length));
+  const names = new Set(reader.tensors.map((t) => t.name));
   const steps: GgufStep[] = [];
   for (const t of reader.tensors) {
     const own = packed.filter((p) => p.sources[0] === t);
@@ -59,7 +60,7 @@ export async function planGguf(reader: SafetensorsReader, options: GgufPlanOptio
     if (blockScaled.some((b) => t.name === b || t.name === b + SCALES_SUFFIX)) {
       throw new GgufError(`tensor "${t.name}"`, "is block-scaled by minifloat quantize; allowed: minifloat dequantize it first, then convert");
     }
-    const scaledBy = SCALE_SUFFIXES.map((x) => t.name + x).find((n) => reader.tensors.some((o) => o.name === n));
+    const scaledBy = SCALE_SUFFIXES.map((x) => t.name + x).find((n) => names.has(n));
     if (scaledBy !== undefined && t.format !== undefined) {
       throw new GgufError(
         `tensor "${t.name}"`,
