@@ -68,12 +68,13 @@ describe("minifloat gguf", () => {
   it("reports one line per tensor, kept tensors with the reason", async () => {
     const { code, out, err } = await cli("gguf", input, "-o", at("lines.gguf"), "--type", "q8_0");
     expect(code).toBe(0);
-    expect(out).toMatch(/^wrote .*lines\.gguf: 15 GGUF tensor\(s\) from 19; /);
-    expect(err).toMatch(/^\[1\/15\] plain\.f32: F32 -> Q8_0, \d+\.\d\d s$/m);
-    expect(err).toMatch(/^\[5\/15\] odd\.weight: kept F32: rows of 33 elements are not a multiple of the Q8_0 block \(32\), /m);
-    expect(err).toMatch(/^\[6\/15\] norm\.weight: F16 -> F32 \(1-D tensors stay F32\), /m);
+    expect(out).toMatch(/^wrote .*lines\.gguf: 16 GGUF tensor\(s\) from 19; /);
+    expect(err).toMatch(/^\[1\/16\] plain\.f32: F32 -> Q8_0, \d+\.\d\d s$/m);
+    expect(err).toMatch(/^\[5\/16\] odd\.weight: kept F32: rows of 33 elements are not a multiple of the Q8_0 block \(32\), /m);
+    expect(err).toMatch(/^\[6\/16\] norm\.weight: F16 -> F32 \(1-D tensors stay F32\), /m);
     expect(err).toMatch(/gate_proj\.weight: gpt-oss MXFP4 gate_up_proj_blocks rows 0::2 -> MXFP4 \(repacked, exact\)/);
     expect(err).toMatch(/q_proj\.weight: ModelOpt NVFP4 -> NVFP4 \(repacked, exact\)/);
+    expect(err).toMatch(/up_proj\.bias: BF16 gate_up_proj_bias elements 1::2 -> F32/);
   });
 
   it("--only picks the tensors --type applies to; --arch records general.architecture", async () => {

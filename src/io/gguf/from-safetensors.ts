@@ -53,7 +53,8 @@ export async function planGguf(reader: SafetensorsReader, options: GgufPlanOptio
   for (const t of reader.tensors) {
     const own = packed.filter((p) => p.sources[0] === t);
     if (own.length > 0) {
-      for (const p of own) steps.push(...(p.kind === "gpt-oss-mxfp4" ? [mxfp4Step(p)] : await nvfp4Steps(reader, p)));
+      for (const p of own)
+        steps.push(...(p.kind === "modelopt-nvfp4" ? await nvfp4Steps(reader, p) : [p.kind === "gpt-oss-bias" ? biasStep(p) : mxfp4Step(p)]));
       continue;
     }
     if (consumed.has(t.name)) continue;
@@ -138,17 +139,39 @@ function floatStep(t: TensorInfo, options: GgufPlanOptions): GgufStep {
   };
 }
 
-/** gpt-oss MXFP4: scale bytes copied, each block's nibble pairs split into GGUF's halves; rows picked by p.rows. */
+/** gpt-oss MXFP4: scale bytes copied, each block's nibble pairs split into GGUF's halves; rows picked by p.pick. */
 function mxfp4Step(p: PackedTensor): GgufStep {
   const [blocks, scales] = p.sources as [TensorInfo, TensorInfo];
   const G = blocks.shape.at(-2)!;
-  return packedStep(p, `gpt-oss MXFP4 ${blocks.name.replace(/.*\./, "")}${p.rows.step === 2 ? ` rows ${p.rows.first}::2` : ""} -> MXFP4 (repacked, exact)`, {
+  return packedStep(p, `gpt-oss MXFP4 ${blocks.name.replace(/.*\./, "")}${p.pick.step === 2 ? ` rows ${p.pick.first}::2` : ""} -> MXFP4 (repacked, exact)`, {
     sources: [
       [blocks, 16 * G],
       [scales, G],
     ],
     encode: ([pairs, e]) => mxfp4BlocksFromPairs(e!, pairs!),
   });
+}
+
+/** A gpt-oss gate_up bias: elements first::2 of each row (gate or up), F32 as llama.cpp writes biases. */
+function biasStep(p: PackedTensor): GgufStep {
+  const [bias] = p.sources as [TensorInfo];
+  const row = bias.shape.at(-1)!;
+  const rows = bias.length / row;
+  const perChunk = Math.max(1, Math.floor(CHUNK_ELEMENTS / row));
+  return {
+    spec: { name: p.name, type: "F32", shape: p.shape },
+    how: `${bias.dtype} ${bias.name.replace(/.*\./, "")} elements ${p.pick.first}::2 -> F32`,
+    elements: bias.length / 2,
+    async write(reader, writer, advance) {
+      for (let r = 0; r < rows; r += perChunk) {
+        const values = await reader.readValues(bias, r * row, Math.min(perChunk, rows - r) * row);
+        const picked = new Float32Array(values.length / 2);
+        for (let i = 0; i < picked.length; i++) picked[i] = values[p.pick.first + 2 * i]!;
+        await writer.writeValues(picked);
+        advance(picked.length);
+      }
+    },
+  };
 }
 
 /** ModelOpt NVFP4: codes low nibble first into GGUF's sub-block halves, E4M3 scale bytes copied; the scalars beside. */
@@ -199,7 +222,7 @@ function packedStep(p: PackedTensor, how: string, r: Repack): GgufStep {
   const rowElements = p.shape.at(-1)!;
   const rows = p.shape.slice(0, -1).reduce((a, b) => a * b, 1);
   const perChunk = Math.max(1, Math.floor(CHUNK_ELEMENTS / rowElements));
-  const { first, step } = p.rows;
+  const { first, step } = p.pick;
   return {
     spec: { name: p.name, type: p.kind === "gpt-oss-mxfp4" ? "MXFP4" : "NVFP4", shape: p.shape },
     how,

@@ -3,25 +3,29 @@
 //
 // - gpt-oss MXFP4 experts: `<p>_blocks` U8 [..., G, 16] (byte k of a block: element 2k low nibble, 2k + 1 high)
 //   with `<p>_scales` U8 [..., G] (E8M0). As llama.cpp's converter: `<p>.weight` MXFP4 [..., 32·G], not
-//   transposed; `gate_up_proj` is split into `gate_proj.weight` (rows 0::2) and `up_proj.weight` (rows 1::2).
+//   transposed; `gate_up_proj` is split into `gate_proj.weight` (rows 0::2) and `up_proj.weight` (rows 1::2), and
+//   its float `gate_up_proj_bias` [..., 2I] likewise into F32 `gate_proj.bias` (0::2) and `up_proj.bias` (1::2).
 // - ModelOpt NVFP4: `<p>.weight` U8 [..., K/2] (low nibble first), `<p>.weight_scale` F8_E4M3 [..., K/16],
 //   `<p>.weight_scale_2` F32 scalar, optional `<p>.input_scale` F32 scalar. As llama.cpp: `<p>.weight` NVFP4
 //   [..., K] with the E4M3 scale bytes copied, `<p>.scale` (weight_scale_2) and `<p>.input_scale` beside it.
 import type { TensorInfo } from "../header.js";
 import { GgufError } from "./errors.js";
 
-export type PackedKind = "gpt-oss-mxfp4" | "modelopt-nvfp4";
+export type PackedKind = "gpt-oss-mxfp4" | "gpt-oss-bias" | "modelopt-nvfp4";
 
 export interface PackedTensor {
   /** Name of the GGUF tensor. */
   readonly name: string;
   readonly kind: PackedKind;
-  /** gpt-oss: [blocks, scales]; ModelOpt: [weight, weight_scale, weight_scale_2, input_scale?]. */
+  /** gpt-oss: [blocks, scales] or [bias]; ModelOpt: [weight, weight_scale, weight_scale_2, input_scale?]. */
   readonly sources: readonly TensorInfo[];
   /** Row-major shape of the GGUF tensor in elements. */
   readonly shape: readonly number[];
-  /** The source rows (all dimensions but the packed last ones, flattened) it takes: first, first + step, ... */
-  readonly rows: { readonly first: number; readonly step: number };
+  /**
+   * What it takes of the sources: first, first + step, ... of their rows (all dimensions but the packed last ones,
+   * flattened), or for gpt-oss-bias of the elements of each row.
+   */
+  readonly pick: { readonly first: number; readonly step: number };
 }
 
 /** The packed tensors among `tensors`, in file order; a tensor that looks like one but is malformed is an error. */
@@ -49,12 +53,32 @@ function gptOss(blocks: TensorInfo, byName: ReadonlyMap<string, TensorInfo>): Pa
   }
   const shape = [...lead, 32 * blocks.shape.at(-2)!];
   const sources = [blocks, scales];
-  if (!prefix.endsWith("gate_up_proj")) return [{ name: `${prefix}.weight`, kind: "gpt-oss-mxfp4", sources, shape, rows: { first: 0, step: 1 } }];
+  if (!prefix.endsWith("gate_up_proj")) return [{ name: `${prefix}.weight`, kind: "gpt-oss-mxfp4", sources, shape, pick: { first: 0, step: 1 } }];
   const rows = lead.at(-1)!;
   if (rows % 2 !== 0) throw cannot(blocks, `has ${rows} gate_up rows; allowed: an even number (gate and up rows interleave)`);
   const base = prefix.slice(0, -"gate_up_proj".length);
-  const half = [...lead.slice(0, -1), rows / 2, shape.at(-1)!];
-  return ["gate", "up"].map((part, first) => ({ name: `${base}${part}_proj.weight`, kind: "gpt-oss-mxfp4", sources, shape: half, rows: { first, step: 2 } }));
+  const parts = ["gate", "up"] as const;
+  const half = [...lead.slice(0, -1), rows / 2];
+  const weights = parts.map(
+    (part, first): PackedTensor => ({
+      name: `${base}${part}_proj.weight`,
+      kind: "gpt-oss-mxfp4",
+      sources,
+      shape: [...half, shape.at(-1)!],
+      pick: { first, step: 2 },
+    }),
+  );
+  const bias = byName.get(`${prefix}_bias`);
+  if (!bias) return weights;
+  if (bias.format === undefined || !same(bias.shape, lead)) {
+    throw cannot(bias, `beside "${blocks.name}"; allowed: a float bias [${lead.join(", ")}] (gate and up interleaved)`);
+  }
+  return [
+    ...weights,
+    ...parts.map(
+      (part, first): PackedTensor => ({ name: `${base}${part}_proj.bias`, kind: "gpt-oss-bias", sources: [bias], shape: half, pick: { first, step: 2 } }),
+    ),
+  ];
 }
 
 function modelOpt(weight: TensorInfo, byName: ReadonlyMap<string, TensorInfo>): PackedTensor {
@@ -78,7 +102,7 @@ function modelOpt(weight: TensorInfo, byName: ReadonlyMap<string, TensorInfo>): 
     kind: "modelopt-nvfp4",
     sources: [weight, scale, scale2, ...(input ? [input] : [])],
     shape: [...weight.shape.slice(0, -1), K],
-    rows: { first: 0, step: 1 },
+    pick: { first: 0, step: 1 },
   };
 }
 
