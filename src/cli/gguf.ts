@@ -21,9 +21,9 @@ Writes the tensors of a safetensors file into a new GGUF file, under their safet
     a multiple of the type's block (32 for q8_0 and mxfp4, 64 for nvfp4) is kept, with a line saying so
   - 0-D and 1-D tensors (norms, biases): F32, as llama.cpp does
   - gpt-oss MXFP4 experts (<p>_blocks + <p>_scales): MXFP4 <p>.weight, gate_up (and its bias) split into
-    gate/up as llama.cpp,
-    and ModelOpt NVFP4 (<p>.weight + weight_scale + weight_scale_2 [+ input_scale]): NVFP4 <p>.weight with F32
-    <p>.scale and <p>.input_scale; both repacked bit for bit, never re-rounded
+    gate/up as llama.cpp; ModelOpt NVFP4 (<p>.weight + weight_scale + weight_scale_2 [+ input_scale]): NVFP4
+    <p>.weight with F32 <p>.scale and <p>.input_scale; both repacked bit for bit, never re-rounded, whatever
+    --type and --only say
 The safetensors __metadata__ becomes string keys "safetensors.<key>". llama.cpp needs its own architecture
 metadata and tensor names to run a model: this file holds the tensors, not a runnable model.
 
