@@ -268,9 +268,14 @@ describe("GgufWriter refusals and atomicity", () => {
     expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
   });
 
-  it("MXFP4 and NVFP4 take encoded blocks, not values", async () => {
-    const w = await GgufWriter.create(tmp(), [{ name: "m", type: "MXFP4", shape: [32] }]);
-    await expect(w.writeValues(new Float32Array(32))).rejects.toThrow(/tensor "m": has type MXFP4.*allowed: writeBytes with mxfp4Blocks or nvfp4Blocks/);
+  it("MXFP4 and NVFP4 values are quantized as ggml does (bytes checked in cli-gguf.test.ts); NaN is refused", async () => {
+    const w = await GgufWriter.create(tmp(), [
+      { name: "m", type: "MXFP4", shape: [32] },
+      { name: "n", type: "NVFP4", shape: [64] },
+    ]);
+    await expect(w.writeValues(Float32Array.of(NaN, ...new Float32Array(31)))).rejects.toThrow(/values\[0\]: is NaN; allowed: finite values \(MXFP4/);
+    await w.writeValues(new Float32Array(32));
+    await expect(w.writeValues(new Float32Array(64).fill(Infinity))).rejects.toThrow(/allowed: finite values \(NVFP4/);
     await w.abort();
   });
 });

@@ -2,12 +2,13 @@
 import { UsageError } from "./args.js";
 import { conformanceCommand } from "./conformance.js";
 import { dequantizeCommand } from "./dequantize.js";
+import { ggufCommand } from "./gguf.js";
 import { inspectCommand } from "./inspect.js";
 import type { CliIO, Command } from "./io.js";
 import { quantizeCommand } from "./quantize.js";
 import { tableCommand } from "./table.js";
 
-const COMMANDS: readonly Command[] = [quantizeCommand, dequantizeCommand, inspectCommand, tableCommand, conformanceCommand];
+const COMMANDS: readonly Command[] = [quantizeCommand, dequantizeCommand, inspectCommand, tableCommand, conformanceCommand, ggufCommand];
 
 const HELP = `Usage: minifloat <command> [options]    (minifloat <command> --help for details)
 

@@ -1,8 +1,10 @@
-// Block encoders for the writer: float32 → Q8_0 as ggml's quantize_row_q8_0_ref, and MXFP4/NVFP4 blocks from
-// scales and E2M1 codes the caller already chose (e.g. with minifloat's MX quantizer or from a gpt-oss checkpoint).
+// Block encoders for the writer: float32 → Q8_0, MXFP4 and NVFP4 as ggml's reference quantizers
+// (quantize_row_*_ref), and MXFP4/NVFP4 blocks from scales and E2M1 codes the caller already chose (e.g. with
+// minifloat's MX quantizer or from a gpt-oss or ModelOpt checkpoint).
 import { CodeRangeError } from "../../errors.js";
 import { unpackCodes } from "../../api/packed.js";
 import { quantize } from "../kernels.js";
+import { KVALUES, MXFP4_HALF_SCALES, NVFP4_HALF_SCALES } from "./decode.js";
 
 /** IEEE conversion to binary16/bfloat16 as ggml's GGML_FP32_TO_FP16 (round to nearest even, overflow to ∞). */
 export const IEEE_RNE = { rounding: "NearestTiesToEven", saturation: "SatNone" } as const;
@@ -14,18 +16,11 @@ export const IEEE_RNE = { rounding: "NearestTiesToEven", saturation: "SatNone" }
  * 127 · 2^−128), q is 0 and so is d in binary16.
  */
 export function quantizeQ8_0(values: Float32Array): Uint8Array {
-  if (values.length % 32 !== 0) throw new CodeRangeError("values", `has ${values.length} elements; allowed: a multiple of the Q8_0 block size 32`);
-  const blocks = values.length / 32;
+  const blocks = requireBlocks(values, 32, "Q8_0");
   const d = new Float32Array(blocks);
   const q = new Int8Array(values.length);
   for (let b = 0; b < blocks; b++) {
-    let amax = 0;
-    for (let j = 32 * b; j < 32 * b + 32; j++) {
-      const x = values[j]!;
-      if (!Number.isFinite(x)) throw new CodeRangeError(`values[${j}]`, `is ${x}; allowed: finite values (Q8_0 encodes no NaN or infinity)`);
-      amax = Math.max(amax, Math.abs(x));
-    }
-    d[b] = Math.fround(amax / 127);
+    d[b] = Math.fround(absMax(values, 32 * b, 32, "Q8_0") / 127);
     const id = d[b] === 0 ? 0 : Math.fround(1 / d[b]!);
     for (let j = 32 * b; j < 32 * b + 32; j++) {
       const v = Math.fround(values[j]! * id);
@@ -40,6 +35,95 @@ export function quantizeQ8_0(values: Float32Array): Uint8Array {
     out.set(new Uint8Array(q.buffer, 32 * b, 32), 34 * b + 2);
   }
   return out;
+}
+
+/**
+ * MXFP4 blocks of float32 values (a multiple of 32) as ggml's quantize_row_mxfp4_ref: e = floor(log2f(amax)) − 2 +
+ * 127 (0 when amax = 0; log2f is float32, so an amax just below a power of two may count as that power), then each
+ * element the nearest kvalue · 2^(e − 128) by float32 |error|, the first of equals. Values are finite.
+ */
+export function quantizeMxfp4(values: Float32Array): Uint8Array {
+  const blocks = requireBlocks(values, 32, "MXFP4");
+  const out = new Uint8Array(17 * blocks);
+  for (let b = 0; b < blocks; b++) {
+    const amax = absMax(values, 32 * b, 32, "MXFP4");
+    // The float-to-uint8 conversion keeps the low 8 bits (only amax below 2^−125 goes negative), as ggml on common
+    // hardware and NumPy do.
+    const e = amax > 0 ? (Math.floor(Math.fround(Math.log2(amax))) - 2 + 127) & 255 : 0;
+    out[17 * b] = e;
+    nearestHalves(values, 32 * b, 16, MXFP4_HALF_SCALES[e]!, out, 17 * b + 1);
+  }
+  return out;
+}
+
+/**
+ * NVFP4 blocks of float32 values (a multiple of 64) as ggml's quantize_row_nvfp4_ref: per 16-element sub-block the
+ * scale byte ggml_fp32_to_ue4m3(amax / 6) (no second-level scale), then each element the nearest kvalue · d/2 as
+ * in MXFP4. Values are finite.
+ */
+export function quantizeNvfp4(values: Float32Array): Uint8Array {
+  const blocks = requireBlocks(values, 64, "NVFP4");
+  const out = new Uint8Array(36 * blocks);
+  for (let s = 0; s < 4 * blocks; s++) {
+    const block = 36 * (s >> 2);
+    const ue = fp32ToUe4m3(Math.fround(absMax(values, 16 * s, 16, "NVFP4") / 6));
+    out[block + (s & 3)] = ue;
+    nearestHalves(values, 16 * s, 8, NVFP4_HALF_SCALES[ue]!, out, block + 4 + 8 * (s & 3));
+  }
+  return out;
+}
+
+/**
+ * ggml_fp32_to_ue4m3: a non-negative float32 to an E4M3 byte with the top mantissa bit below the kept three
+ * rounding half up, saturating at 0x7E (448); subnormals round x · 512 + 0.5 down.
+ */
+function fp32ToUe4m3(x: number): number {
+  if (!(x > 0)) return 0;
+  const y = Math.min(x, 448);
+  const bits = new Uint32Array(Float32Array.of(y).buffer)[0]!;
+  let exponent = ((bits >>> 23) & 255) - 127 + 7;
+  if (exponent <= 0) return Math.min(7, Math.trunc(Math.fround(y * 512 + 0.5)));
+  let mantissa = ((bits >>> 20) & 7) + ((bits >>> 19) & 1);
+  if (mantissa > 7) {
+    mantissa = 0;
+    exponent++;
+  }
+  return exponent >= 15 ? 0x7e : (exponent << 3) | mantissa;
+}
+
+/** ggml's best_index_mxfp4 for elements [from, from + 2·half), packed as packHalves does. */
+function nearestHalves(values: Float32Array, from: number, half: number, d: number, out: Uint8Array, at: number): void {
+  for (let j = 0; j < half; j++) out[at + j] = nearest(values[from + j]!, d) | (nearest(values[from + j + half]!, d) << 4);
+}
+
+/** The first code whose kvalue · d is nearest x, distances in float32 (kvalue · d is exact; fround of the double difference is the float32 one). */
+function nearest(x: number, d: number): number {
+  let best = 0;
+  let bestErr = Math.fround(Math.abs(KVALUES[0]! * d - x));
+  for (let i = 1; i < 16; i++) {
+    const err = Math.fround(Math.abs(KVALUES[i]! * d - x));
+    if (err < bestErr) {
+      best = i;
+      bestErr = err;
+    }
+  }
+  return best;
+}
+
+function requireBlocks(values: Float32Array, size: number, type: string): number {
+  if (values.length % size !== 0) throw new CodeRangeError("values", `has ${values.length} elements; allowed: a multiple of the ${type} block size ${size}`);
+  return values.length / size;
+}
+
+/** Largest |x| of values[from, from + n), refusing NaN and infinities (ggml's float-to-int conversion of them is undefined). */
+function absMax(values: Float32Array, from: number, n: number, type: string): number {
+  let amax = 0;
+  for (let j = from; j < from + n; j++) {
+    const x = values[j]!;
+    if (!Number.isFinite(x)) throw new CodeRangeError(`values[${j}]`, `is ${x}; allowed: finite values (${type} encodes no NaN or infinity)`);
+    amax = Math.max(amax, Math.abs(x));
+  }
+  return amax;
 }
 
 /**

@@ -1,14 +1,14 @@
 // Streaming GGUF writer. The header (metadata, tensor infos with aligned offsets) is fixed up front from the
 // specs; tensor data is appended tensor by tensor in any chunk sizes, each tensor padded to the alignment; the
 // file appears only on commit (temporary file in the target's directory, then linked or renamed into place).
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { type FileHandle, open, rename, rm } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { CodeRangeError, describe } from "../../errors.js";
 import { pending, placeWithoutClobbering, temporaryPath } from "../atomic.js";
 import { IoError } from "../errors.js";
 import { fsError, onPath } from "../fs-errors.js";
-import { IEEE_RNE, quantizeQ8_0 } from "./encode.js";
+import { IEEE_RNE, quantizeMxfp4, quantizeNvfp4, quantizeQ8_0 } from "./encode.js";
 import { GgufError } from "./errors.js";
 import {
   ALIGNMENT_KEY,
@@ -41,9 +41,11 @@ export interface GgufWriterOptions {
   readonly alignment?: number;
   /** Replace an existing file at the path (default: refuse). */
   readonly force?: boolean;
+  /** Paths the output must not be (the inputs of a conversion), even with force. */
+  readonly protect?: readonly string[];
 }
 
-const GGUF_WRITER_KEYS = ["metadata", "alignment", "force"] as const satisfies readonly (keyof GgufWriterOptions)[];
+const GGUF_WRITER_KEYS = ["metadata", "alignment", "force", "protect"] as const satisfies readonly (keyof GgufWriterOptions)[];
 
 export class GgufWriter {
   private current = 0;
@@ -67,6 +69,11 @@ export class GgufWriter {
   static async create(path: string, specs: readonly GgufTensorSpec[], options: GgufWriterOptions = {}): Promise<GgufWriter> {
     checkOptions(options, GGUF_WRITER_KEYS);
     const target = resolve(path);
+    for (const p of options.protect ?? []) {
+      if (existsSync(p) && existsSync(target) && realpathSync(p) === realpathSync(target)) {
+        throw new IoError(path, "is also an input; allowed: a different output path (inputs are never modified)");
+      }
+    }
     if (!options.force && existsSync(target)) throw new IoError(path, "exists; allowed: a new path, or --force to replace it");
     const metadata = new Map(options.metadata instanceof Map ? options.metadata : Object.entries(options.metadata ?? {}));
     const alignment = chooseAlignment(metadata, options.alignment);
@@ -105,7 +112,9 @@ export class GgufWriter {
 
   /**
    * Appends values of the current tensor: F32 (round to nearest from float64), F16 and BF16 (round to nearest
-   * even, overflow to ∞, as ggml), Q8_0 (quantizeQ8_0; chunks of whole blocks). MXFP4/NVFP4 take writeBytes.
+   * even from the given values, overflow to ∞, as ggml), Q8_0, MXFP4 and NVFP4 (ggml's reference quantizers
+   * quantizeQ8_0, quantizeMxfp4, quantizeNvfp4 of the float32 values; chunks of whole blocks). Blocks whose scales
+   * the caller chose take writeBytes (mxfp4Blocks, nvfp4Blocks).
    */
   async writeValues(values: Float32Array | Float64Array): Promise<void> {
     const t = this.requireCurrent();
@@ -113,7 +122,7 @@ export class GgufWriter {
       throw new CodeRangeError("values", `is ${describe(values)}; allowed: a Float32Array or Float64Array`);
     const left = Math.floor((t.byteSize! - this.written) / t.type!.typeSize) * t.type!.blockSize;
     if (values.length > left) throw new CodeRangeError("values", `has ${values.length} values; tensor "${t.name}" has ${left} elements left`);
-    await this.writeBytes(encodeValues(t, values instanceof Float32Array ? values : Float32Array.from(values)));
+    await this.writeBytes(encodeValues(t, values));
   }
 
   /** Checks every tensor is complete, flushes, and moves the file into place. */
@@ -177,23 +186,23 @@ export class GgufWriter {
   }
 }
 
-/** Stored bytes of float32 values for tensor `t`. */
-function encodeValues(t: GgufTensorInfo, values: Float32Array): Uint8Array {
-  switch (t.typeName) {
+/** Stored bytes of values for tensor `t`: F16/BF16 round once from the values given, the block types from float32. */
+function encodeValues(t: GgufTensorInfo, given: Float32Array | Float64Array): Uint8Array {
+  if (t.typeName === "F16" || t.typeName === "BF16") {
+    const codes = quantize(given, t.typeName === "F16" ? "binary16" : "bfloat16", IEEE_RNE);
+    return new Uint8Array(codes.buffer, codes.byteOffset, codes.byteLength);
+  }
+  const values = given instanceof Float32Array ? given : Float32Array.from(given);
+  switch (t.typeName as Exclude<GgufTensorType, "F16" | "BF16">) {
     case "F32":
       return new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
-    case "F16":
-    case "BF16": {
-      const codes = quantize(values, t.typeName === "F16" ? "binary16" : "bfloat16", IEEE_RNE);
-      return new Uint8Array(codes.buffer, codes.byteOffset, codes.byteLength);
-    }
     case "Q8_0":
       return quantizeQ8_0(values);
+    case "MXFP4":
+      return quantizeMxfp4(values);
+    case "NVFP4":
+      return quantizeNvfp4(values);
   }
-  throw new GgufError(
-    `tensor "${t.name}"`,
-    `has type ${t.typeName}, whose blocks hold scales chosen by the caller; allowed: writeBytes with mxfp4Blocks or nvfp4Blocks`,
-  );
 }
 
 function chooseAlignment(metadata: ReadonlyMap<string, GgufValue>, option: number | undefined): number {

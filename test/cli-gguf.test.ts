@@ -1,0 +1,154 @@
+// `minifloat gguf` against test/fixtures/gguf/convert* (inputs and expected GGUF bytes built by
+// scripts/fixtures/gguf_convert.py with the gguf Python package and NumPy).
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { main } from "../src/cli/main.js";
+import { GgufReader } from "../src/io/index.js";
+import { bitsOf } from "./io-gguf-fixtures.js";
+
+const FIXTURES = join(import.meta.dirname, "fixtures", "gguf");
+const input = join(FIXTURES, "convert.safetensors");
+const fixture = (name: string) => join(FIXTURES, name);
+
+interface ExpectedTensor {
+  name: string;
+  type: string;
+  shape: number[];
+  bytes: string;
+  values?: string;
+}
+const expected: { metadata: Record<string, string>; runs: Record<string, ExpectedTensor[]> } = JSON.parse(
+  readFileSync(join(FIXTURES, "convert.expected.json"), "utf8"),
+);
+
+const dir = mkdtempSync(join(tmpdir(), "minifloat-cli-gguf-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const at = (name: string) => join(dir, name);
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  const code = await main(argv, { stdout: (s) => (out += s), stderr: (s) => (err += s), isTTY: false });
+  return { code, out, err };
+}
+
+async function withReader<T>(path: string, f: (r: GgufReader) => Promise<T>): Promise<T> {
+  const r = await GgufReader.open(path);
+  try {
+    return await f(r);
+  } finally {
+    await r.close();
+  }
+}
+
+describe("minifloat gguf", () => {
+  for (const [run, tensors] of Object.entries(expected.runs)) {
+    it(`--type ${run}: every tensor's type, shape and bytes as the gguf package / NumPy computed, lossless ones exact`, async () => {
+      const out = at(`${run}.gguf`);
+      const { code, err } = await cli("gguf", input, "-o", out, ...(run === "keep" ? [] : ["--type", run]));
+      expect(err).not.toMatch(/minifloat gguf:/);
+      expect(code).toBe(0);
+      await withReader(out, async (r) => {
+        expect(r.tensors.map((t) => [t.name, t.typeName, t.shape])).toEqual(tensors.map((t) => [t.name, t.type, t.shape]));
+        for (const [i, t] of tensors.entries()) {
+          const got = r.tensors[i]!;
+          expect(Buffer.from(await r.readTensorBytes(got)).toString("base64"), t.name).toBe(t.bytes);
+          if (t.values) expect(new Uint32Array((await r.readValues(got)).buffer), t.name).toEqual(bitsOf(t.values));
+        }
+        expect(r.alignment).toBe(32);
+        expect(r.metadata.get("general.alignment")).toEqual({ type: "UINT32", value: 32 });
+        expect(r.metadata.has("general.architecture")).toBe(false);
+        for (const [k, v] of Object.entries(expected.metadata)) expect(r.metadata.get(k)).toEqual({ type: "STRING", value: v });
+      });
+    });
+  }
+
+  it("reports one line per tensor, kept tensors with the reason", async () => {
+    const { code, out, err } = await cli("gguf", input, "-o", at("lines.gguf"), "--type", "q8_0");
+    expect(code).toBe(0);
+    expect(out).toMatch(/^wrote .*lines\.gguf: 16 GGUF tensor\(s\) from 19; /);
+    expect(err).toMatch(/^\[1\/16\] plain\.f32: F32 -> Q8_0, \d+\.\d\d s$/m);
+    expect(err).toMatch(/^\[5\/16\] odd\.weight: kept F32: rows of 33 elements are not a multiple of the Q8_0 block \(32\), /m);
+    expect(err).toMatch(/^\[6\/16\] norm\.weight: F16 -> F32 \(1-D tensors stay F32\), /m);
+    expect(err).toMatch(/gate_proj\.weight: gpt-oss MXFP4 gate_up_proj_blocks rows 0::2 -> MXFP4 \(repacked, exact\)/);
+    expect(err).toMatch(/q_proj\.weight: ModelOpt NVFP4 -> NVFP4 \(repacked, exact\)/);
+    expect(err).toMatch(/up_proj\.bias: BF16 gate_up_proj_bias elements 1::2 -> F32/);
+  });
+
+  it("--only picks the tensors --type applies to; --arch records general.architecture", async () => {
+    const out = at("only.gguf");
+    expect((await cli("gguf", input, "-o", out, "--type", "nvfp4", "--only", "plain.f?4", "--only", "plain.f32", "--arch", "llama")).code).toBe(0);
+    const nvfp4 = expected.runs.nvfp4!;
+    const keep = expected.runs.keep!;
+    await withReader(out, async (r) => {
+      expect(r.metadata.get("general.architecture")).toEqual({ type: "STRING", value: "llama" });
+      for (const [i, t] of r.tensors.entries()) {
+        const want = /^plain\.f(32|64)$/.test(t.name) ? nvfp4[i]! : keep[i]!;
+        expect([t.name, t.typeName], t.name).toEqual([want.name, want.type]);
+        expect(Buffer.from(await r.readTensorBytes(t)).toString("base64"), t.name).toBe(want.bytes);
+      }
+    });
+  });
+
+  it("notes tensor names ggml refuses (64 bytes or more) and writes them as they are", async () => {
+    const out = at("long.gguf");
+    const { code, err } = await cli("gguf", fixture("convert-long-name.safetensors"), "-o", out);
+    expect(code).toBe(0);
+    expect(err).toMatch(/^note: 1 tensor name\(s\) of 64 bytes or more, which ggml \(llama\.cpp\) refuses to load: model\.language_model\.layers\.10\./m);
+    await withReader(out, async (r) =>
+      expect(r.tensors.map((t) => t.name)).toEqual(["model.language_model.layers.10.mlp.experts.shared_expert.gate_proj.weight"]),
+    );
+  });
+
+  it("refuses an unknown --type and a missing -o before reading anything", async () => {
+    const bad = await cli("gguf", input, "-o", at("never.gguf"), "--type", "q4_k");
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--type: got "q4_k"; allowed: f32, f16, bf16, q8_0, mxfp4, nvfp4/);
+    expect((await cli("gguf", input)).err).toMatch(/--output: is required/);
+    expect(existsSync(at("never.gguf"))).toBe(false);
+  });
+
+  it("keeps an existing output unless --force, and never replaces the input", async () => {
+    const out = at("exists.gguf");
+    writeFileSync(out, "precious");
+    const refused = await cli("gguf", input, "-o", out);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/exists\.gguf: exists; allowed: a new path, or --force to replace it/);
+    expect(readFileSync(out, "utf8")).toBe("precious");
+    expect((await cli("gguf", input, "-o", out, "--force")).code).toBe(0);
+    expect(readFileSync(out).subarray(0, 4).toString()).toBe("GGUF");
+    const copy = at("input-copy.safetensors");
+    copyFileSync(input, copy);
+    const self = await cli("gguf", copy, "-o", copy, "--force");
+    expect(self.err).toMatch(/is also an input; allowed: a different output path/);
+    expect(readFileSync(copy)).toEqual(readFileSync(input));
+  });
+
+  it.each([
+    ["a truncated input", "truncated", /truncated/],
+    ["an integer tensor", "convert-int.safetensors", /tensor "position_ids": I64 \[8\] cannot be converted; allowed: float tensors, gpt-oss MXFP4/],
+    [
+      "NVFP4 rows that are not whole GGUF blocks",
+      "convert-nvfp4-rows.safetensors",
+      /tensor "p\.weight": U8 \[2, 16\] cannot be converted: has rows of 32 elements; allowed: a multiple of 64/,
+    ],
+    ["an FP8 weight scaled by another tensor", "convert-fp8.safetensors", /tensor "w\.weight": is scaled by "w\.weight_scale" \(a checkpoint convention/],
+    [
+      "a NaN NVFP4 scale (found while writing)",
+      "convert-nvfp4-nan.safetensors",
+      /tensor "p\.weight_scale": has scale byte 0x7f; allowed: non-negative, non-NaN E4M3 scales/,
+    ],
+  ])("fails on %s and leaves nothing behind", async (_, file, message) => {
+    const source = at(`in-${file}`);
+    if (file === "truncated") writeFileSync(source, readFileSync(input).subarray(0, 3000));
+    else copyFileSync(fixture(file), source);
+    const out = at(`fail-${file}.gguf`);
+    const { code, err } = await cli("gguf", source, "-o", out);
+    expect(code).toBe(1);
+    expect(err).toMatch(message);
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(dir).filter((f) => f.includes(".tmp"))).toEqual([]);
+  });
+});
