@@ -6,5 +6,7 @@ export { DTYPES, FORMAT_KEY_PREFIX, storageOf } from "./dtypes.js";
 export { MAX_HEADER_BYTES, type TensorInfo } from "./header.js";
 export { SafetensorsReader } from "./reader.js";
 export { BlobSource, type ByteSource } from "./source.js";
-export { HttpSource, openSafetensors, type Progress, type RemoteOptions } from "./remote.js";
+export { HttpSource, openGguf, openSafetensors, type Progress, type RemoteOptions } from "./remote.js";
+export { GgufError } from "./gguf/errors.js";
+export { GgufReader, type GgufTensorInfo } from "./gguf/reader.js";
 export { BLOCK_KEY_PREFIX, SCALES_SUFFIX, type BlockLayout, blockLayouts, readBlockRows } from "./blocks.js";

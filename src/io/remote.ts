@@ -4,6 +4,7 @@
 import { ArgumentTypeError, describe, requireInteger } from "../errors.js";
 import { checkOptions } from "../options.js";
 import { IoError } from "./errors.js";
+import { GgufReader } from "./gguf/reader.js";
 import { SafetensorsReader } from "./reader.js";
 import { BlobSource, type ByteSource, checkRange } from "./source.js";
 
@@ -81,31 +82,46 @@ export class HttpSource implements ByteSource {
  * Opens a safetensors file: an http(s) URL (range requests; in a browser, also a URL relative to the page), a
  * Blob or File, or (in Node) a file path. The options apply to URLs; `onProgress` reports each tensor read.
  */
-export async function openSafetensors(input: string | URL | Blob, options?: RemoteOptions): Promise<SafetensorsReader> {
-  const url = asUrl(input);
+export function openSafetensors(input: string | URL | Blob, options?: RemoteOptions): Promise<SafetensorsReader> {
+  return openWith(input, options, "openSafetensors", SafetensorsReader.open);
+}
+
+/** Opens a GGUF file from the same inputs as openSafetensors (the header is read through a bounded window). */
+export function openGguf(input: string | URL | Blob, options?: RemoteOptions): Promise<GgufReader> {
+  return openWith(input, options, "openGguf", GgufReader.open);
+}
+
+/** The reader `open` makes of a path, a Blob or a URL; progress is reported from the first read after the header. */
+async function openWith<R>(
+  input: string | URL | Blob,
+  options: RemoteOptions | undefined,
+  caller: string,
+  open: (source: string | ByteSource) => Promise<R>,
+): Promise<R> {
+  const url = asUrl(input, `${caller} input`);
   if (url === undefined && options !== undefined) {
-    throw new ArgumentTypeError("openSafetensors options", `apply to http(s) URLs; got ${describe(input)} with options`);
+    throw new ArgumentTypeError(`${caller} options`, `apply to http(s) URLs; got ${describe(input)} with options`);
   }
-  if (typeof input === "string" && url === undefined) return SafetensorsReader.open(input);
-  if (url === undefined) return SafetensorsReader.open(new BlobSource(input as Blob));
-  const { onProgress, ...settings } = remoteSettings(options, "openSafetensors options");
+  if (typeof input === "string" && url === undefined) return open(input);
+  if (url === undefined) return open(new BlobSource(input as Blob));
+  const { onProgress, ...settings } = remoteSettings(options, `${caller} options`);
   const source = await HttpSource.open(url, settings);
-  const reader = await SafetensorsReader.open(source);
+  const reader = await open(source);
   source.onProgress = onProgress;
   return reader;
 }
 
 /** The URL `input` names, or undefined for a path or a Blob; other inputs and protocols are typed errors. */
-function asUrl(input: unknown): URL | undefined {
+function asUrl(input: unknown, argument: string): URL | undefined {
   if (typeof Blob !== "undefined" && input instanceof Blob) return undefined;
   // Pages and workers resolve strings against their location; in Node a string is a URL only with http(s).
   const base = (globalThis as { location?: { href?: string } }).location?.href;
   let url: URL | undefined;
   if (input instanceof URL) url = input;
   else if (typeof input === "string") url = /^https?:\/\//i.test(input) || base !== undefined ? new URL(input, base) : undefined;
-  else throw new ArgumentTypeError("openSafetensors input", `got ${describe(input)}; allowed: an http(s) URL, a Blob or File, or a file path`);
+  else throw new ArgumentTypeError(argument, `got ${describe(input)}; allowed: an http(s) URL, a Blob or File, or a file path`);
   if (url !== undefined && url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ArgumentTypeError("openSafetensors input", `is ${JSON.stringify(url.href)}; allowed: an http: or https: URL, a Blob or File, or a file path`);
+    throw new ArgumentTypeError(argument, `is ${JSON.stringify(url.href)}; allowed: an http: or https: URL, a Blob or File, or a file path`);
   }
   return url;
 }

@@ -35,13 +35,13 @@ export class FileSource implements ByteSource {
     private readonly handle: import("node:fs/promises").FileHandle,
   ) {}
 
-  /** Opens `path` read-only; a directory or a missing file is an IoError naming the path. */
-  static async open(path: string): Promise<FileSource> {
+  /** Opens `path` read-only; a directory or a missing file is an IoError naming the path (`expected`: what it should be). */
+  static async open(path: string, expected = "a safetensors file"): Promise<FileSource> {
     const { open } = await import("node:fs/promises");
     const handle = await onPath(path, () => open(path, "r"));
     try {
       const info = await onPath(path, () => handle.stat());
-      if (info.isDirectory()) throw new IoError(path, "is a directory; allowed: a safetensors file");
+      if (info.isDirectory()) throw new IoError(path, `is a directory; allowed: ${expected}`);
       return new FileSource(path, info.size, handle);
     } catch (e) {
       await handle.close();

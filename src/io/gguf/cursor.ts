@@ -1,8 +1,7 @@
 // Sequential little-endian reads of a GGUF header straight from the file: a window of the file is buffered and
 // refilled on demand, so a header of any size is parsed in bounded memory, and every length is checked against
 // the bytes the file still holds before anything of that length is allocated.
-import type { FileHandle } from "node:fs/promises";
-import { onPath } from "../fs-errors.js";
+import type { ByteSource } from "../source.js";
 import { GgufError } from "./errors.js";
 
 const WINDOW = 1 << 20;
@@ -11,15 +10,19 @@ const utf8 = new TextDecoder("utf-8");
 export class HeaderCursor {
   /** Absolute file offset of the next read. */
   position = 0;
-  private window = new Uint8Array(0);
+  private window: Uint8Array = new Uint8Array(0);
   private view = new DataView(this.window.buffer);
   private windowStart = 0;
 
-  constructor(
-    private readonly handle: FileHandle,
-    readonly path: string,
-    readonly size: number,
-  ) {}
+  constructor(private readonly source: ByteSource) {}
+
+  get path(): string {
+    return this.source.name;
+  }
+
+  get size(): number {
+    return this.source.size;
+  }
 
   /** Bytes of the file after the read position. */
   get remaining(): number {
@@ -33,9 +36,10 @@ export class HeaderCursor {
     }
     if (this.position + n <= this.windowStart + this.window.length) return;
     const length = Math.min(Math.max(n, WINDOW), this.remaining);
-    const bytes = await readFully(this.handle, this.path, this.position, length, what);
+    const bytes = await readFully(this.source, this.position, length, what);
     this.window = bytes;
-    this.view = new DataView(bytes.buffer);
+    // A source may hand out a view into a larger buffer (an HTTP source reuses its first response).
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.windowStart = this.position;
   }
 
@@ -81,12 +85,10 @@ export class HeaderCursor {
   }
 }
 
-/** Exactly `length` bytes at `position` into a fresh buffer; `what` names them when the file ends first. */
-export async function readFully(handle: FileHandle, path: string, position: number, length: number, what: string): Promise<Uint8Array<ArrayBuffer>> {
-  const bytes = new Uint8Array(length);
-  for (let done = 0, got = -1; done < length; done += got) {
-    got = (await onPath(path, () => handle.read(bytes, done, length - done, position + done))).bytesRead;
-    if (got === 0) throw new GgufError(path, `ended at byte ${position + done} while reading ${what}: truncated file`);
+/** Exactly `length` bytes at `position` into a fresh buffer; `what` names them when the source ends first. */
+export async function readFully(source: ByteSource, position: number, length: number, what: string): Promise<Uint8Array> {
+  if (position + length > source.size) {
+    throw new GgufError(source.name, `ended at byte ${source.size} while reading ${what}: truncated file`);
   }
-  return bytes;
+  return source.read(position, length);
 }

@@ -1,17 +1,15 @@
 // Streaming GGUF reader: the header (metadata and tensor infos) is parsed once through a bounded window; tensor
 // data is read on demand with positional reads of whole blocks, so memory stays bounded by what a caller asks for.
-import { endianness } from "node:os";
-import { type FileHandle, open } from "node:fs/promises";
 import { CodeRangeError } from "../../errors.js";
-import { IoError } from "../errors.js";
-import { onPath } from "../fs-errors.js";
+import { type ByteSource, FileSource } from "../source.js";
 import { HeaderCursor, readFully } from "./cursor.js";
 import { decodeBlocks } from "./decode.js";
 import { GgufError } from "./errors.js";
 import { ALIGNMENT_KEY, DEFAULT_ALIGNMENT, GGUF_MAGIC, GGUF_VERSIONS, type GgmlType, type GgufValue, MAX_DIMS, alignUp, ggmlTypeById } from "./format.js";
 import { readValue, valueType } from "./metadata.js";
 
-if (endianness() !== "LE") throw new GgufError("host", "is big-endian; minifloat's GGUF I/O needs a little-endian host");
+// Checked with a typed array rather than node:os, so the reader also runs in browsers.
+if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new GgufError("host", "is big-endian; minifloat's GGUF I/O needs a little-endian host");
 
 export interface GgufTensorInfo {
   readonly name: string;
@@ -34,8 +32,7 @@ export class GgufReader {
   private byName: Map<string, GgufTensorInfo> | undefined;
 
   private constructor(
-    readonly path: string,
-    private readonly handle: FileHandle,
+    private readonly source: ByteSource,
     readonly version: number,
     readonly metadata: ReadonlyMap<string, GgufValue>,
     readonly alignment: number,
@@ -44,13 +41,17 @@ export class GgufReader {
     readonly tensors: readonly GgufTensorInfo[],
   ) {}
 
-  /** Opens a file read-only and validates its header; the caller closes it. */
-  static async open(path: string): Promise<GgufReader> {
-    const handle = await onPath(path, () => open(path, "r"));
+  /** The file's name in messages: its path, URL or Blob name. */
+  get path(): string {
+    return this.source.name;
+  }
+
+  /** Opens a file path read-only (or takes a source: a Blob, an HTTP server) and validates the header; the caller closes the reader. */
+  static async open(pathOrSource: string | ByteSource): Promise<GgufReader> {
+    const source = typeof pathOrSource === "string" ? await FileSource.open(pathOrSource, "a GGUF file") : pathOrSource;
+    const { name: path, size } = source;
     try {
-      const info = await onPath(path, () => handle.stat());
-      if (info.isDirectory()) throw new IoError(path, "is a directory; allowed: a GGUF file");
-      const c = new HeaderCursor(handle, path, info.size);
+      const c = new HeaderCursor(source);
       const version = await readPreamble(c);
       const tensorCount = await c.count("the tensor count", 24);
       const kvCount = await c.count("the metadata count", 13);
@@ -74,12 +75,12 @@ export class GgufReader {
       const dataOffset = alignUp(c.position, alignment);
       for (const t of tensors) {
         const end = dataOffset + t.offset + (t.byteSize ?? 0);
-        if (end > info.size)
-          throw new GgufError(path, `tensor "${t.name}" ends at byte ${end} but the file has ${info.size}: tensor data beyond the file (truncated file?)`);
+        if (end > size)
+          throw new GgufError(path, `tensor "${t.name}" ends at byte ${end} but the file has ${size}: tensor data beyond the file (truncated file?)`);
       }
-      return new GgufReader(path, handle, version, metadata, alignment, dataOffset, tensors);
+      return new GgufReader(source, version, metadata, alignment, dataOffset, tensors);
     } catch (e) {
-      await handle.close();
+      await source.close();
       throw e;
     }
   }
@@ -95,7 +96,7 @@ export class GgufReader {
     if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0 || offset + length > size) {
       throw new CodeRangeError("offset, length", `are ${offset}, ${length}; allowed: a range within the ${size} bytes of "${t.name}" in ${this.path}`);
     }
-    return readFully(this.handle, this.path, this.dataOffset + t.offset + offset, length, `tensor "${t.name}"`);
+    return readFully(this.source, this.dataOffset + t.offset + offset, length, `tensor "${t.name}"`);
   }
 
   /**
@@ -117,7 +118,7 @@ export class GgufReader {
   }
 
   async close(): Promise<void> {
-    await this.handle.close();
+    await this.source.close();
   }
 
   private typeOf(t: GgufTensorInfo): GgmlType {
