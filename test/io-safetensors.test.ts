@@ -359,6 +359,57 @@ describe("safetensors writer safety", () => {
     expect(leftovers()).toEqual([]);
   });
 
+  it("keeps one write in flight but never the caller's array: a buffer reused for the next chunk cannot change written data", async () => {
+    const path = tmp();
+    const w = await SafetensorsWriter.create(path, [
+      { name: "codes", dtype: "U8", shape: [6] },
+      { name: "raw", dtype: "F32", shape: [4] },
+      { name: "values", dtype: "F32", shape: [4] },
+    ]);
+    const codes = Uint8Array.of(1, 2, 3);
+    await w.writeCodes(codes);
+    codes.set([4, 5, 6]);
+    await w.writeCodes(codes);
+    codes.fill(0);
+    const raw = new Float32Array([7, 8, 9, 10]);
+    await w.writeBytes(new Uint8Array(raw.buffer, 0, 8));
+    raw.fill(0);
+    await w.writeBytes(new Uint8Array(Float32Array.of(9, 10).buffer));
+    const values = Float32Array.of(11, 12);
+    await w.writeValues(values);
+    values.set([13, 14]);
+    await w.writeValues(values);
+    values.fill(0);
+    await w.commit();
+    expect(await readAll(path, async (r) => [...(await r.readCodes(r.tensor("codes")))])).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(await readAll(path, async (r) => [...(await r.readValues(r.tensor("raw")))])).toEqual([7, 8, 9, 10]);
+    expect(await readAll(path, async (r) => [...(await r.readValues(r.tensor("values")))])).toEqual([11, 12, 13, 14]);
+  });
+
+  it("reads ahead only what a read asks for next: backward, overlapping and skipping reads see the file's bytes", async () => {
+    const path = tmp();
+    const n = 1000;
+    const w = await SafetensorsWriter.create(path, [{ name: "x", dtype: "F32", shape: [n] }]);
+    await w.writeValues(Float32Array.from({ length: n }, (_, i) => i));
+    await w.commit();
+    const ranges = [
+      [0, 100],
+      [100, 100],
+      [150, 30],
+      [180, 200],
+      [0, 10],
+      [990, 10],
+      [500, 499],
+      [999, 1],
+    ];
+    const got = await readAll(path, async (r) => {
+      const out = [];
+      for (const [start, count] of ranges) out.push([...(await r.readValues(r.tensor("x"), start, count))]);
+      return out;
+    });
+    expect(got).toEqual(ranges.map(([start, count]) => Array.from({ length: count! }, (_, i) => start! + i)));
+  });
+
   it("names a missing output directory", async () => {
     await expect(SafetensorsWriter.create(join(dir, "no-such-dir", "x.safetensors"), spec)).rejects.toThrow(
       /no-such-dir does not exist; allowed: a path in an existing directory/,

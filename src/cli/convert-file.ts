@@ -108,6 +108,8 @@ export async function convertFile(job: FileJob, io: CliIO): Promise<FileResult> 
           progress.advance(count, index, t.name);
         }
         await convert.finish?.(writer);
+        // A tensor is reported once its bytes are written (the writer keeps one write in flight).
+        await writer.flush();
         converted++;
         progress.finished(index, t.name, job.converted(t, (performance.now() - started) / 1000));
       }

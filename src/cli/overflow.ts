@@ -42,9 +42,22 @@ export function overflowLimit(f: Format, rounding: Rounding, negative: boolean):
   }
 }
 
-/** Counts elements of x whose magnitude over `scale` overflows: |x| compared with limit·scale, exact. */
-export function countOverflows(x: ArrayLike<number>, positive: OverflowLimit, negative: OverflowLimit, scale: (i: number) => number): number {
+/**
+ * Counts elements of x whose magnitude over their scale overflows: |x| compared with limit·scale, exact. `scale` is
+ * one number for every element, or the scale of element i.
+ */
+export function countOverflows(x: ArrayLike<number>, positive: OverflowLimit, negative: OverflowLimit, scale: number | ((i: number) => number) = 1): number {
   let n = 0;
+  if (typeof scale === "number") {
+    // One scale: four numbers hoisted out of a loop that runs at memory speed (v − v is NaN for ±∞ and NaN).
+    const [pos, neg] = [positive.limit * scale, negative.limit * scale];
+    const [posInclusive, negInclusive] = [positive.inclusive, negative.inclusive];
+    for (let i = 0; i < x.length; i++) {
+      const v = x[i]!;
+      if (v - v === 0 && (v > pos || (posInclusive && v === pos) || -v > neg || (negInclusive && -v === neg))) n++;
+    }
+    return n;
+  }
   for (let i = 0; i < x.length; i++) {
     const v = x[i]!;
     if (!Number.isFinite(v)) continue;

@@ -163,7 +163,7 @@ function formatTarget(p: Parsed): Target {
             const codes = quantize(x, fmt, options);
             await writer.writeCodes(codes);
             s.add(x, dequantize(codes, fmt));
-            if (!isStochastic(rounding)) s.overflowed += countOverflows(x, limits[0], limits[1], () => 1);
+            if (!isStochastic(rounding)) s.overflowed += countOverflows(x, limits[0], limits[1]);
             else {
               // Whether R_i rounded past MaxFinite: the exact projection's overflow flag, for the few candidates.
               for (let i = 0; i < x.length; i++) {

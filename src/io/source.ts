@@ -27,8 +27,14 @@ export function checkRange(source: ByteSource, position: number, length: number)
   }
 }
 
-/** A local file read with positional reads. node:fs is loaded on first use, so browser bundles never load it. */
+/**
+ * A local file read with positional reads. node:fs is loaded on first use, so browser bundles never load it. Each
+ * read starts the read of the range after it (same length), which the next read takes if it asks for bytes within
+ * it: a conversion reading a file front to back then decodes one chunk while the disk delivers the next.
+ */
 export class FileSource implements ByteSource {
+  private ahead: { position: number; length: number; bytes: Promise<Uint8Array | undefined> } | undefined;
+
   private constructor(
     readonly name: string,
     readonly size: number,
@@ -51,6 +57,24 @@ export class FileSource implements ByteSource {
 
   async read(position: number, length: number): Promise<Uint8Array> {
     checkRange(this, position, length);
+    const ahead = this.ahead;
+    this.ahead = undefined;
+    const within = ahead !== undefined && position >= ahead.position && position + length <= ahead.position + ahead.length;
+    // A read-ahead that failed is simply not used: the read below reports the error for the range asked for.
+    const early = within ? await ahead.bytes : undefined;
+    const at = position - (ahead?.position ?? 0);
+    const whole = early !== undefined && at === 0 && length === early.length;
+    const bytes = early === undefined ? await this.readRange(position, length) : whole ? early : early.slice(at, at + length);
+    const next = position + length;
+    const nextLength = Math.min(length, this.size - next);
+    if (nextLength > 0) {
+      const pending = this.readRange(next, nextLength).catch(() => undefined);
+      this.ahead = { position: next, length: nextLength, bytes: pending };
+    }
+    return bytes;
+  }
+
+  private async readRange(position: number, length: number): Promise<Uint8Array> {
     const bytes = new Uint8Array(length);
     let done = 0;
     while (done < length) {
@@ -62,6 +86,8 @@ export class FileSource implements ByteSource {
   }
 
   async close(): Promise<void> {
+    await this.ahead?.bytes;
+    this.ahead = undefined;
     await this.handle.close();
   }
 }

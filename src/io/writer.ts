@@ -31,6 +31,8 @@ export class SafetensorsWriter {
   /** Codes of a packed tensor that do not fill a whole byte yet. */
   private carry: Uint8Array = new Uint8Array(0);
   private state: "open" | "committed" | "aborted" = "open";
+  /** The last write started (write-behind: see append). */
+  private inflight: Promise<void> = Promise.resolve();
 
   private constructor(
     readonly path: string,
@@ -100,7 +102,7 @@ export class SafetensorsWriter {
       this.carry = merged.slice(whole);
       all = merged.subarray(0, whole);
     }
-    await this.append(codesToBytes(t, all));
+    await this.append(codesToBytes(t, all), bits === 4 || bits === 6);
     this.written += codes.length;
     if (this.written === t.length) this.advance();
   }
@@ -112,9 +114,15 @@ export class SafetensorsWriter {
       await this.writeCodes(valuesToCodes(t, values, options));
       return;
     }
-    await this.append(valuesToBytes(t, values, options));
+    const bytes = valuesToBytes(t, values, options);
+    await this.append(bytes, bytes.buffer !== values.buffer);
     this.written += values.length;
     if (this.written === t.length) this.advance();
+  }
+
+  /** Waits for the writes started so far (their errors surface here). */
+  async flush(): Promise<void> {
+    await this.inflight;
   }
 
   /** Checks every tensor is complete, flushes, and moves the file into place. */
@@ -126,6 +134,7 @@ export class SafetensorsWriter {
       throw new SafetensorsError(`tensor "${t.name}"`, `received ${this.written} of its ${t.length} elements; nothing was written to ${this.path}`);
     }
     try {
+      await this.flush();
       await this.handle.sync();
       await this.handle.close();
       if (this.force) await rename(this.tempPath, this.path);
@@ -144,6 +153,7 @@ export class SafetensorsWriter {
   async abort(): Promise<void> {
     if (this.state !== "open") return;
     this.state = "aborted";
+    await this.inflight.catch(() => undefined);
     await discard(this.handle, this.tempPath);
   }
 
@@ -163,13 +173,27 @@ export class SafetensorsWriter {
     return t;
   }
 
-  private async append(bytes: Uint8Array): Promise<void> {
-    let done = 0;
-    while (done < bytes.length) {
-      const { bytesWritten } = await onPath(this.path, () => this.handle.write(bytes, done, bytes.length - done, this.position + done));
-      done += bytesWritten;
-    }
-    this.position += bytes.length;
+  /**
+   * Starts writing `bytes` at the current position and returns once the previous write is done: one write stays in
+   * flight while the caller converts the next chunk (write-behind), and its error surfaces on the next append or on
+   * commit. `owned`: the bytes are the writer's to keep (else they are copied, as a caller may reuse its array).
+   */
+  private async append(bytes: Uint8Array, owned = false): Promise<void> {
+    const previous = this.inflight;
+    const data = owned ? bytes : bytes.slice();
+    const at = this.position;
+    this.position += data.length;
+    this.inflight = (async () => {
+      await previous;
+      let done = 0;
+      while (done < data.length) {
+        const { bytesWritten } = await onPath(this.path, () => this.handle.write(data, done, data.length - done, at + done));
+        done += bytesWritten;
+      }
+    })();
+    // Handled here so a failure is not an unhandled rejection before the next append or commit awaits it.
+    this.inflight.catch(() => undefined);
+    await previous;
   }
 
   private advance(): void {
