@@ -14,6 +14,7 @@ import type { TensorInfo, TensorSpec } from "../io/header.js";
 import { dequantize, quantize } from "../io/kernels.js";
 import type { SafetensorsReader } from "../io/reader.js";
 import { type Parsed, UsageError, integerOption, stringOption } from "./args.js";
+import { SCHEME_HELP, quantizeCheckpoint } from "./quantize-checkpoint.js";
 import { CHUNK_ELEMENTS, type TensorPlan, convertFile, parseConvertCommand } from "./convert-file.js";
 import type { Command } from "./io.js";
 import { ErrorStats } from "./stats.js";
@@ -22,6 +23,7 @@ import { newFlags } from "../exact/cast.js";
 import { bytes, num, percent, rate, renderTable } from "./text.js";
 
 const HELP = `Usage: minifloat quantize <in.safetensors> (--to <format> | --block <scheme>) -o <out.safetensors> [options]
+       minifloat quantize <in.safetensors | model dir> --scheme <convention> -o <out dir> [options]
 
 Quantizes the floating-point tensors of 16 bits or more (F16, BF16, F32, F64) into <format> or a block scheme;
 every other tensor is copied unchanged. The input is never modified; the output appears only when complete.
@@ -53,7 +55,7 @@ At the end a table lists per tensor: elements, RMSE, max |error|, relative error
 (inputs that round beyond the largest value their block or format holds: overflow is judged after rounding),
 % flushed to zero (nonzero inputs that became 0) and throughput (for tensors of at least 65536 elements;
 smaller ones take too little time to measure).
-`;
+${SCHEME_HELP}`;
 
 /** What every selected tensor becomes. */
 interface Target {
@@ -71,6 +73,7 @@ export const quantizeCommand: Command = {
   summary: "quantize a safetensors file's float tensors into a format or block scheme, with an error report",
   help: HELP,
   async run(args, io) {
+    if (args.some((a) => a === "--scheme" || a.startsWith("--scheme="))) return quantizeCheckpoint(args, io);
     const { p, files, selected } = parseConvertCommand("quantize", args, {
       to: { type: "string" },
       block: { type: "string" },

@@ -1,0 +1,64 @@
+// `minifloat quantize <in> --scheme <name> -o <dir>`: a model into another tool's quantized checkpoint convention.
+import { produceCheckpoint } from "../checkpoint/produce-files.js";
+import type { Granularity } from "../checkpoint/scales.js";
+import { CHECKPOINT_SCHEME_NAMES, type CheckpointScheme } from "../checkpoint/schemes.js";
+import { UsageError, globMatcher, parseCommand, stringOption } from "./args.js";
+import type { CliIO } from "./io.js";
+
+const GRANULARITIES: readonly Granularity[] = ["tensor", "channel", "block"];
+
+export const SCHEME_HELP = `
+Checkpoint conventions of other tools (docs/cli.md has every formula):
+  minifloat quantize <in.safetensors | model dir> --scheme <name> -o <out dir> [--granularity g] [--only glob]
+  --scheme <name>        ${CHECKPOINT_SCHEME_NAMES.join(", ")}
+  --granularity <g>      compressed-tensors-fp8 only: ${GRANULARITIES.join(", ")} (default tensor)
+Writes a model directory: every shard under its own name with the scale tensors beside their weights, the shard
+index updated, config.json's quantization_config set (ModelOpt: hf_quant_config.json), other files copied. 2-D
+"*.weight" tensors are quantized along K of [N, K] except lm_head, embeddings and norms (gpt-oss-mxfp4: the MoE
+expert tensors); --only <glob> chooses the tensors instead.
+`;
+
+export async function quantizeCheckpoint(args: readonly string[], io: CliIO): Promise<number> {
+  const p = parseCommand(
+    "quantize",
+    args,
+    {
+      scheme: { type: "string" },
+      granularity: { type: "string" },
+      only: { type: "string", multiple: true },
+      output: { type: "string", short: "o" },
+      force: { type: "boolean" },
+    },
+    ["in.safetensors | model dir"],
+  );
+  const name = stringOption(p, "scheme")!;
+  if (!(CHECKPOINT_SCHEME_NAMES as readonly string[]).includes(name)) {
+    throw new UsageError("--scheme", `got ${JSON.stringify(name)}; allowed: ${CHECKPOINT_SCHEME_NAMES.join(", ")}`);
+  }
+  const scheme = name as CheckpointScheme;
+  const g = stringOption(p, "granularity");
+  if (g !== undefined && scheme !== "compressed-tensors-fp8") {
+    throw new UsageError("--granularity", `not allowed with ${scheme}, whose blocks are fixed; allowed with compressed-tensors-fp8`);
+  }
+  if (g !== undefined && !(GRANULARITIES as readonly string[]).includes(g)) {
+    throw new UsageError("--granularity", `got ${JSON.stringify(g)}; allowed: ${GRANULARITIES.join(", ")}`);
+  }
+  const output = stringOption(p, "output");
+  if (output === undefined) throw new UsageError("--output", "is required; allowed: the path of the new model directory");
+  const only = p.values.only as string[] | undefined;
+  const started = performance.now();
+  const result = await produceCheckpoint({
+    input: p.positionals[0]!,
+    output,
+    scheme,
+    granularity: (g ?? "tensor") as Granularity,
+    ...(only && { selected: globMatcher(only) }),
+    force: p.values.force === true,
+    progress: (shard, quantized, copied) => io.stderr(`${shard}: ${quantized} tensor(s) quantized, ${copied} copied\n`),
+  });
+  const seconds = (performance.now() - started) / 1000;
+  io.stdout(
+    `wrote ${output}: ${result.quantized.length} weight(s) in ${scheme}${scheme === "compressed-tensors-fp8" ? ` (${g ?? "tensor"})` : ""}, ${result.copied} tensor(s) copied, ${result.shards} shard(s) in ${seconds.toFixed(1)} s\n`,
+  );
+  return 0;
+}
