@@ -99,6 +99,15 @@ describe("quantize --scheme: a sharded model directory", () => {
     expect(json(join(out, "config.json"))).toEqual(json(join(fixtures, "expected", "deepseek-fp8", "config.json")));
   });
 
+  it("an output directory inside the input directory is not copied into itself", async () => {
+    const model = join(dir, "nested");
+    cpSync(join(fixtures, "input"), model, { recursive: true });
+    const out = join(model, "quantized");
+    expect((await cli("quantize", model, "--scheme", "deepseek-fp8", "-o", out)).code).toBe(0);
+    await expectSameDirectory(out, join(fixtures, "expected", "deepseek-fp8"));
+    expect(readdirSync(model).sort()).toEqual([...readdirSync(join(fixtures, "input")), "quantized"].sort());
+  });
+
   it("--only replaces the convention's choice (lm_head quantized, q_proj kept)", async () => {
     const out = join(dir, "only");
     const r = await cli("quantize", join(fixtures, "input"), "--scheme", "modelopt-fp8", "--only", "lm_head.*", "-o", out);
@@ -143,12 +152,15 @@ describe("quantize --scheme: bad input writes nothing", () => {
     await expectSameDirectory(out, join(fixtures, "expected", "deepseek-fp8"));
   });
 
-  it("a NaN weight is an error naming the tensor, and no output or temporary file remains", async () => {
-    const out = join(dir, "nan");
-    const r = await cli("quantize", join(fixtures, "input-bad"), "--scheme", "compressed-tensors-nvfp4", "-o", out);
+  it.each([
+    ["nan", "NaN", "compressed-tensors-nvfp4"],
+    ["inf", "-Infinity", "modelopt-fp8"],
+  ])("a weight holding %s is an error naming the tensor, and no output or temporary file remains", async (file, value, scheme) => {
+    const out = join(dir, `bad-${file}`);
+    const r = await cli("quantize", join(fixtures, "input-bad", `${file}.safetensors`), "--scheme", scheme, "-o", out);
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/tensor "model\.layers\.0\.mlp\.down_proj\.weight": holds NaN; allowed: finite values/);
-    expect(readdirSync(dir).filter((f) => f.startsWith(".nan") || f === "nan")).toEqual([]);
+    expect(r.err).toContain(`tensor "model.layers.0.mlp.down_proj.weight": holds ${value}; allowed: finite values`);
+    expect(readdirSync(dir).filter((f) => f.includes(`bad-${file}`))).toEqual([]);
   });
 
   it("a model without a tensor the scheme quantizes is an error", async () => {

@@ -112,7 +112,7 @@ export async function produceCheckpoint(job: ProduceJob): Promise<ProduceResult>
     else if (config) await writeJson(join(temp, "config.json"), config);
     const hf = hfQuantConfig(job.scheme, modules);
     if (hf) await writeJson(join(temp, "hf_quant_config.json"), hf);
-    if (isDirectory) await copyOthers(directory, temp, shards);
+    if (isDirectory) await copyOthers(directory, temp, target, shards);
     await place(temp, target, job.force);
     return { shards: shards.length, quantized, copied };
   } finally {
@@ -158,11 +158,12 @@ async function writeJson(path: string, value: unknown): Promise<void> {
   await writeFile(path, `${JSON.stringify(value, null, 2)}\n`, { flag: "wx" });
 }
 
-/** Every other entry of the model directory (tokenizer, generation config, ...), copied recursively. */
-async function copyOthers(directory: string, temp: string, shards: readonly string[]): Promise<void> {
+/** Every other entry of the model directory (tokenizer, generation config, ...), copied recursively; an output inside it is not. */
+async function copyOthers(directory: string, temp: string, target: string, shards: readonly string[]): Promise<void> {
   const skip = new Set(shards.map((s) => basename(s)));
   for (const entry of await readdir(directory)) {
     if (skip.has(entry) || WRITTEN.has(entry) || entry.endsWith(".safetensors")) continue;
+    if ([temp, target].includes(join(directory, entry))) continue;
     await cp(join(directory, entry), join(temp, entry), { recursive: true, errorOnExist: true, force: false });
   }
 }

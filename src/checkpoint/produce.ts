@@ -29,7 +29,7 @@ export interface ProducedTensor {
 
 /** Whether `t` is a tensor the scheme quantizes: floating point of ≥ 16 bits, and the convention's kind of weight. */
 export function isCandidate(t: TensorInfo, scheme: CheckpointScheme, selected: ((name: string) => boolean) | undefined): boolean {
-  if (t.format === undefined || t.info.bits < 16) return false;
+  if (t.format === undefined || t.info.bits < 16 || t.length === 0) return false;
   if (scheme === "gpt-oss-mxfp4") return t.shape.length === 3 && (selected ? selected(t.name) : EXPERT.test(t.name));
   if (t.shape.length !== 2) return false;
   return selected ? selected(t.name) : t.name.endsWith(".weight") && !KEPT.test(t.name);
@@ -133,25 +133,33 @@ function quantizeBand(
   wholeAmax: number | undefined,
   name: string,
 ): { codes: Uint8Array; stored: Float32Array | Uint8Array } {
-  const blockCols = Math.ceil(K / bw);
-  const bandBlockRows = Math.ceil(rows / bh);
-  const amax = new Float32Array(wholeAmax === undefined ? bandBlockRows * blockCols : 1);
+  // A whole-tensor scale is one block covering the band, its amax from the first pass over the tensor.
+  const whole = wholeAmax !== undefined;
+  const width = whole ? K : bw;
+  const cols = Math.ceil(K / width);
+  const amax = new Float32Array(whole ? 1 : Math.ceil(rows / bh) * cols);
+  const blockOf = (r: number) => (whole ? 0 : Math.floor(r / bh) * cols);
   for (let r = 0; r < rows; r++) {
-    const base = wholeAmax === undefined ? Math.floor(r / bh) * blockCols : 0;
-    for (let c = 0; c < K; c++) {
-      const a = Math.abs(x[r * K + c]!);
-      if (!(a <= 3.4028234663852886e38)) throw nonFinite(name, x[r * K + c]!);
-      if (wholeAmax === undefined && a > amax[base + Math.floor(c / bw)]!) amax[base + Math.floor(c / bw)] = a;
+    for (let b = 0, k = blockOf(r); b < cols; b++, k += whole ? 0 : 1) {
+      let m = amax[k]!;
+      for (let i = r * K + b * width, end = r * K + Math.min(K, (b + 1) * width); i < end; i++) {
+        const a = Math.abs(x[i]!);
+        if (!(a <= 3.4028234663852886e38)) throw nonFinite(name, x[i]!);
+        if (a > m) m = a;
+      }
+      amax[k] = m;
     }
   }
-  if (wholeAmax !== undefined) amax[0] = wholeAmax;
+  if (whole) amax[0] = wholeAmax;
   const { stored, factor } = rule.blockScales(amax, T);
+  // Stored into float32: the tool's fl32 quotient (or gpt-oss' product).
   const y = new Float32Array(x.length);
   for (let r = 0; r < rows; r++) {
-    const base = wholeAmax === undefined ? Math.floor(r / bh) * blockCols : 0;
-    for (let c = 0, i = r * K; c < K; c++, i++) {
-      const f = factor[wholeAmax === undefined ? base + Math.floor(c / bw) : 0]!;
-      y[i] = rule.multiply ? x[i]! * f : x[i]! / f; // stored into float32: the tool's fl32 product or quotient
+    for (let b = 0, k = blockOf(r); b < cols; b++, k += whole ? 0 : 1) {
+      const f = factor[k]!;
+      const end = r * K + Math.min(K, (b + 1) * width);
+      if (rule.multiply) for (let i = r * K + b * width; i < end; i++) y[i] = x[i]! * f;
+      else for (let i = r * K + b * width; i < end; i++) y[i] = x[i]! / f;
     }
   }
   const codes = quantize(y, rule.element, { rounding: rule.rounding, saturation: "SatFinite" }) as Uint8Array;
