@@ -73,7 +73,7 @@ describe("quantize --scheme: a sharded model directory", () => {
       const r = await cli("quantize", join(fixtures, "input"), ...args, "-o", out);
       expect(r.err.split("\n").filter((l) => l.includes("error"))).toEqual([]);
       expect(r.code).toBe(0);
-      expect(r.out).toMatch(/wrote .*: 3 weight\(s\) in .*, 4 tensor\(s\) copied, 2 shard\(s\)/);
+      expect(r.out).toMatch(/wrote .*: 3 weight\(s\) in .*, 5 tensor\(s\) copied, 2 shard\(s\)/);
       await expectSameDirectory(out, join(fixtures, "expected", name));
       expect(readFileSync(join(out, "generation_config.json"), "utf8")).toBe(readFileSync(join(fixtures, "input", "generation_config.json"), "utf8"));
     });
@@ -117,6 +117,7 @@ describe("quantize --scheme: a sharded model directory", () => {
     expect(t.get("lm_head.weight_scale")!.shape).toEqual([]);
     expect(t.get("model.layers.0.self_attn.k_proj.weight")!.dtype).toBe("F32");
     expect(json(join(out, "hf_quant_config.json")).quantization.exclude_modules).toEqual([
+      "model.layers.0.mlp.gate",
       "model.layers.0.mlp.zero_proj",
       "model.layers.0.self_attn.k_proj",
       "model.layers.0.self_attn.q_proj",

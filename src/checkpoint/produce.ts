@@ -15,9 +15,9 @@ import type { CheckpointScheme } from "./schemes.js";
 const BAND_ELEMENTS = 1 << 20;
 
 /** gpt-oss MoE expert weights (transformers GptOssExperts, [E, K, N]). */
-const EXPERT = /^(.*\.mlp\.experts\.(?:gate_up_proj|down_proj))$/;
-/** Linear-style weights that the conventions leave in high precision. */
-const KEPT = /(?:^|\.)(?:lm_head|embed_tokens|embeddings?|wte|wpe|[a-z_]*norm[a-z_0-9]*)\.weight$/;
+const EXPERT = /\.mlp\.experts\.(?:gate_up_proj|down_proj)$/;
+/** Weights the conventions leave in high precision: output head, embeddings, norms and MoE routers ("mlp.gate"). */
+const KEPT = /(?:^|\.)(?:lm_head|embed_tokens|embeddings?|wte|wpe|gate|router|[a-z_]*norm[a-z_0-9]*)\.weight$/;
 
 export interface ProducedTensor {
   /** Output tensors in file order: elements, block scales, then the second-level scale if any. */
