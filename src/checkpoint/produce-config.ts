@@ -1,7 +1,6 @@
 // The configuration entries the consuming tools read for each convention: config.json's quantization_config
 // (transformers FineGrainedFP8 / DeepSeek, compressed-tensors, gpt-oss) or ModelOpt's hf_quant_config.json.
-import type { Granularity } from "./scales.js";
-import type { CheckpointScheme } from "./schemes.js";
+import type { Granularity, ProducedScheme } from "./scales.js";
 
 export interface QuantizedModules {
   /** Module names of the quantized weights (a weight's name without ".weight"). */
@@ -34,7 +33,7 @@ function compressedTensors(format: string, weights: Record<string, unknown>, ign
 }
 
 /** config.json's "quantization_config" of a scheme, or undefined for ModelOpt (which writes hf_quant_config.json). */
-export function quantizationConfig(scheme: CheckpointScheme, granularity: Granularity, m: QuantizedModules): Record<string, unknown> | undefined {
+export function quantizationConfig(scheme: ProducedScheme, granularity: Granularity, m: QuantizedModules): Record<string, unknown> | undefined {
   switch (scheme) {
     case "deepseek-fp8":
       return { activation_scheme: "dynamic", fmt: "e4m3", quant_method: "fp8", weight_block_size: [128, 128] };
@@ -57,7 +56,7 @@ export function quantizationConfig(scheme: CheckpointScheme, granularity: Granul
 }
 
 /** ModelOpt's hf_quant_config.json (the keys vLLM and TensorRT-LLM read), or undefined for the other schemes. */
-export function hfQuantConfig(scheme: CheckpointScheme, m: QuantizedModules): Record<string, unknown> | undefined {
+export function hfQuantConfig(scheme: ProducedScheme, m: QuantizedModules): Record<string, unknown> | undefined {
   if (scheme !== "modelopt-fp8" && scheme !== "modelopt-nvfp4") return undefined;
   const nvfp4 = scheme === "modelopt-nvfp4";
   return {

@@ -14,8 +14,7 @@ import { SafetensorsReader } from "../io/reader.js";
 import { SafetensorsWriter } from "../io/writer.js";
 import { hfQuantConfig, quantizationConfig } from "./produce-config.js";
 import { type ProducedTensor, isCandidate, produceTensor } from "./produce.js";
-import { type Granularity, scaleRule } from "./scales.js";
-import type { CheckpointScheme } from "./schemes.js";
+import { type Granularity, type ProducedScheme, scaleRule } from "./scales.js";
 
 const INDEX = "model.safetensors.index.json";
 /** Files the output writes itself rather than copies. */
@@ -26,7 +25,7 @@ export interface ProduceJob {
   readonly input: string;
   /** The output directory. */
   readonly output: string;
-  readonly scheme: CheckpointScheme;
+  readonly scheme: ProducedScheme;
   readonly granularity: Granularity;
   /** --only: replaces the convention's choice of tensors (shape and dtype still have to fit). */
   readonly selected?: (name: string) => boolean;

@@ -8,8 +8,7 @@ import { quantize } from "../io/kernels.js";
 import { SafetensorsError } from "../io/errors.js";
 import type { SafetensorsReader } from "../io/reader.js";
 import type { SafetensorsWriter } from "../io/writer.js";
-import type { ScaleRule } from "./scales.js";
-import type { CheckpointScheme } from "./schemes.js";
+import type { ProducedScheme, ScaleRule } from "./scales.js";
 
 /** Elements per band (about 4 MB of float32), rounded to whole block rows. */
 const BAND_ELEMENTS = 1 << 20;
@@ -28,7 +27,7 @@ export interface ProducedTensor {
 }
 
 /** Whether `t` is a tensor the scheme quantizes: floating point of ≥ 16 bits, and the convention's kind of weight. */
-export function isCandidate(t: TensorInfo, scheme: CheckpointScheme, selected: ((name: string) => boolean) | undefined): boolean {
+export function isCandidate(t: TensorInfo, scheme: ProducedScheme, selected: ((name: string) => boolean) | undefined): boolean {
   if (t.format === undefined || t.info.bits < 16 || t.length === 0) return false;
   if (scheme === "gpt-oss-mxfp4") return t.shape.length === 3 && (selected ? selected(t.name) : EXPERT.test(t.name));
   if (t.shape.length !== 2) return false;
@@ -36,7 +35,7 @@ export function isCandidate(t: TensorInfo, scheme: CheckpointScheme, selected: (
 }
 
 /** Output names of a quantized weight per scheme: [elements, block scales, second-level scale]. */
-function outputNames(scheme: CheckpointScheme, name: string): [string, string, string?] {
+function outputNames(scheme: ProducedScheme, name: string): [string, string, string?] {
   const base = name.endsWith(".weight") ? name.slice(0, -".weight".length) : name;
   switch (scheme) {
     case "deepseek-fp8":
@@ -60,7 +59,7 @@ function outputNames(scheme: CheckpointScheme, name: string): [string, string, s
  * The plan of one weight. A [N, K] weight is quantized along K (the input features); a gpt-oss expert tensor
  * [E, K, N] is transposed per expert to [N, K], as the real files store `*_blocks` [E, N, K/32, 16].
  */
-export function produceTensor(t: TensorInfo, scheme: CheckpointScheme, rule: ScaleRule): ProducedTensor {
+export function produceTensor(t: TensorInfo, scheme: ProducedScheme, rule: ScaleRule): ProducedTensor {
   const experts = scheme === "gpt-oss-mxfp4" ? t.shape[0]! : 1;
   const [N, K] = scheme === "gpt-oss-mxfp4" ? [t.shape[2]!, t.shape[1]!] : [t.shape[0]!, t.shape[1]!];
   const [bh, bw] = [rule.block[0] || N, rule.block[1] || K];
@@ -111,7 +110,7 @@ export function produceTensor(t: TensorInfo, scheme: CheckpointScheme, rule: Sca
   };
 }
 
-function scaleShapeOf(scheme: CheckpointScheme, rule: ScaleRule, lead: number[], N: number, blockRows: number, blockCols: number): number[] {
+function scaleShapeOf(scheme: ProducedScheme, rule: ScaleRule, lead: number[], N: number, blockRows: number, blockCols: number): number[] {
   if (rule.block[0] === 0) return scheme === "modelopt-fp8" ? [] : [1];
   if (rule.block[1] === 0) return [N, 1];
   return [...lead, blockRows, blockCols];

@@ -10,6 +10,19 @@ import { format } from "../format/registry.js";
 import { quantize } from "../io/kernels.js";
 import type { CheckpointScheme } from "./schemes.js";
 
+/** The conventions minifloat writes (a subset of the shared catalogue, which may name more than the writer knows). */
+export const PRODUCED_SCHEMES = [
+  "deepseek-fp8",
+  "compressed-tensors-fp8",
+  "compressed-tensors-nvfp4",
+  "compressed-tensors-mxfp4",
+  "modelopt-fp8",
+  "modelopt-nvfp4",
+  "gpt-oss-mxfp4",
+] as const satisfies readonly CheckpointScheme[];
+
+export type ProducedScheme = (typeof PRODUCED_SCHEMES)[number];
+
 export type Granularity = "tensor" | "channel" | "block";
 
 /** How one scheme quantizes a weight [N, K]: block geometry, scale rule, element format. */
@@ -153,7 +166,7 @@ const gptOssMxfp4: ScaleRule = {
  * The rule of a scheme. Zero blocks of the FP8 schemes: compressed-tensors replaces a zero scale by float32 eps
  * (2^−23) as the tool does; DeepSeek and ModelOpt, whose formulas would divide 0 by 0, store 1.
  */
-export function scaleRule(scheme: CheckpointScheme, granularity: Granularity = "tensor"): ScaleRule {
+export function scaleRule(scheme: ProducedScheme, granularity: Granularity = "tensor"): ScaleRule {
   switch (scheme) {
     case "deepseek-fp8":
       return fp8Rule([128, 128], 1);

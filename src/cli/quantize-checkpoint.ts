@@ -1,7 +1,6 @@
 // `minifloat quantize <in> --scheme <name> -o <dir>`: a model into another tool's quantized checkpoint convention.
 import { produceCheckpoint } from "../checkpoint/produce-files.js";
-import type { Granularity } from "../checkpoint/scales.js";
-import { CHECKPOINT_SCHEME_NAMES, type CheckpointScheme } from "../checkpoint/schemes.js";
+import { type Granularity, PRODUCED_SCHEMES, type ProducedScheme } from "../checkpoint/scales.js";
 import { UsageError, globMatcher, parseCommand, stringOption } from "./args.js";
 import type { CliIO } from "./io.js";
 
@@ -10,12 +9,14 @@ const GRANULARITIES: readonly Granularity[] = ["tensor", "channel", "block"];
 export const SCHEME_HELP = `
 Checkpoint conventions of other tools (docs/cli.md has every formula):
   minifloat quantize <in.safetensors | model dir> --scheme <name> -o <out dir> [--granularity g] [--only glob]
-  --scheme <name>        ${CHECKPOINT_SCHEME_NAMES.join(", ")}
+  --scheme <name>        ${PRODUCED_SCHEMES.slice(0, 3).join(", ")},
+                         ${PRODUCED_SCHEMES.slice(3).join(", ")}
   --granularity <g>      compressed-tensors-fp8 only: ${GRANULARITIES.join(", ")} (default tensor)
 Writes a model directory: every shard under its own name with the scale tensors beside their weights, the shard
 index updated, config.json's quantization_config set (ModelOpt: hf_quant_config.json), other files copied. 2-D
-"*.weight" tensors are quantized along K of [N, K] except lm_head, embeddings and norms (gpt-oss-mxfp4: the MoE
-expert tensors); --only <glob> chooses the tensors instead.
+"*.weight" tensors are quantized along K of [N, K] except lm_head, embeddings, norms and MoE routers
+(gpt-oss-mxfp4: the MoE expert tensors); --only <glob> chooses the tensors instead. The scales follow each
+tool's float32 arithmetic, so the files equal the tool's own.
 `;
 
 export async function quantizeCheckpoint(args: readonly string[], io: CliIO): Promise<number> {
@@ -32,10 +33,10 @@ export async function quantizeCheckpoint(args: readonly string[], io: CliIO): Pr
     ["in.safetensors | model dir"],
   );
   const name = stringOption(p, "scheme")!;
-  if (!(CHECKPOINT_SCHEME_NAMES as readonly string[]).includes(name)) {
-    throw new UsageError("--scheme", `got ${JSON.stringify(name)}; allowed: ${CHECKPOINT_SCHEME_NAMES.join(", ")}`);
+  if (!(PRODUCED_SCHEMES as readonly string[]).includes(name)) {
+    throw new UsageError("--scheme", `got ${JSON.stringify(name)}; allowed: ${PRODUCED_SCHEMES.join(", ")}`);
   }
-  const scheme = name as CheckpointScheme;
+  const scheme = name as ProducedScheme;
   const g = stringOption(p, "granularity");
   if (g !== undefined && scheme !== "compressed-tensors-fp8") {
     throw new UsageError("--granularity", `not allowed with ${scheme}, whose blocks are fixed; allowed with compressed-tensors-fp8`);
