@@ -74,6 +74,8 @@ describe("quantize --scheme: a sharded model directory", () => {
       expect(r.err.split("\n").filter((l) => l.includes("error"))).toEqual([]);
       expect(r.code).toBe(0);
       expect(r.out).toMatch(/wrote .*: 3 weight\(s\) in .*, 5 tensor\(s\) copied, 2 shard\(s\)/);
+      // The error report: the all-zero weight decodes exactly.
+      expect(r.out).toMatch(/\nmodel\.layers\.0\.mlp\.zero_proj\.weight +512 +0 +0 +0% +0% +- *\n/);
       await expectSameDirectory(out, join(fixtures, "expected", name));
       expect(readFileSync(join(out, "generation_config.json"), "utf8")).toBe(readFileSync(join(fixtures, "input", "generation_config.json"), "utf8"));
     });
@@ -129,6 +131,7 @@ describe("quantize --scheme: bad input writes nothing", () => {
   const input = join(fixtures, "input");
   it.each([
     [["--scheme", "fp8-everything"], /--scheme: got "fp8-everything"; allowed: deepseek-fp8, compressed-tensors-fp8, .*gpt-oss-mxfp4/],
+    [["--scheme", "nvfp4"], /--scheme: got "nvfp4"; allowed: .* \(minifloat's own nvfp4 layout is --block nvfp4\)/],
     [["--scheme", "modelopt-nvfp4", "--granularity", "channel"], /--granularity: not allowed with modelopt-nvfp4/],
     [["--scheme", "compressed-tensors-fp8", "--granularity", "row"], /--granularity: got "row"; allowed: tensor, channel, block/],
     [["--scheme", "deepseek-fp8", "--to", "float8_e4m3fn"], /--to: unknown option/],

@@ -17,6 +17,8 @@ import { type ProducedTensor, isCandidate, produceTensor } from "./produce.js";
 import { type Granularity, type ProducedScheme, scaleRule } from "./scales.js";
 
 const INDEX = "model.safetensors.index.json";
+/** Copied tensors stream in pieces of this many bytes. */
+const COPY_BYTES = 8 << 20;
 /** Files the output writes itself rather than copies. */
 const WRITTEN = new Set([INDEX, "config.json", "hf_quant_config.json"]);
 
@@ -32,6 +34,9 @@ export interface ProduceJob {
   readonly force: boolean;
   /** Called after each shard with its tensor counts. */
   readonly progress?: (shard: string, quantized: number, copied: number) => void;
+  /** Receives every band of a quantized weight and its decoded values, then the weight's elapsed seconds. */
+  readonly observe?: (tensor: string, x: Float32Array, decoded: Float32Array) => void;
+  readonly quantized?: (tensor: string, seconds: number) => void;
 }
 
 export interface ProduceResult {
@@ -82,9 +87,16 @@ export async function produceCheckpoint(job: ProduceJob): Promise<ProduceResult>
         try {
           for (const [i, t] of reader.tensors.entries()) {
             const plan = plans[i];
-            if (plan) await plan.write(reader, writer);
-            else if (t.length > 0) await writer.writeBytes(await reader.readTensorBytes(t, 0, t.end - t.begin));
-            if (!plan) copied++;
+            if (plan) {
+              const started = performance.now();
+              await plan.write(reader, writer, job.observe && ((x, decoded) => job.observe!(t.name, x, decoded)));
+              job.quantized?.(t.name, (performance.now() - started) / 1000);
+              continue;
+            }
+            for (let at = 0; at < t.end - t.begin; at += COPY_BYTES) {
+              await writer.writeBytes(await reader.readTensorBytes(t, at, Math.min(COPY_BYTES, t.end - t.begin - at)));
+            }
+            copied++;
           }
           await writer.commit();
         } catch (e) {

@@ -3,6 +3,7 @@
 // takes the same path; only its ScaleRule (scales.ts) differs. Element codes are rounded once by the library's
 // quantize from the tool's float32 quotient fl32(W / S) (two roundings, as the tools do: the files equal theirs).
 import { packCodes } from "../api/packed.js";
+import { valueTableOrNaN } from "../exact/tables.js";
 import type { TensorInfo, TensorSpec } from "../io/header.js";
 import { quantize } from "../io/kernels.js";
 import { SafetensorsError } from "../io/errors.js";
@@ -23,7 +24,8 @@ export interface ProducedTensor {
   readonly specs: readonly TensorSpec[];
   /** Module name (the weight's name without ".weight"; for gpt-oss the experts' parameter name). */
   readonly module: string;
-  write(reader: SafetensorsReader, writer: SafetensorsWriter): Promise<void>;
+  /** Writes the output tensors; `observe` receives each band's input and its decoded values (for an error report). */
+  write(reader: SafetensorsReader, writer: SafetensorsWriter, observe?: (x: Float32Array, decoded: Float32Array) => void): Promise<void>;
 }
 
 /** Whether `t` is a tensor the scheme quantizes: floating point of ≥ 16 bits, and the convention's kind of weight. */
@@ -82,7 +84,7 @@ export function produceTensor(t: TensorInfo, scheme: ProducedScheme, rule: Scale
   return {
     specs,
     module,
-    async write(reader, writer) {
+    async write(reader, writer, observe) {
       const tensorAmax = rule.tensorScale || rule.block[0] === 0 ? await amaxOf(reader, t) : 0;
       const T = rule.tensorScale ? rule.tensorScale(tensorAmax) : 1;
       const stored = rule.scaleDtype === "F32" ? new Float32Array(experts * blockRows * blockCols) : new Uint8Array(experts * blockRows * blockCols);
@@ -96,6 +98,7 @@ export function produceTensor(t: TensorInfo, scheme: ProducedScheme, rule: Scale
           const rows = Math.min(bandRows, N - r0);
           const x = matrix ? matrix.subarray(r0 * K, (r0 + rows) * K) : await readFloat32(reader, t, r0 * K, rows * K);
           const band = quantizeBand(x, rows, K, bh, bw, rule, T, whole ? tensorAmax : undefined, t.name);
+          if (observe) observe(x, decodeBand(band, rows, K, whole ? K : bw, rule));
           if (whole) stored.set(band.stored);
           else stored.set(band.stored, (e * blockRows + r0 / bh) * blockCols);
           if (!packed) await writer.writeCodes(band.codes);
@@ -121,6 +124,14 @@ function scaleShapeOf(scheme: ProducedScheme, rule: ScaleRule, lead: number[], N
  * amax (exact), the rule's scale and float32 factor, then every element's fl32 quotient rounded once into the
  * element format (saturating). A NaN or ±∞ element is an error: the tools would write a NaN scale.
  */
+interface Band {
+  readonly codes: Uint8Array;
+  readonly stored: Float32Array | Uint8Array;
+  /** Per block the float32 divisor (or multiplier), and the first block index of a band row. */
+  readonly factor: Float32Array;
+  readonly blockOf: (r: number) => number;
+}
+
 function quantizeBand(
   x: Float32Array,
   rows: number,
@@ -131,7 +142,7 @@ function quantizeBand(
   T: number,
   wholeAmax: number | undefined,
   name: string,
-): { codes: Uint8Array; stored: Float32Array | Uint8Array } {
+): Band {
   // A whole-tensor scale is one block covering the band, its amax from the first pass over the tensor.
   const whole = wholeAmax !== undefined;
   const width = whole ? K : bw;
@@ -139,7 +150,7 @@ function quantizeBand(
   const amax = new Float32Array(whole ? 1 : Math.ceil(rows / bh) * cols);
   const blockOf = (r: number) => (whole ? 0 : Math.floor(r / bh) * cols);
   for (let r = 0; r < rows; r++) {
-    for (let b = 0, k = blockOf(r); b < cols; b++, k += whole ? 0 : 1) {
+    for (let b = 0, k = blockOf(r); b < cols; b++, k++) {
       let m = amax[k]!;
       for (let i = r * K + b * width, end = r * K + Math.min(K, (b + 1) * width); i < end; i++) {
         const a = Math.abs(x[i]!);
@@ -154,7 +165,7 @@ function quantizeBand(
   // Stored into float32: the tool's fl32 quotient (or gpt-oss' product).
   const y = new Float32Array(x.length);
   for (let r = 0; r < rows; r++) {
-    for (let b = 0, k = blockOf(r); b < cols; b++, k += whole ? 0 : 1) {
+    for (let b = 0, k = blockOf(r); b < cols; b++, k++) {
       const f = factor[k]!;
       const end = r * K + Math.min(K, (b + 1) * width);
       if (rule.multiply) for (let i = r * K + b * width; i < end; i++) y[i] = x[i]! * f;
@@ -163,7 +174,22 @@ function quantizeBand(
   }
   const codes = quantize(y, rule.element, { rounding: rule.rounding, saturation: "SatFinite" }) as Uint8Array;
   if (rule.unsignedZero) for (let i = 0; i < y.length; i++) if (y[i] === 0) codes[i] = 0;
-  return { codes, stored };
+  return { codes, stored, factor, blockOf };
+}
+
+/** The values a consumer decodes from a band: element × divisor (gpt-oss: element / multiplier), rounded to float32. */
+function decodeBand(band: Band, rows: number, K: number, width: number, rule: ScaleRule): Float32Array {
+  const value = valueTableOrNaN(rule.element);
+  const out = new Float32Array(rows * K);
+  const cols = Math.ceil(K / width);
+  for (let r = 0; r < rows; r++) {
+    for (let b = 0, k = band.blockOf(r); b < cols; b++, k++) {
+      const f = band.factor[k]!;
+      const scale = rule.multiply ? (f === 0 ? 0 : 1 / f) : f; // 1/f: f is a power of two
+      for (let i = r * K + b * width, end = r * K + Math.min(K, (b + 1) * width); i < end; i++) out[i] = value[band.codes[i]!]! * scale;
+    }
+  }
+  return out;
 }
 
 function nonFinite(name: string, v: number): SafetensorsError {

@@ -1,8 +1,11 @@
 // `minifloat quantize <in> --scheme <name> -o <dir>`: a model into another tool's quantized checkpoint convention.
+import { MX_SCHEMES } from "../block/index.js";
 import { produceCheckpoint } from "../checkpoint/produce-files.js";
 import { type Granularity, PRODUCED_SCHEMES, type ProducedScheme } from "../checkpoint/scales.js";
 import { UsageError, globMatcher, parseCommand, stringOption } from "./args.js";
 import type { CliIO } from "./io.js";
+import { ErrorStats } from "./stats.js";
+import { num, percent, rate, renderTable } from "./text.js";
 
 const GRANULARITIES: readonly Granularity[] = ["tensor", "channel", "block"];
 
@@ -34,7 +37,8 @@ export async function quantizeCheckpoint(args: readonly string[], io: CliIO): Pr
   );
   const name = stringOption(p, "scheme")!;
   if (!(PRODUCED_SCHEMES as readonly string[]).includes(name)) {
-    throw new UsageError("--scheme", `got ${JSON.stringify(name)}; allowed: ${PRODUCED_SCHEMES.join(", ")}`);
+    const block = (MX_SCHEMES as readonly string[]).includes(name) ? ` (minifloat's own ${name} layout is --block ${name})` : "";
+    throw new UsageError("--scheme", `got ${JSON.stringify(name)}; allowed: ${PRODUCED_SCHEMES.join(", ")}${block}`);
   }
   const scheme = name as ProducedScheme;
   const g = stringOption(p, "granularity");
@@ -47,6 +51,7 @@ export async function quantizeCheckpoint(args: readonly string[], io: CliIO): Pr
   const output = stringOption(p, "output");
   if (output === undefined) throw new UsageError("--output", "is required; allowed: the path of the new model directory");
   const only = p.values.only as string[] | undefined;
+  const stats = new Map<string, ErrorStats>();
   const started = performance.now();
   const result = await produceCheckpoint({
     input: p.positionals[0]!,
@@ -56,10 +61,32 @@ export async function quantizeCheckpoint(args: readonly string[], io: CliIO): Pr
     ...(only && { selected: globMatcher(only) }),
     force: p.values.force === true,
     progress: (shard, quantized, copied) => io.stderr(`${shard}: ${quantized} tensor(s) quantized, ${copied} copied\n`),
+    observe(tensor, x, decoded) {
+      if (!stats.has(tensor)) stats.set(tensor, new ErrorStats());
+      stats.get(tensor)!.add(x, decoded);
+    },
+    quantized(tensor, seconds) {
+      stats.get(tensor)!.seconds = seconds;
+    },
   });
+  io.stdout(report(stats));
   const seconds = (performance.now() - started) / 1000;
   io.stdout(
-    `wrote ${output}: ${result.quantized.length} weight(s) in ${scheme}${scheme === "compressed-tensors-fp8" ? ` (${g ?? "tensor"})` : ""}, ${result.copied} tensor(s) copied, ${result.shards} shard(s) in ${seconds.toFixed(1)} s\n`,
+    `\nwrote ${output}: ${result.quantized.length} weight(s) in ${scheme}${scheme === "compressed-tensors-fp8" ? ` (${g ?? "tensor"})` : ""}, ${result.copied} tensor(s) copied, ${result.shards} shard(s) in ${seconds.toFixed(1)} s\n`,
   );
   return 0;
+}
+
+/** Per weight: elements, error of the values a consumer decodes (element × scale), % flushed to zero, throughput. */
+function report(stats: Map<string, ErrorStats>): string {
+  const rows = [...stats].map(([name, s]) => [
+    name,
+    String(s.elements),
+    num(s.rmse),
+    num(s.maxAbsError),
+    `${num(100 * s.relativeError)}%`,
+    percent(s.flushed, s.elements),
+    s.elements >= 65536 ? rate(s.elements, s.seconds) : "-",
+  ]);
+  return renderTable(["tensor", "elements", "RMSE", "max |err|", "rel err", "flushed", "throughput"], rows, [1, 2, 3, 4, 5, 6]);
 }
