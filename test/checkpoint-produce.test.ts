@@ -167,6 +167,14 @@ describe("quantize --scheme: bad input writes nothing", () => {
     expect(readdirSync(dir).filter((f) => f.includes(`bad-${file}`))).toEqual([]);
   });
 
+  it("an already quantized model is refused", async () => {
+    const out = join(dir, "twice");
+    const r = await cli("quantize", join(fixtures, "expected", "deepseek-fp8"), "--scheme", "modelopt-fp8", "-o", out);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/expected\/deepseek-fp8: is already quantized \("fp8"\); allowed: an unquantized model/);
+    expect(existsSync(out)).toBe(false);
+  });
+
   it("a model without a tensor the scheme quantizes is an error", async () => {
     const out = join(dir, "none");
     const r = await cli("quantize", join(fixtures, "input"), "--scheme", "gpt-oss-mxfp4", "-o", out);

@@ -48,6 +48,12 @@ export interface ProduceResult {
 /** Runs a job; on any error the temporary directory is removed and the output path is untouched. */
 export async function produceCheckpoint(job: ProduceJob): Promise<ProduceResult> {
   const { shards, directory, isDirectory, index } = await inputShards(job.input);
+  const config = await readJson(join(directory, "config.json"));
+  const method = config?.quantization_config ?? (existsSync(join(directory, "hf_quant_config.json")) ? "modelopt" : undefined);
+  if (method !== undefined) {
+    const name = typeof method === "object" && method !== null ? (method as Record<string, unknown>).quant_method : method;
+    throw new IoError(job.input, `is already quantized (${JSON.stringify(name)}); allowed: an unquantized model (dequantize it first)`);
+  }
   const target = resolve(job.output);
   if (existsSync(target)) {
     if (!job.force) throw new IoError(job.output, "exists; allowed: a new path, or --force to replace it");
@@ -115,9 +121,9 @@ export async function produceCheckpoint(job: ProduceJob): Promise<ProduceResult>
         `has no tensor ${job.selected ? "matching --only " : ""}that ${job.scheme} quantizes (${job.scheme === "gpt-oss-mxfp4" ? "3-D MoE expert tensors *.mlp.experts.gate_up_proj / down_proj" : "2-D *.weight tensors of F16, BF16, F32 or F64"}); no output written`,
       );
     }
-    const modules = { quantized, kept: [...new Set(kept)].sort() };
+    // lm_head is listed even when absent (tied embeddings), as the tools' own configs do, unless --only quantized it.
+    const modules = { quantized, kept: [...new Set([...kept, ...(quantized.includes("lm_head") ? [] : ["lm_head"])])].sort() };
     if (index) await writeJson(join(temp, INDEX), { ...index, metadata: { ...(index.metadata as object), total_size: totalSize }, weight_map: weightMap });
-    const config = await readJson(join(directory, "config.json"));
     const qc = quantizationConfig(job.scheme, job.granularity, modules);
     if (qc) await writeJson(join(temp, "config.json"), { ...config, quantization_config: qc });
     else if (config) await writeJson(join(temp, "config.json"), config);
