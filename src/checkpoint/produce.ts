@@ -5,11 +5,14 @@
 import { packCodes } from "../api/packed.js";
 import { valueTableOrNaN } from "../exact/tables.js";
 import type { TensorInfo, TensorSpec } from "../io/header.js";
-import { quantize } from "../io/kernels.js";
+import { format } from "../format/registry.js";
+import { dequantize, quantize } from "../io/kernels.js";
 import { SafetensorsError } from "../io/errors.js";
 import type { SafetensorsReader } from "../io/reader.js";
 import type { SafetensorsWriter } from "../io/writer.js";
 import type { ProducedScheme, ScaleRule } from "./scales.js";
+
+const BF16 = format("bfloat16");
 
 /** Elements per band (about 4 MB of float32), rounded to whole block rows. */
 const BAND_ELEMENTS = 1 << 20;
@@ -93,7 +96,7 @@ export function produceTensor(t: TensorInfo, scheme: ProducedScheme, rule: Scale
       const unit = whole ? 1 : bh;
       const bandRows = unit * Math.max(1, Math.floor(BAND_ELEMENTS / (unit * K)));
       for (let e = 0; e < experts; e++) {
-        const matrix = scheme === "gpt-oss-mxfp4" ? transpose(await readFloat32(reader, t, e * K * N, K * N), K, N) : undefined;
+        const matrix = scheme === "gpt-oss-mxfp4" ? transpose(await readFloat32(reader, t, e * K * N, K * N, rule.bfloat16Input), K, N) : undefined;
         for (let r0 = 0; r0 < N; r0 += bandRows) {
           const rows = Math.min(bandRows, N - r0);
           const x = matrix ? matrix.subarray(r0 * K, (r0 + rows) * K) : await readFloat32(reader, t, r0 * K, rows * K);
@@ -204,9 +207,11 @@ function packRows(codes: Uint8Array, rows: number, K: number, rowCodes: number):
   return packCodes(padded, 4);
 }
 
-async function readFloat32(reader: SafetensorsReader, t: TensorInfo, start: number, count: number): Promise<Float32Array> {
+/** Values as float32 (F64 weights are rounded to float32, as the tools load them), or rounded to bfloat16 (RNE). */
+async function readFloat32(reader: SafetensorsReader, t: TensorInfo, start: number, count: number, bfloat16 = false): Promise<Float32Array> {
   const v = await reader.readValues(t, start, count);
-  return v instanceof Float32Array ? v : Float32Array.from(v); // F64 weights are rounded to float32, as the tools load them
+  if (bfloat16 && t.dtype !== "BF16") return dequantize(quantize(v, BF16), BF16);
+  return v instanceof Float32Array ? v : Float32Array.from(v);
 }
 
 /** [K, N] → [N, K]. */

@@ -38,6 +38,8 @@ export interface ScaleRule {
   readonly multiply: boolean;
   /** A −0 quotient gets code 0: the tool takes the E2M1 sign from y < 0 (ModelOpt) or sign(y)·|q| (compressed-tensors). */
   readonly unsignedZero?: boolean;
+  /** The tool first rounds the weight to bfloat16 (transformers' quantize_to_mxfp4: w.to(torch.bfloat16)). */
+  readonly bfloat16Input?: boolean;
   /** Second-level float32 scale from the tensor's amax (the NVFP4 schemes), or undefined. */
   tensorScale?(amax: number): number;
   /** Stored scales (F32 values or 8-bit codes) and float32 factors of blocks with these amax values. */
@@ -153,6 +155,7 @@ const compressedMxfp4: ScaleRule = {
 const gptOssMxfp4: ScaleRule = {
   element: E2M1,
   rounding: "NearestTiesToAway",
+  bfloat16Input: true,
   block: [1, 32],
   scaleDtype: "U8",
   multiply: true,
