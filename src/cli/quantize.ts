@@ -1,19 +1,20 @@
 // `minifloat quantize`: every selected floating-point tensor of a safetensors file into one format or one block
 // scheme, with an error report per tensor.
-import { unpackCodes } from "../api/packed.js";
-import { type BlockScheme, MX_SCHEMES, type SchemeName, blockScheme, dequantizeBlocks, quantizeBlocks } from "../block/index.js";
+import { type BlockScheme, MX_SCHEMES, type SchemeName, blockScheme, quantizeBlocks } from "../block/index.js";
+import { dequantizeBlockRows, quantizeBlockRows } from "../block/rows.js";
 import { maxValue, scaleValues } from "../block/mx.js";
 import { ArgumentTypeError, FormatError, ProjectionError } from "../errors.js";
 import { decode } from "../api/scalar.js";
 import { ROUNDINGS, type Rounding, SATURATIONS, type Saturation, isStochastic, resolveProjection } from "../exact/projection.js";
 import type { Format } from "../format/model.js";
 import { format } from "../format/registry.js";
-import { BLOCK_KEY_PREFIX, blockRecord, blockSpecs } from "../io/blocks.js";
+import { BLOCK_KEY_PREFIX, blockRecord, blockRowLength, blockSpecs } from "../io/blocks.js";
 import { storageOf } from "../io/dtypes.js";
 import type { TensorInfo, TensorSpec } from "../io/header.js";
 import { dequantize, quantize } from "../io/kernels.js";
 import type { SafetensorsReader } from "../io/reader.js";
 import { type Parsed, UsageError, integerOption, stringOption } from "./args.js";
+import { SCHEME_HELP, quantizeCheckpoint } from "./quantize-checkpoint.js";
 import { CHUNK_ELEMENTS, type TensorPlan, convertFile, parseConvertCommand } from "./convert-file.js";
 import type { Command } from "./io.js";
 import { ErrorStats } from "./stats.js";
@@ -22,6 +23,7 @@ import { newFlags } from "../exact/cast.js";
 import { bytes, num, percent, rate, renderTable } from "./text.js";
 
 const HELP = `Usage: minifloat quantize <in.safetensors> (--to <format> | --block <scheme>) -o <out.safetensors> [options]
+       minifloat quantize <in.safetensors | model dir> --scheme <convention> -o <out dir> [options]
 
 Quantizes the floating-point tensors of 16 bits or more (F16, BF16, F32, F64) into <format> or a block scheme;
 every other tensor is copied unchanged. The input is never modified; the output appears only when complete.
@@ -29,7 +31,9 @@ every other tensor is copied unchanged. The input is never modified; the output 
 Options:
   --to <format>          target format: a P3109 name (Binary8p3se), an ml_dtypes name (float8_e4m3fn,
                          float4_e2m1fn, ...), a safetensors alias (F8_E4M3) or an IEEE name (binary16)
-  --block <scheme>       block-scaled instead: ${MX_SCHEMES.join(", ")}; blocks run along the last dimension
+  --block <scheme>       block-scaled instead: ${MX_SCHEMES.join(", ")}; blocks run along K, the
+                         product of the dimensions after the first (a conv weight [O, I, kh, kw] has
+                         rows of I·kh·kw), with a partial last block per row
   --rounding <mode>      ${ROUNDINGS.join(", ")}
                          (default NearestTiesToEven; --block takes the deterministic modes)
   --saturation <mode>    ${SATURATIONS.join(", ")} (default SatFinite: overflow clamps to MaxFinite;
@@ -46,14 +50,15 @@ Formats with their own safetensors dtype are stored with it (F8_E4M3, F8_E5M2, F
 F4 packed, F16, BF16); any other format is stored as U8 (up to 8 bits) or U16 codes and recorded in
 __metadata__ as "minifloat.dtype.<tensor>": "<format>". A block-quantized tensor keeps its name for the element
 codes (F8_E4M3, F8_E5M2, F6_*, F4 or I8 for mxint8), adds "<tensor>.scales" (F8_E8M0, or F8_E4M3 for nvfp4) of
-shape [..., ceil(last / block size)] and records "minifloat.block.<tensor>": "<scheme>" (nvfp4 adds
-" tensor_scale=<T>", its second-level float32 scale amax / (448·6)). F64 tensors are read as float32 for blocks.
+shape [..., ceil(K / block size)] ([shape[0], ceil(K / block size)] for 3 or more dimensions) and records
+"minifloat.block.<tensor>": "<scheme>" (nvfp4 adds " tensor_scale=<T>", its second-level float32 scale
+amax / (448·6); tensors of 3 or more dimensions add " row_length=<K>"). F64 tensors are read as float32 for blocks.
 
 At the end a table lists per tensor: elements, RMSE, max |error|, relative error ‖y−x‖/‖x‖, % saturated
 (inputs that round beyond the largest value their block or format holds: overflow is judged after rounding),
 % flushed to zero (nonzero inputs that became 0) and throughput (for tensors of at least 65536 elements;
 smaller ones take too little time to measure).
-`;
+${SCHEME_HELP}`;
 
 /** What every selected tensor becomes. */
 interface Target {
@@ -71,6 +76,7 @@ export const quantizeCommand: Command = {
   summary: "quantize a safetensors file's float tensors into a format or block scheme, with an error report",
   help: HELP,
   async run(args, io) {
+    if (args.some((a) => a === "--scheme" || a.startsWith("--scheme="))) return quantizeCheckpoint(args, io);
     const { p, files, selected } = parseConvertCommand("quantize", args, {
       to: { type: "string" },
       block: { type: "string" },
@@ -180,7 +186,7 @@ function formatTarget(p: Parsed): Target {
   };
 }
 
-/** --block: a block scheme along the last dimension; scale codes go to "<name>.scales" after the elements. */
+/** --block: a block scheme along rows of K elements (src/io/blocks.ts); scale codes go to "<name>.scales" after the elements. */
 function blockTarget(p: Parsed): Target {
   for (const option of ["to", "saturation", "seed", "stochastic-bits"]) {
     if (p.values[option] !== undefined)
@@ -210,14 +216,13 @@ function blockTarget(p: Parsed): Target {
     records,
     async plan(t, reader, s) {
       const T = scheme.rule === "ratio" ? await tensorScale(reader, t, scheme) : 1;
-      records.set(t.name, blockRecord(scheme, T));
-      const L = t.shape.length === 0 ? 1 : t.shape[t.shape.length - 1]!;
+      records.set(t.name, blockRecord(scheme, T, t.shape));
+      const L = blockRowLength(t.shape);
       const B = scheme.blockSize;
       const perRow = Math.ceil(L / B);
       const scales = new Uint8Array((t.length / Math.max(L, 1)) * perRow);
-      // Whole rows per chunk; rows whose length is a multiple of B tile into whole blocks and go in one call.
+      // Whole rows per chunk, quantized in one call (quantizeBlockRows pads a partial last block per row).
       const rowsPerChunk = Math.max(1, Math.floor(CHUNK_ELEMENTS / Math.max(L, 1)));
-      const span = L % B === 0 ? rowsPerChunk : 1;
       return {
         specs: blockSpecs(t.name, t.shape, scheme),
         convert: {
@@ -225,16 +230,14 @@ function blockTarget(p: Parsed): Target {
           async chunk(start, count, writer) {
             const read = await reader.readValues(t, start, count);
             const x = read instanceof Float32Array ? read : Float32Array.from(read);
-            for (let at = 0; at < count; at += span * L) {
-              const part = x.subarray(at, Math.min(count, at + span * L));
-              const q = quantizeBlocks(part, scheme, { rounding, ...(scheme.rule === "ratio" && { tensorScale: T }) });
-              if (scheme.twosComplement) await writer.writeBytes(q.elements);
-              else await writer.writeCodes(scheme.packed ? unpackCodes(q.elements, 4, part.length) : q.elements);
-              scales.set(q.scales, ((start + at) / L) * perRow);
-              s.add(part, dequantizeBlocks(q));
-              const second = q.tensorScale ?? 1;
-              s.overflowed += countOverflows(part, limits[0], limits[1], (i) => scaleValue[q.scales[Math.floor(i / B)]!]! * second);
-            }
+            const rows = count / L;
+            const q = quantizeBlockRows(x, rows, L, scheme, { rounding, ...(scheme.rule === "ratio" && { tensorScale: T }) });
+            if (scheme.twosComplement) await writer.writeBytes(q.codes);
+            else await writer.writeCodes(q.codes);
+            scales.set(q.scales, (start / L) * perRow);
+            s.add(x, dequantizeBlockRows(q, rows, L, scheme, T, new Float32Array(count)));
+            // Element i's block: its row's scales, column i mod L.
+            s.overflowed += countOverflows(x, limits[0], limits[1], (i) => scaleValue[q.scales[Math.floor(i / L) * perRow + Math.floor((i % L) / B)]!]! * T);
           },
           async finish(writer) {
             await writer.writeCodes(scales);

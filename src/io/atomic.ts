@@ -7,7 +7,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { IoError } from "./errors.js";
 import { fsError, fsWords } from "./fs-errors.js";
 
-/** Temporary files of this process not yet moved into place or discarded (removed by `abortPendingWrites`). */
+/** Temporary files (and directories) of this process not yet moved into place or discarded (removed by `abortPendingWrites`). */
 export const pending = new Set<string>();
 
 /**
@@ -15,7 +15,7 @@ export const pending = new Set<string>();
  * must leave no partial output behind before the process exits.
  */
 export function abortPendingWrites(): void {
-  for (const path of pending) rmSync(path, { force: true });
+  for (const path of pending) rmSync(path, { recursive: true, force: true });
   pending.clear();
 }
 

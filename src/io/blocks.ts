@@ -1,9 +1,13 @@
 // Block-scaled tensors (OCP MX, NVFP4) in safetensors: the elements keep the tensor's name and shape, the scale
-// codes follow as "<name>.scales" with shape [...shape[:-1], ceil(shape[-1] / blockSize)] (blocks run along the
-// last dimension and never cross a row), and __metadata__["minifloat.block.<name>"] names the scheme
-// ("mxfp4", or "nvfp4 tensor_scale=<float32>" for a second-level scale).
-import { type BlockScheme, type BlockTensor, type SchemeName, MX_SCHEMES, blockScheme, dequantizeBlocks } from "../block/index.js";
-import { packCodes } from "../api/packed.js";
+// codes follow as "<name>.scales", and __metadata__["minifloat.block.<name>"] names the scheme ("mxfp4", or
+// "nvfp4 tensor_scale=<float32>" for a second-level scale). Blocks run along rows of L elements and never cross a
+// row: L = the last dimension for 1-D and 2-D tensors (scales [...shape[:-1], ceil(L / blockSize)]); for a tensor
+// of 3 or more dimensions L = the product of the dimensions after the first (a conv weight [O, I, kh, kw] is
+// [O, I·kh·kw], the input features of each output), scales [shape[0], ceil(L / blockSize)], recorded as
+// " row_length=<L>". Files written before that layout (blocks along the last dimension whatever the rank, no
+// row_length) stay readable.
+import { type BlockScheme, type SchemeName, MX_SCHEMES, blockScheme } from "../block/index.js";
+import { dequantizeBlockRows } from "../block/rows.js";
 import { storageOf } from "./dtypes.js";
 import { SafetensorsError } from "./errors.js";
 import type { TensorInfo, TensorSpec } from "./header.js";
@@ -18,7 +22,7 @@ export interface BlockLayout {
   readonly scales: TensorInfo;
   /** Second-level float32 scale (1 when the scheme has none). */
   readonly tensorScale: number;
-  /** Elements per row: the last dimension (1 for a scalar). */
+  /** Elements per row (blocks never cross a row): see the file comment. */
   readonly rowLength: number;
 }
 
@@ -27,18 +31,28 @@ function elementDtype(s: BlockScheme): string {
   return s.twosComplement ? "I8" : storageOf(s.element).dtype;
 }
 
-/** Specs of the two tensors that store a block-quantized tensor. */
-export function blockSpecs(name: string, shape: readonly number[], s: BlockScheme): TensorSpec[] {
-  const row = shape.length === 0 ? 1 : shape[shape.length - 1]!;
+/** Row length L of a tensor's blocks: the product of the dimensions after the first (the last for 1-D; 1 for a scalar). */
+export function blockRowLength(shape: readonly number[]): number {
+  return shape.length === 0 ? 1 : shape.length === 1 ? shape[0]! : shape.slice(1).reduce((a, b) => a * b, 1);
+}
+
+/** Specs of the two tensors that store a block-quantized tensor whose rows have `rowLength` elements. */
+export function blockSpecs(name: string, shape: readonly number[], s: BlockScheme, rowLength = blockRowLength(shape)): TensorSpec[] {
+  const last = shape.length === 0 ? 1 : shape[shape.length - 1]!;
+  const perRow = Math.ceil(rowLength / s.blockSize);
+  // Rows along the last dimension (every file of rank ≤ 2, and older files of higher rank) keep the leading dims.
+  const scales = rowLength === last ? [...shape.slice(0, -1), perRow] : [shape[0]!, perRow];
   return [
     { name, dtype: elementDtype(s), shape },
-    { name: name + SCALES_SUFFIX, dtype: storageOf(s.scale).dtype, shape: [...shape.slice(0, -1), Math.ceil(row / s.blockSize)] },
+    { name: name + SCALES_SUFFIX, dtype: storageOf(s.scale).dtype, shape: scales },
   ];
 }
 
-/** The metadata value recording a scheme (and its tensor scale when it is not 1). */
-export function blockRecord(s: BlockScheme, tensorScale: number): string {
-  return tensorScale === 1 ? s.name : `${s.name} tensor_scale=${tensorScale}`;
+/** The metadata value recording a scheme, its tensor scale when it is not 1, and a row length that is not the last dimension. */
+export function blockRecord(s: BlockScheme, tensorScale: number, shape: readonly number[]): string {
+  const L = blockRowLength(shape);
+  const last = shape.length === 0 ? 1 : shape[shape.length - 1]!;
+  return `${s.name}${tensorScale === 1 ? "" : ` tensor_scale=${tensorScale}`}${L === last ? "" : ` row_length=${L}`}`;
 }
 
 /** Every block-quantized tensor of a file, validated against its metadata record. */
@@ -48,11 +62,11 @@ export function blockLayouts(reader: SafetensorsReader): Map<string, BlockLayout
     if (!key.startsWith(BLOCK_KEY_PREFIX)) continue;
     const where = `${reader.path}: __metadata__["${key}"]`;
     const name = key.slice(BLOCK_KEY_PREFIX.length);
-    const m = /^(\S+)(?: tensor_scale=(\S+))?$/.exec(value);
+    const m = /^(\S+)(?: tensor_scale=(\S+))?(?: row_length=(\d+))?$/.exec(value);
     if (!m || !(MX_SCHEMES as readonly string[]).includes(m[1]!)) {
       throw new SafetensorsError(
         where,
-        `is ${JSON.stringify(value)}; allowed: one of ${MX_SCHEMES.join(", ")}, optionally followed by " tensor_scale=<float32>"`,
+        `is ${JSON.stringify(value)}; allowed: one of ${MX_SCHEMES.join(", ")}, optionally followed by " tensor_scale=<float32>" and " row_length=<n>"`,
       );
     }
     const scheme = blockScheme(m[1] as SchemeName);
@@ -63,7 +77,15 @@ export function blockLayouts(reader: SafetensorsReader): Map<string, BlockLayout
     const elements = reader.tensors.find((t) => t.name === name);
     const scales = reader.tensors.find((t) => t.name === name + SCALES_SUFFIX);
     if (!elements || !scales) throw new SafetensorsError(where, `needs tensors "${name}" and "${name}${SCALES_SUFFIX}"`);
-    const [e, s] = blockSpecs(name, elements.shape, scheme) as [TensorSpec, TensorSpec];
+    const shape = elements.shape;
+    const rowLength = m[3] === undefined ? (shape.length === 0 ? 1 : shape[shape.length - 1]!) : Number(m[3]);
+    if (m[3] !== undefined && (shape.length < 3 || rowLength !== blockRowLength(shape))) {
+      throw new SafetensorsError(
+        where,
+        `has row_length ${m[3]}; allowed: the product of the dimensions after the first of a tensor of rank ≥ 3 ([${shape.join(", ")}])`,
+      );
+    }
+    const [e, s] = blockSpecs(name, shape, scheme, rowLength) as [TensorSpec, TensorSpec];
     if (elements.dtype !== e.dtype) throw new SafetensorsError(where, `tensor "${name}" has dtype ${elements.dtype}; ${scheme.name} elements are ${e.dtype}`);
     if (scales.dtype !== s.dtype || scales.shape.join() !== s.shape.join()) {
       throw new SafetensorsError(
@@ -71,7 +93,6 @@ export function blockLayouts(reader: SafetensorsReader): Map<string, BlockLayout
         `tensor "${scales.name}" is ${scales.dtype} [${scales.shape.join(", ")}]; ${scheme.name} scales of [${elements.shape.join(", ")}] are ${s.dtype} [${s.shape.join(", ")}]`,
       );
     }
-    const rowLength = elements.shape.length === 0 ? 1 : elements.shape[elements.shape.length - 1]!;
     out.set(name, { scheme, elements, scales, tensorScale, rowLength });
   }
   return out;
@@ -83,22 +104,7 @@ export async function readBlockRows(reader: SafetensorsReader, b: BlockLayout, r
   const perRow = Math.ceil(L / b.scheme.blockSize);
   const codes = await readElementCodes(reader, b, row * L, rows * L);
   const scales = (await reader.readCodes(b.scales, row * perRow, rows * perRow)) as Uint8Array;
-  const out = new Float32Array(rows * L);
-  // Rows whose length is a multiple of the block size tile into whole blocks: one call covers them all.
-  const span = L % b.scheme.blockSize === 0 ? rows : 1;
-  for (let r = 0; r < rows; r += span) {
-    const elementCodes = codes.subarray(r * L, (r + span) * L);
-    const q: BlockTensor = {
-      scheme: b.scheme,
-      length: span * L,
-      blockSize: b.scheme.blockSize,
-      scales: scales.subarray(r * perRow, (r + span) * perRow),
-      elements: b.scheme.packed ? packCodes(elementCodes, 4) : elementCodes,
-      tensorScale: b.tensorScale,
-    };
-    dequantizeBlocks(q, { out: out.subarray(r * L, (r + span) * L) });
-  }
-  return out;
+  return dequantizeBlockRows({ codes, scales }, rows, L, b.scheme, b.tensorScale, new Float32Array(rows * L));
 }
 
 /** Element codes as quantizeBlocks stores them, unpacked (MXINT8: the I8 bytes themselves). */

@@ -21,6 +21,6 @@ export {
   ggmlTypeById,
   ggmlTypeByName,
 } from "./gguf/format.js";
-export { BLOCK_KEY_PREFIX, SCALES_SUFFIX, type BlockLayout, blockLayouts, blockRecord, blockSpecs, readBlockRows } from "./blocks.js";
+export { BLOCK_KEY_PREFIX, SCALES_SUFFIX, type BlockLayout, blockLayouts, blockRecord, blockRowLength, blockSpecs, readBlockRows } from "./blocks.js";
 export { BlobSource, type ByteSource, FileSource } from "./source.js";
 export { HttpSource, openGguf, openSafetensors, type Progress, type RemoteOptions } from "./remote.js";

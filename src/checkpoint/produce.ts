@@ -1,0 +1,236 @@
+// One weight tensor into a checkpoint convention: which tensors a scheme quantizes, the names, dtypes and shapes
+// of what it writes, and the streaming quantization of a [N, K] row view in bands of block rows. Every scheme
+// takes the same path; only its ScaleRule (scales.ts) differs. Element codes are rounded once by the library's
+// quantize from the tool's float32 quotient fl32(W / S) (two roundings, as the tools do: the files equal theirs).
+import { packCodes } from "../api/packed.js";
+import { valueTableOrNaN } from "../exact/tables.js";
+import type { TensorInfo, TensorSpec } from "../io/header.js";
+import { format } from "../format/registry.js";
+import { dequantize, quantize } from "../io/kernels.js";
+import { SafetensorsError } from "../io/errors.js";
+import type { SafetensorsReader } from "../io/reader.js";
+import type { SafetensorsWriter } from "../io/writer.js";
+import type { ProducedScheme, ScaleRule } from "./scales.js";
+
+const BF16 = format("bfloat16");
+
+/** Elements per band (about 4 MB of float32), rounded to whole block rows. */
+const BAND_ELEMENTS = 1 << 20;
+
+/** gpt-oss MoE expert weights (transformers GptOssExperts, [E, K, N]). */
+const EXPERT = /\.mlp\.experts\.(?:gate_up_proj|down_proj)$/;
+/** Weights the conventions leave in high precision: output head, embeddings, norms and MoE routers ("mlp.gate"). */
+const KEPT = /(?:^|\.)(?:lm_head|embed_tokens|embeddings?|wte|wpe|gate|router|[a-z_]*norm[a-z_0-9]*)\.weight$/;
+
+export interface ProducedTensor {
+  /** Output tensors in file order: elements, block scales, then the second-level scale if any. */
+  readonly specs: readonly TensorSpec[];
+  /** Module name (the weight's name without ".weight"; for gpt-oss the experts' parameter name). */
+  readonly module: string;
+  /** Writes the output tensors; `observe` receives each band's input and its decoded values (for an error report). */
+  write(reader: SafetensorsReader, writer: SafetensorsWriter, observe?: (x: Float32Array, decoded: Float32Array) => void): Promise<void>;
+}
+
+/** Whether `t` is a tensor the scheme quantizes: floating point of ≥ 16 bits, and the convention's kind of weight. */
+export function isCandidate(t: TensorInfo, scheme: ProducedScheme, selected: ((name: string) => boolean) | undefined): boolean {
+  if (t.format === undefined || t.info.bits < 16 || t.length === 0) return false;
+  if (scheme === "gpt-oss-mxfp4") return t.shape.length === 3 && (selected ? selected(t.name) : EXPERT.test(t.name));
+  if (t.shape.length !== 2) return false;
+  return selected ? selected(t.name) : t.name.endsWith(".weight") && !KEPT.test(t.name);
+}
+
+/** Output names of a quantized weight per scheme: [elements, block scales, second-level scale]. */
+function outputNames(scheme: ProducedScheme, name: string): [string, string, string?] {
+  const base = name.endsWith(".weight") ? name.slice(0, -".weight".length) : name;
+  switch (scheme) {
+    case "deepseek-fp8":
+      return [name, `${base}.weight_scale_inv`];
+    case "compressed-tensors-fp8":
+      return [name, `${base}.weight_scale`];
+    case "compressed-tensors-nvfp4":
+      return [`${base}.weight_packed`, `${base}.weight_scale`, `${base}.weight_global_scale`];
+    case "compressed-tensors-mxfp4":
+      return [`${base}.weight_packed`, `${base}.weight_scale`];
+    case "modelopt-fp8":
+      return [name, `${base}.weight_scale`];
+    case "modelopt-nvfp4":
+      return [name, `${base}.weight_scale`, `${base}.weight_scale_2`];
+    case "gpt-oss-mxfp4":
+      return [`${name}_blocks`, `${name}_scales`];
+  }
+}
+
+/**
+ * The plan of one weight. A [N, K] weight is quantized along K (the input features); a gpt-oss expert tensor
+ * [E, K, N] is transposed per expert to [N, K], as the real files store `*_blocks` [E, N, K/32, 16].
+ */
+export function produceTensor(t: TensorInfo, scheme: ProducedScheme, rule: ScaleRule): ProducedTensor {
+  const experts = scheme === "gpt-oss-mxfp4" ? t.shape[0]! : 1;
+  const [N, K] = scheme === "gpt-oss-mxfp4" ? [t.shape[2]!, t.shape[1]!] : [t.shape[0]!, t.shape[1]!];
+  const [bh, bw] = [rule.block[0] || N, rule.block[1] || K];
+  const blockRows = Math.ceil(N / bh);
+  const blockCols = Math.ceil(K / bw);
+  const packed = rule.element.K === 4;
+  // gpt-oss rows hold whole 16-byte blocks (a partial last block is padded with zero codes); others pad to a byte.
+  const rowCodes = scheme === "gpt-oss-mxfp4" ? blockCols * bw : packed ? K + (K & 1) : K;
+  const [elementName, scaleName, secondName] = outputNames(scheme, t.name);
+  const lead = scheme === "gpt-oss-mxfp4" ? [experts] : [];
+  const elementShape = scheme === "gpt-oss-mxfp4" ? [experts, N, blockCols, bw / 2] : packed ? [N, rowCodes / 2] : [N, K];
+  const scaleShape = scaleShapeOf(scheme, rule, lead, N, blockRows, blockCols);
+  const specs: TensorSpec[] = [
+    { name: elementName, dtype: packed ? "U8" : "F8_E4M3", shape: elementShape },
+    { name: scaleName, dtype: rule.scaleDtype, shape: scaleShape },
+  ];
+  if (secondName) specs.push({ name: secondName, dtype: "F32", shape: scheme === "modelopt-nvfp4" ? [] : [1] });
+  const module = t.name.endsWith(".weight") ? t.name.slice(0, -".weight".length) : t.name;
+
+  return {
+    specs,
+    module,
+    async write(reader, writer, observe) {
+      const tensorAmax = rule.tensorScale || rule.block[0] === 0 ? await amaxOf(reader, t) : 0;
+      const T = rule.tensorScale ? rule.tensorScale(tensorAmax) : 1;
+      const stored = rule.scaleDtype === "F32" ? new Float32Array(experts * blockRows * blockCols) : new Uint8Array(experts * blockRows * blockCols);
+      // Whole-tensor scales take bands of any rows; block rows are never split across bands.
+      const whole = rule.block[0] === 0;
+      const unit = whole ? 1 : bh;
+      const bandRows = unit * Math.max(1, Math.floor(BAND_ELEMENTS / (unit * K)));
+      for (let e = 0; e < experts; e++) {
+        const matrix = scheme === "gpt-oss-mxfp4" ? transpose(await readFloat32(reader, t, e * K * N, K * N, rule.bfloat16Input), K, N) : undefined;
+        for (let r0 = 0; r0 < N; r0 += bandRows) {
+          const rows = Math.min(bandRows, N - r0);
+          const x = matrix ? matrix.subarray(r0 * K, (r0 + rows) * K) : await readFloat32(reader, t, r0 * K, rows * K);
+          const band = quantizeBand(x, rows, K, bh, bw, rule, T, whole ? tensorAmax : undefined, t.name);
+          if (observe) observe(x, decodeBand(band, rows, K, whole ? K : bw, rule));
+          if (whole) stored.set(band.stored);
+          else stored.set(band.stored, (e * blockRows + r0 / bh) * blockCols);
+          if (!packed) await writer.writeCodes(band.codes);
+          else await writer.writeBytes(packRows(band.codes, rows, K, rowCodes));
+        }
+      }
+      if (stored instanceof Float32Array) await writer.writeValues(stored);
+      else if (rule.scaleDtype === "U8") await writer.writeBytes(stored);
+      else await writer.writeCodes(stored);
+      if (secondName) await writer.writeValues(Float32Array.of(T));
+    },
+  };
+}
+
+function scaleShapeOf(scheme: ProducedScheme, rule: ScaleRule, lead: number[], N: number, blockRows: number, blockCols: number): number[] {
+  if (rule.block[0] === 0) return scheme === "modelopt-fp8" ? [] : [1];
+  if (rule.block[1] === 0) return [N, 1];
+  return [...lead, blockRows, blockCols];
+}
+
+/**
+ * Codes and block scales of `rows` rows of K elements (a band starting on a block-row boundary): per block the
+ * amax (exact), the rule's scale and float32 factor, then every element's fl32 quotient rounded once into the
+ * element format (saturating). A NaN or ±∞ element is an error: the tools would write a NaN scale.
+ */
+interface Band {
+  readonly codes: Uint8Array;
+  readonly stored: Float32Array | Uint8Array;
+  /** Per block the float32 divisor (or multiplier), and the first block index of a band row. */
+  readonly factor: Float32Array;
+  readonly blockOf: (r: number) => number;
+}
+
+function quantizeBand(
+  x: Float32Array,
+  rows: number,
+  K: number,
+  bh: number,
+  bw: number,
+  rule: ScaleRule,
+  T: number,
+  wholeAmax: number | undefined,
+  name: string,
+): Band {
+  // A whole-tensor scale is one block covering the band, its amax from the first pass over the tensor.
+  const whole = wholeAmax !== undefined;
+  const width = whole ? K : bw;
+  const cols = Math.ceil(K / width);
+  const amax = new Float32Array(whole ? 1 : Math.ceil(rows / bh) * cols);
+  const blockOf = (r: number) => (whole ? 0 : Math.floor(r / bh) * cols);
+  for (let r = 0; r < rows; r++) {
+    for (let b = 0, k = blockOf(r); b < cols; b++, k++) {
+      let m = amax[k]!;
+      for (let i = r * K + b * width, end = r * K + Math.min(K, (b + 1) * width); i < end; i++) {
+        const a = Math.abs(x[i]!);
+        if (!(a <= 3.4028234663852886e38)) throw nonFinite(name, x[i]!);
+        if (a > m) m = a;
+      }
+      amax[k] = m;
+    }
+  }
+  if (whole) amax[0] = wholeAmax;
+  const { stored, factor } = rule.blockScales(amax, T);
+  // Stored into float32: the tool's fl32 quotient (or gpt-oss' product).
+  const y = new Float32Array(x.length);
+  for (let r = 0; r < rows; r++) {
+    for (let b = 0, k = blockOf(r); b < cols; b++, k++) {
+      const f = factor[k]!;
+      const end = r * K + Math.min(K, (b + 1) * width);
+      if (rule.multiply) for (let i = r * K + b * width; i < end; i++) y[i] = x[i]! * f;
+      else for (let i = r * K + b * width; i < end; i++) y[i] = x[i]! / f;
+    }
+  }
+  const codes = quantize(y, rule.element, { rounding: rule.rounding, saturation: "SatFinite" }) as Uint8Array;
+  if (rule.unsignedZero) for (let i = 0; i < y.length; i++) if (y[i] === 0) codes[i] = 0;
+  return { codes, stored, factor, blockOf };
+}
+
+/** The values a consumer decodes from a band: element × divisor (gpt-oss: element / multiplier), rounded to float32. */
+function decodeBand(band: Band, rows: number, K: number, width: number, rule: ScaleRule): Float32Array {
+  const value = valueTableOrNaN(rule.element);
+  const out = new Float32Array(rows * K);
+  const cols = Math.ceil(K / width);
+  for (let r = 0; r < rows; r++) {
+    for (let b = 0, k = band.blockOf(r); b < cols; b++, k++) {
+      const f = band.factor[k]!;
+      const scale = rule.multiply ? (f === 0 ? 0 : 1 / f) : f; // 1/f: f is a power of two
+      for (let i = r * K + b * width, end = r * K + Math.min(K, (b + 1) * width); i < end; i++) out[i] = value[band.codes[i]!]! * scale;
+    }
+  }
+  return out;
+}
+
+function nonFinite(name: string, v: number): SafetensorsError {
+  return new SafetensorsError(`tensor "${name}"`, `holds ${v}; allowed: finite values (the tools would write a NaN scale for its block); nothing was written`);
+}
+
+/** Rows of K 4-bit codes packed two per byte, low nibble first, each row padded with zero codes to rowCodes. */
+function packRows(codes: Uint8Array, rows: number, K: number, rowCodes: number): Uint8Array {
+  if (rowCodes === K) return packCodes(codes, 4);
+  const padded = new Uint8Array(rows * rowCodes);
+  for (let r = 0; r < rows; r++) padded.set(codes.subarray(r * K, (r + 1) * K), r * rowCodes);
+  return packCodes(padded, 4);
+}
+
+/** Values as float32 (F64 weights are rounded to float32, as the tools load them), or rounded to bfloat16 (RNE). */
+async function readFloat32(reader: SafetensorsReader, t: TensorInfo, start: number, count: number, bfloat16 = false): Promise<Float32Array> {
+  const v = await reader.readValues(t, start, count);
+  if (bfloat16 && t.dtype !== "BF16") return dequantize(quantize(v, BF16), BF16);
+  return v instanceof Float32Array ? v : Float32Array.from(v);
+}
+
+/** [K, N] → [N, K]. */
+function transpose(m: Float32Array, K: number, N: number): Float32Array {
+  const out = new Float32Array(m.length);
+  for (let k = 0; k < K; k++) for (let n = 0; n < N; n++) out[n * K + k] = m[k * N + n]!;
+  return out;
+}
+
+/** Largest |x| of a tensor (streamed), with the same NaN/∞ error as the blocks. */
+async function amaxOf(reader: SafetensorsReader, t: TensorInfo): Promise<number> {
+  let amax = 0;
+  for (let start = 0; start < t.length; start += BAND_ELEMENTS) {
+    const x = await readFloat32(reader, t, start, Math.min(BAND_ELEMENTS, t.length - start));
+    for (let i = 0; i < x.length; i++) {
+      const a = Math.abs(x[i]!);
+      if (!(a <= 3.4028234663852886e38)) throw nonFinite(t.name, x[i]!);
+      if (a > amax) amax = a;
+    }
+  }
+  return amax;
+}

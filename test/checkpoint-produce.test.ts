@@ -1,0 +1,185 @@
+// `minifloat quantize --scheme`: every byte of the codes and scales, the tensor names, dtypes and shapes and the
+// configuration entries against the files scripts/fixtures/checkpoint_produce.py computes independently.
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { main } from "../src/cli/main.js";
+import { SafetensorsReader } from "../src/io/index.js";
+
+const fixtures = fileURLToPath(new URL("fixtures/checkpoint-produce/", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "minifloat-produce-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  const code = await main(argv, { stdout: (s) => (out += s), stderr: (s) => (err += s), isTTY: false });
+  return { code, out, err };
+}
+
+/** Every tensor of a safetensors file: dtype, shape and stored bytes, by name. */
+async function tensors(path: string): Promise<Map<string, { dtype: string; shape: readonly number[]; bytes: Uint8Array }>> {
+  const r = await SafetensorsReader.open(path);
+  try {
+    const out = new Map<string, { dtype: string; shape: readonly number[]; bytes: Uint8Array }>();
+    for (const t of r.tensors) out.set(t.name, { dtype: t.dtype, shape: t.shape, bytes: await r.readTensorBytes(t, 0, t.end - t.begin) });
+    return out;
+  } finally {
+    await r.close();
+  }
+}
+
+const json = (path: string) => JSON.parse(readFileSync(path, "utf8"));
+
+/** The output directory equals the expected one: same files, same tensors byte for byte, same JSON. */
+async function expectSameDirectory(actual: string, expected: string): Promise<void> {
+  expect(readdirSync(actual).sort()).toEqual(
+    readdirSync(expected)
+      .sort()
+      .concat(existsSync(join(actual, "generation_config.json")) ? ["generation_config.json"] : [])
+      .sort(),
+  );
+  for (const f of readdirSync(expected)) {
+    if (f.endsWith(".safetensors")) {
+      const [a, e] = [await tensors(join(actual, f)), await tensors(join(expected, f))];
+      expect([...a.keys()].sort()).toEqual([...e.keys()].sort());
+      for (const [name, t] of e) {
+        const got = a.get(name)!;
+        expect({ name, dtype: got.dtype, shape: got.shape }).toEqual({ name, dtype: t.dtype, shape: t.shape });
+        const mismatch = t.bytes.findIndex((b, i) => got.bytes[i] !== b);
+        expect({ name, mismatch, length: got.bytes.length }).toEqual({ name, mismatch: -1, length: t.bytes.length });
+      }
+    } else expect(json(join(actual, f))).toEqual(json(join(expected, f)));
+  }
+}
+
+const CASES: [string, string[]][] = [
+  ["deepseek-fp8", ["--scheme", "deepseek-fp8"]],
+  ["compressed-tensors-fp8-tensor", ["--scheme", "compressed-tensors-fp8"]],
+  ["compressed-tensors-fp8-channel", ["--scheme", "compressed-tensors-fp8", "--granularity", "channel"]],
+  ["compressed-tensors-fp8-block", ["--scheme", "compressed-tensors-fp8", "--granularity", "block"]],
+  ["compressed-tensors-nvfp4", ["--scheme", "compressed-tensors-nvfp4"]],
+  ["compressed-tensors-mxfp4", ["--scheme", "compressed-tensors-mxfp4"]],
+  ["modelopt-fp8", ["--scheme", "modelopt-fp8"]],
+  ["modelopt-nvfp4", ["--scheme", "modelopt-nvfp4"]],
+];
+
+describe("quantize --scheme: a sharded model directory", () => {
+  for (const [name, args] of CASES) {
+    it(`${name} equals the tool's tensors and config byte for byte`, async () => {
+      const out = join(dir, name);
+      const r = await cli("quantize", join(fixtures, "input"), ...args, "-o", out);
+      expect(r.err.split("\n").filter((l) => l.includes("error"))).toEqual([]);
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(/wrote .*: 3 weight\(s\) in .*, 5 tensor\(s\) copied, 2 shard\(s\)/);
+      // The error report: the all-zero weight decodes exactly.
+      expect(r.out).toMatch(/\nmodel\.layers\.0\.mlp\.zero_proj\.weight +512 +0 +0 +0% +0% +- *\n/);
+      await expectSameDirectory(out, join(fixtures, "expected", name));
+      expect(readFileSync(join(out, "generation_config.json"), "utf8")).toBe(readFileSync(join(fixtures, "input", "generation_config.json"), "utf8"));
+    });
+  }
+
+  it("gpt-oss-mxfp4 quantizes the MoE experts along K, transposed to [E, N, K/32, 16] blocks", async () => {
+    const out = join(dir, "gpt-oss");
+    const r = await cli("quantize", join(fixtures, "input-gptoss"), "--scheme", "gpt-oss-mxfp4", "-o", out);
+    expect(r.code).toBe(0);
+    await expectSameDirectory(out, join(fixtures, "expected", "gpt-oss-mxfp4"));
+  });
+
+  it("a single file in writes the file and config.json into the output directory", async () => {
+    const out = join(dir, "single");
+    const r = await cli("quantize", join(fixtures, "input", "model-00001-of-00002.safetensors"), "--scheme", "deepseek-fp8", "-o", out);
+    expect(r.code).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(["config.json", "model-00001-of-00002.safetensors"]);
+    const [a, e] = [
+      await tensors(join(out, "model-00001-of-00002.safetensors")),
+      await tensors(join(fixtures, "expected", "deepseek-fp8", "model-00001-of-00002.safetensors")),
+    ];
+    expect(a).toEqual(e);
+    expect(json(join(out, "config.json"))).toEqual(json(join(fixtures, "expected", "deepseek-fp8", "config.json")));
+  });
+
+  it("an output directory inside the input directory is not copied into itself", async () => {
+    const model = join(dir, "nested");
+    cpSync(join(fixtures, "input"), model, { recursive: true });
+    const out = join(model, "quantized");
+    expect((await cli("quantize", model, "--scheme", "deepseek-fp8", "-o", out)).code).toBe(0);
+    await expectSameDirectory(out, join(fixtures, "expected", "deepseek-fp8"));
+    expect(readdirSync(model).sort()).toEqual([...readdirSync(join(fixtures, "input")), "quantized"].sort());
+  });
+
+  it("--only replaces the convention's choice (lm_head quantized, q_proj kept)", async () => {
+    const out = join(dir, "only");
+    const r = await cli("quantize", join(fixtures, "input"), "--scheme", "modelopt-fp8", "--only", "lm_head.*", "-o", out);
+    expect(r.code).toBe(0);
+    const t = await tensors(join(out, "model-00002-of-00002.safetensors"));
+    expect(t.get("lm_head.weight")!.dtype).toBe("F8_E4M3");
+    expect(t.get("lm_head.weight_scale")!.shape).toEqual([]);
+    expect(t.get("model.layers.0.self_attn.k_proj.weight")!.dtype).toBe("F32");
+    expect(json(join(out, "hf_quant_config.json")).quantization.exclude_modules).toEqual([
+      "model.layers.0.mlp.gate",
+      "model.layers.0.mlp.zero_proj",
+      "model.layers.0.self_attn.k_proj",
+      "model.layers.0.self_attn.q_proj",
+    ]);
+  });
+});
+
+describe("quantize --scheme: bad input writes nothing", () => {
+  const input = join(fixtures, "input");
+  it.each([
+    [["--scheme", "fp8-everything"], /--scheme: got "fp8-everything"; allowed: deepseek-fp8, compressed-tensors-fp8, .*gpt-oss-mxfp4/],
+    [["--scheme", "nvfp4"], /--scheme: got "nvfp4"; allowed: .* \(minifloat's own nvfp4 layout is --block nvfp4\)/],
+    [["--scheme", "modelopt-nvfp4", "--granularity", "channel"], /--granularity: not allowed with modelopt-nvfp4/],
+    [["--scheme", "compressed-tensors-fp8", "--granularity", "row"], /--granularity: got "row"; allowed: tensor, channel, block/],
+    [["--scheme", "deepseek-fp8", "--to", "float8_e4m3fn"], /--to: unknown option/],
+  ])("%j is a usage error", async (args, message) => {
+    const out = join(dir, `usage-${args.join("")}`);
+    const r = await cli("quantize", input, ...args, "-o", out);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(message);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("an existing output needs --force, which replaces it", async () => {
+    const out = join(dir, "exists");
+    cpSync(join(fixtures, "input-gptoss"), out, { recursive: true });
+    writeFileSync(join(out, "keep.txt"), "old");
+    const r = await cli("quantize", input, "--scheme", "deepseek-fp8", "-o", out);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/exists; allowed: a new path, or --force to replace it/);
+    expect(readFileSync(join(out, "keep.txt"), "utf8")).toBe("old");
+    expect((await cli("quantize", input, "--scheme", "deepseek-fp8", "-o", out, "--force")).code).toBe(0);
+    expect(existsSync(join(out, "keep.txt"))).toBe(false);
+    await expectSameDirectory(out, join(fixtures, "expected", "deepseek-fp8"));
+  });
+
+  it.each([
+    ["nan", "NaN", "compressed-tensors-nvfp4"],
+    ["inf", "-Infinity", "modelopt-fp8"],
+  ])("a weight holding %s is an error naming the tensor, and no output or temporary file remains", async (file, value, scheme) => {
+    const out = join(dir, `bad-${file}`);
+    const r = await cli("quantize", join(fixtures, "input-bad", `${file}.safetensors`), "--scheme", scheme, "-o", out);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`tensor "model.layers.0.mlp.down_proj.weight": holds ${value}; allowed: finite values`);
+    expect(readdirSync(dir).filter((f) => f.includes(`bad-${file}`))).toEqual([]);
+  });
+
+  it("an already quantized model is refused", async () => {
+    const out = join(dir, "twice");
+    const r = await cli("quantize", join(fixtures, "expected", "deepseek-fp8"), "--scheme", "modelopt-fp8", "-o", out);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/expected\/deepseek-fp8: is already quantized \("fp8"\); allowed: an unquantized model/);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("a model without a tensor the scheme quantizes is an error", async () => {
+    const out = join(dir, "none");
+    const r = await cli("quantize", join(fixtures, "input"), "--scheme", "gpt-oss-mxfp4", "-o", out);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/has no tensor that gpt-oss-mxfp4 quantizes/);
+    expect(existsSync(out)).toBe(false);
+  });
+});

@@ -1,0 +1,110 @@
+// quantize --block: blocks along K = the product of the dimensions after the first, a partial last block per row
+// quantized in bulk (equal to row-by-row quantizeBlocks), the row_length record, and files of the older layout
+// (blocks along the last dimension of a 4-D tensor, no row_length) still read by dequantize.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { type SchemeName, dequantizeBlocks, quantizeBlocks } from "../src/block/index.js";
+import { main } from "../src/cli/main.js";
+import { unpackCodes } from "../src/index.js";
+import { SafetensorsReader, SafetensorsWriter } from "../src/io/index.js";
+
+const dir = mkdtempSync(join(tmpdir(), "minifloat-block-rows-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const at = (name: string) => join(dir, name);
+
+async function cli(...argv: string[]): Promise<number> {
+  return main(argv, { stdout: () => {}, stderr: () => {}, isTTY: false });
+}
+
+function sample(n: number, seed: number): Float32Array {
+  let s = seed >>> 0;
+  const u = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) + 0.5) / 2 ** 32;
+  return Float32Array.from({ length: n }, (_, i) => (u() - 0.5) * (i % 37 === 0 ? 30 : 0.2) * (i % 200 < 7 ? 0 : 1));
+}
+
+/** Row-by-row reference: each row of L elements its own quantizeBlocks call. */
+function perRow(x: Float32Array, L: number, scheme: SchemeName, tensorScale?: number) {
+  const codes: number[] = [];
+  const scales: number[] = [];
+  const values: number[] = [];
+  for (let r = 0; r * L < x.length; r++) {
+    const q = quantizeBlocks(x.subarray(r * L, (r + 1) * L), scheme, tensorScale === undefined ? {} : { tensorScale });
+    codes.push(...(q.scheme.packed ? unpackCodes(q.elements, 4, L) : q.elements));
+    scales.push(...q.scales);
+    values.push(...dequantizeBlocks(q));
+  }
+  return { codes, scales, values };
+}
+
+async function read(path: string) {
+  const r = await SafetensorsReader.open(path);
+  try {
+    const out: Record<string, { shape: readonly number[]; codes: number[] }> = {};
+    const values: Record<string, number[]> = {};
+    for (const t of r.tensors) {
+      if (t.dtype === "F32") values[t.name] = [...(await r.readValues(t))];
+      else out[t.name] = { shape: t.shape, codes: [...(t.dtype === "I8" ? (await r.readElementBytes(t, 0, t.length)).bytes : await r.readCodes(t))] };
+    }
+    return { tensors: out, metadata: r.metadata, values };
+  } finally {
+    await r.close();
+  }
+}
+
+describe("quantize --block: rows of K = product of the trailing dimensions", () => {
+  const conv = sample(8 * 5 * 3 * 3, 7); // [O, I, kh, kw] = [8, 5, 3, 3]: K = 45, one full block of 32 and a partial one of 13
+  const linear = sample(6 * 50, 9); // K = 50: partial block of 18 (mxfp4) / 2 (nvfp4)
+
+  it.each(["mxfp4", "mxfp8_e4m3", "mxint8", "nvfp4"] as SchemeName[])("%s: codes and scales equal row-by-row quantizeBlocks", async (scheme) => {
+    const src = at(`rows-${scheme}.safetensors`);
+    const w = await SafetensorsWriter.create(src, [
+      { name: "conv.weight", dtype: "F32", shape: [8, 5, 3, 3] },
+      { name: "fc.weight", dtype: "F32", shape: [6, 50] },
+    ]);
+    await w.writeValues(conv);
+    await w.writeValues(linear);
+    await w.commit();
+    const out = at(`rows-${scheme}-q.safetensors`);
+    expect(await cli("quantize", src, "--block", scheme, "-o", out)).toBe(0);
+    const got = await read(out);
+    for (const [name, x, L, shape] of [
+      ["conv.weight", conv, 45, [8, 5, 3, 3]],
+      ["fc.weight", linear, 50, [6, 50]],
+    ] as const) {
+      const record = got.metadata[`minifloat.block.${name}`]!;
+      const T = /tensor_scale=(\S+)/.exec(record)?.[1];
+      const ref = perRow(x, L, scheme, T === undefined ? undefined : Number(T));
+      expect(got.tensors[name]!.shape).toEqual(shape);
+      expect(got.tensors[name]!.codes.map((c) => c & 0xff)).toEqual(ref.codes);
+      expect(got.tensors[`${name}.scales`]!.shape).toEqual([shape[0], Math.ceil(L / (scheme === "nvfp4" ? 16 : 32))]);
+      expect(got.tensors[`${name}.scales`]!.codes).toEqual(ref.scales);
+      expect(record.endsWith(" row_length=45")).toBe(name === "conv.weight");
+      const deq = at(`rows-${scheme}-d.safetensors`);
+      rmSync(deq, { force: true });
+      expect(await cli("dequantize", out, "--to", "f32", "-o", deq)).toBe(0);
+      expect((await read(deq)).values[name]).toEqual(ref.values);
+    }
+  });
+
+  it("a file of the older layout (4-D tensor, blocks along the last dimension, no row_length) still dequantizes", async () => {
+    const x = sample(4 * 2 * 3 * 40, 3);
+    const old = perRow(x, 40, "mxfp8_e4m3");
+    const src = at("old-layout.safetensors");
+    const w = await SafetensorsWriter.create(
+      src,
+      [
+        { name: "k", dtype: "F8_E4M3", shape: [4, 2, 3, 40] },
+        { name: "k.scales", dtype: "F8_E8M0", shape: [4, 2, 3, 2] },
+      ],
+      { metadata: { "minifloat.block.k": "mxfp8_e4m3" } },
+    );
+    await w.writeCodes(Uint8Array.from(old.codes));
+    await w.writeCodes(Uint8Array.from(old.scales));
+    await w.commit();
+    const deq = at("old-layout-d.safetensors");
+    expect(await cli("dequantize", src, "--to", "f32", "-o", deq)).toBe(0);
+    expect((await read(deq)).values.k).toEqual(old.values);
+  });
+});
