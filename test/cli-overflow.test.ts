@@ -39,7 +39,7 @@ describe("overflowLimit equals the exact projection's overflow flag", () => {
           if (v < 0 && !f.signed) continue;
           const flags = newFlags();
           quantize(Float64Array.of(v), f, { rounding, saturation: "SatFinite", flags });
-          expect({ name, rounding, v, overflow: countOverflows([v], limits[0], limits[1], () => 1) }).toEqual({ name, rounding, v, overflow: flags.overflow });
+          expect({ name, rounding, v, overflow: countOverflows([v], limits[0], limits[1]) }).toEqual({ name, rounding, v, overflow: flags.overflow });
         }
       }
     });
@@ -50,6 +50,18 @@ describe("overflowLimit equals the exact projection's overflow flag", () => {
     const limits = [overflowLimit(f, "NearestTiesToEven", false), overflowLimit(f, "NearestTiesToEven", true)] as const;
     const scale = 448 * Math.fround(1 / 2688);
     // 6·scale rounds to 6 (no overflow) and so does 6.99·scale; 7·scale is the tie, which E2M1 breaks to 8.
-    expect(countOverflows([6 * scale, -6.99 * scale, 7 * scale, -7 * scale], limits[0], limits[1], () => scale)).toBe(2);
+    expect(countOverflows([6 * scale, -6.99 * scale, 7 * scale, -7 * scale], limits[0], limits[1], scale)).toBe(2);
+  });
+
+  it("takes each block's own scale, a partial last block per row included, and never counts ±∞ or NaN", () => {
+    const f = format("float4_e2m1fn");
+    const limits = [overflowLimit(f, "NearestTiesToEven", false), overflowLimit(f, "NearestTiesToEven", true)] as const;
+    // Two rows of 5 in blocks of 2: scales 1, 2, 4 per row (the last block holds one element), then 8, 16, 32.
+    const x = [7, 6, 13, 14, -27, 0, 50, 100, 200, Infinity, NaN, -Infinity];
+    const blocks = { rowLength: 5, blockSize: 2, scale: (b: number) => 2 ** b };
+    // E2M1 overflows from 7·scale on (the tie rounds to 8). Row 0: 7 (scale 1) and 14 (scale 2) do, −27 (< 28) not;
+    // row 1: 50 (< 56) and 100 (< 112) not, 200 does; +∞ is not counted.
+    expect(countOverflows(x.slice(0, 10), limits[0], limits[1], blocks)).toBe(3);
+    expect(countOverflows([Infinity, -Infinity, NaN], limits[0], limits[1])).toBe(0);
   });
 });

@@ -42,29 +42,42 @@ export function overflowLimit(f: Format, rounding: Rounding, negative: boolean):
   }
 }
 
+/** Rows of `rowLength` elements cut into blocks of `blockSize` (the last one of a row may be partial), one scale each. */
+export interface BlockScales {
+  readonly rowLength: number;
+  readonly blockSize: number;
+  /** The scale of block b, counted row by row (ceil(rowLength / blockSize) blocks per row). */
+  scale(b: number): number;
+}
+
 /**
  * Counts elements of x whose magnitude over their scale overflows: |x| compared with limit·scale, exact. `scale` is
- * one number for every element, or the scale of element i.
+ * one number for every element, or per block.
  */
-export function countOverflows(x: ArrayLike<number>, positive: OverflowLimit, negative: OverflowLimit, scale: number | ((i: number) => number) = 1): number {
+export function countOverflows(x: ArrayLike<number>, positive: OverflowLimit, negative: OverflowLimit, scale: number | BlockScales = 1): number {
+  if (typeof scale === "number") return countRange(x, 0, x.length, positive, negative, scale);
+  const { rowLength: L, blockSize: B } = scale;
+  const perRow = Math.ceil(L / B);
   let n = 0;
-  if (typeof scale === "number") {
-    // One scale: four numbers hoisted out of a loop that runs at memory speed (v − v is NaN for ±∞ and NaN).
-    const [pos, neg] = [positive.limit * scale, negative.limit * scale];
-    const [posInclusive, negInclusive] = [positive.inclusive, negative.inclusive];
-    for (let i = 0; i < x.length; i++) {
-      const v = x[i]!;
-      if (v - v === 0 && (v > pos || (posInclusive && v === pos) || -v > neg || (negInclusive && -v === neg))) n++;
+  for (let row = 0; row * L < x.length; row++) {
+    for (let b = 0; b < perRow; b++) {
+      const from = row * L + b * B;
+      n += countRange(x, from, Math.min(from + B, (row + 1) * L), positive, negative, scale.scale(row * perRow + b));
     }
-    return n;
   }
-  for (let i = 0; i < x.length; i++) {
+  return n;
+}
+
+/** countOverflows over x[from, to) with one scale: four numbers hoisted out of the loop (v − v is NaN for ±∞, NaN). */
+function countRange(x: ArrayLike<number>, from: number, to: number, positive: OverflowLimit, negative: OverflowLimit, scale: number): number {
+  const pos = positive.limit * scale;
+  const neg = negative.limit * scale;
+  const posInclusive = positive.inclusive;
+  const negInclusive = negative.inclusive;
+  let n = 0;
+  for (let i = from; i < to; i++) {
     const v = x[i]!;
-    if (!Number.isFinite(v)) continue;
-    const { limit, inclusive } = v < 0 ? negative : positive;
-    const t = limit * scale(i);
-    const a = Math.abs(v);
-    if (a > t || (inclusive && a === t)) n++;
+    if (v - v === 0 && (v > pos || (posInclusive && v === pos) || -v > neg || (negInclusive && -v === neg))) n++;
   }
   return n;
 }

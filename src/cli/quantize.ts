@@ -236,8 +236,7 @@ function blockTarget(p: Parsed): Target {
             else await writer.writeCodes(q.codes);
             scales.set(q.scales, (start / L) * perRow);
             s.add(x, dequantizeBlockRows(q, rows, L, scheme, T, new Float32Array(count)));
-            // Element i's block: its row's scales, column i mod L.
-            s.overflowed += countOverflows(x, limits[0], limits[1], (i) => scaleValue[q.scales[Math.floor(i / L) * perRow + Math.floor((i % L) / B)]!]! * T);
+            s.overflowed += countOverflows(x, limits[0], limits[1], { rowLength: L, blockSize: B, scale: (b) => scaleValue[q.scales[b]!]! * T });
           },
           async finish(writer) {
             await writer.writeCodes(scales);
