@@ -4,8 +4,7 @@ import { produceCheckpoint } from "../checkpoint/produce-files.js";
 import { type Granularity, PRODUCED_SCHEMES, type ProducedScheme } from "../checkpoint/scales.js";
 import { UsageError, globMatcher, parseCommand, stringOption } from "./args.js";
 import type { CliIO } from "./io.js";
-import { ErrorStats } from "./stats.js";
-import { num, percent, rate, renderTable } from "./text.js";
+import { ErrorStats, errorReport } from "./stats.js";
 
 const GRANULARITIES: readonly Granularity[] = ["tensor", "channel", "block"];
 
@@ -69,24 +68,10 @@ export async function quantizeCheckpoint(args: readonly string[], io: CliIO): Pr
       stats.get(tensor)!.seconds = seconds;
     },
   });
-  io.stdout(report(stats));
+  io.stdout(errorReport(stats, { saturated: false }));
   const seconds = (performance.now() - started) / 1000;
   io.stdout(
     `\nwrote ${output}: ${result.quantized.length} weight(s) in ${scheme}${scheme === "compressed-tensors-fp8" ? ` (${g ?? "tensor"})` : ""}, ${result.copied} tensor(s) copied, ${result.shards} shard(s) in ${seconds.toFixed(1)} s\n`,
   );
   return 0;
-}
-
-/** Per weight: elements, error of the values a consumer decodes (element × scale), % flushed to zero, throughput. */
-function report(stats: Map<string, ErrorStats>): string {
-  const rows = [...stats].map(([name, s]) => [
-    name,
-    String(s.elements),
-    num(s.rmse),
-    num(s.maxAbsError),
-    `${num(100 * s.relativeError)}%`,
-    percent(s.flushed, s.elements),
-    s.elements >= 65536 ? rate(s.elements, s.seconds) : "-",
-  ]);
-  return renderTable(["tensor", "elements", "RMSE", "max |err|", "rel err", "flushed", "throughput"], rows, [1, 2, 3, 4, 5, 6]);
 }

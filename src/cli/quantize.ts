@@ -17,10 +17,10 @@ import { type Parsed, UsageError, integerOption, stringOption } from "./args.js"
 import { SCHEME_HELP, quantizeCheckpoint } from "./quantize-checkpoint.js";
 import { CHUNK_ELEMENTS, type TensorPlan, convertFile, parseConvertCommand } from "./convert-file.js";
 import type { Command } from "./io.js";
-import { ErrorStats } from "./stats.js";
+import { ErrorStats, MIN_TIMED_ELEMENTS, errorReport } from "./stats.js";
 import { countOverflows, overflowLimit } from "./overflow.js";
 import { newFlags } from "../exact/cast.js";
-import { bytes, num, percent, rate, renderTable } from "./text.js";
+import { bytes, num, rate } from "./text.js";
 
 const HELP = `Usage: minifloat quantize <in.safetensors> (--to <format> | --block <scheme>) -o <out.safetensors> [options]
        minifloat quantize <in.safetensors | model dir> --scheme <convention> -o <out dir> [options]
@@ -110,7 +110,7 @@ export const quantizeCommand: Command = {
       },
       io,
     );
-    io.stdout(report(stats));
+    io.stdout(errorReport(stats, { saturated: true }));
     io.stdout(
       `\nwrote ${files.output}: ${result.converted} tensor(s) quantized to ${target.summary}, ${result.copied} copied; ${bytes(result.inputBytes)} -> ${bytes(result.outputBytes)}\n`,
     );
@@ -264,21 +264,4 @@ async function tensorScale(reader: SafetensorsReader, t: TensorInfo, scheme: Blo
 function passThrough(t: TensorInfo): TensorSpec {
   const recorded = t.format !== undefined && (t.dtype === "U8" || t.dtype === "U16");
   return { name: t.name, dtype: t.dtype, shape: t.shape, ...(recorded && { format: t.format }) };
-}
-
-/** Smaller tensors convert in well under a millisecond: their rate would measure call overhead, not throughput. */
-const MIN_TIMED_ELEMENTS = 65536;
-
-function report(stats: Map<string, ErrorStats>): string {
-  const rows = [...stats].map(([name, s]) => [
-    name,
-    String(s.elements),
-    num(s.rmse),
-    num(s.maxAbsError),
-    `${num(100 * s.relativeError)}%`,
-    percent(s.overflowed, s.elements),
-    percent(s.flushed, s.elements),
-    s.elements >= MIN_TIMED_ELEMENTS ? rate(s.elements, s.seconds) : "-",
-  ]);
-  return renderTable(["tensor", "elements", "RMSE", "max |err|", "rel err", "saturated", "flushed", "throughput"], rows, [1, 2, 3, 4, 5, 6, 7]);
 }

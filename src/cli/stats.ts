@@ -1,4 +1,5 @@
 // Streaming statistics: quantization error of one tensor, and value summaries with a binade histogram.
+import { num, percent, rate, renderTable } from "./text.js";
 
 /** Error of y (dequantized) against x (original), accumulated chunk by chunk in float64. */
 export class ErrorStats {
@@ -139,4 +140,26 @@ export function binadeHistogram(s: ValueStats, rows = 24, width = 40): string {
   return `${shown
     .map(([l, n]) => `${l.padStart(label)} | ${"#".repeat(Math.round((width * n) / peak)).padEnd(width)} ${n} (${((100 * n) / s.count).toFixed(2)}%)`)
     .join("\n")}\n`;
+}
+
+/** Smaller tensors convert in well under a millisecond: their rate would measure call overhead, not throughput. */
+export const MIN_TIMED_ELEMENTS = 65536;
+
+/**
+ * The per-tensor error table of quantize: elements, RMSE, max |error|, relative error, % saturated (when counted),
+ * % flushed to zero and throughput.
+ */
+export function errorReport(stats: ReadonlyMap<string, ErrorStats>, columns: { saturated: boolean }): string {
+  const rows = [...stats].map(([name, s]) => [
+    name,
+    String(s.elements),
+    num(s.rmse),
+    num(s.maxAbsError),
+    `${num(100 * s.relativeError)}%`,
+    ...(columns.saturated ? [percent(s.overflowed, s.elements)] : []),
+    percent(s.flushed, s.elements),
+    s.elements >= MIN_TIMED_ELEMENTS ? rate(s.elements, s.seconds) : "-",
+  ]);
+  const head = ["tensor", "elements", "RMSE", "max |err|", "rel err", ...(columns.saturated ? ["saturated"] : []), "flushed", "throughput"];
+  return renderTable(head, rows, head.map((_, i) => i).slice(1));
 }
