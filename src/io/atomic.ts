@@ -1,7 +1,7 @@
 // Atomic file creation: write a temporary file next to the target, then move it into place, so a reader never
 // sees a partial file and an interrupted process leaves nothing behind.
 import { randomBytes } from "node:crypto";
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, realpathSync, rmSync } from "node:fs";
 import { link, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { IoError } from "./errors.js";
@@ -17,6 +17,21 @@ export const pending = new Set<string>();
 export function abortPendingWrites(): void {
   for (const path of pending) rmSync(path, { recursive: true, force: true });
   pending.clear();
+}
+
+/**
+ * The absolute path of an output after the checks every writer makes: it is none of the `protect`ed inputs, and it
+ * does not exist unless `force`.
+ */
+export function outputTarget(path: string, options: { readonly force?: boolean; readonly protect?: readonly string[] }): string {
+  const target = resolve(path);
+  for (const p of options.protect ?? []) {
+    if (existsSync(p) && existsSync(target) && realpathSync(p) === realpathSync(target)) {
+      throw new IoError(path, "is also an input; allowed: a different output path (inputs are never modified)");
+    }
+  }
+  if (!options.force && existsSync(target)) throw new IoError(path, "exists; allowed: a new path, or --force to replace it");
+  return target;
 }
 
 /** A fresh temporary path in the target's directory (same file system, so rename and link are atomic). */
@@ -69,8 +84,7 @@ export async function makeDirectory(path: string): Promise<void> {
 
 /** Writes a whole (small) file atomically; refuses an existing file unless `force`. */
 export async function writeFileAtomic(path: string, data: string | Uint8Array, force = false): Promise<void> {
-  const target = resolve(path);
-  if (!force && existsSync(target)) throw new IoError(path, "exists; allowed: a new path, or --force to replace it");
+  const target = outputTarget(path, { force });
   const tempPath = temporaryPath(target);
   pending.add(tempPath);
   try {

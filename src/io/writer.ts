@@ -1,13 +1,13 @@
 // Streaming safetensors writer. The header is fixed up front from the tensor specs, data is appended tensor by
 // tensor in any chunk sizes, and the file appears only on commit: written to a temporary file in the target's
 // directory, then linked (or, with force, renamed) into place, so readers never see a partial file.
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { type FileHandle, open, rename, rm } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
+import { dirname } from "node:path";
 import type { CodeArray, QuantizeOptions } from "../api/bulk.js";
 import { CodeRangeError } from "../errors.js";
 import { codesToBytes, valuesToBytes, valuesToCodes } from "./convert.js";
-import { pending, placeWithoutClobbering, temporaryPath } from "./atomic.js";
+import { outputTarget, pending, placeWithoutClobbering, temporaryPath } from "./atomic.js";
 import { IoError, SafetensorsError } from "./errors.js";
 import { fsError, onPath } from "./fs-errors.js";
 import { type TensorInfo, type TensorSpec, serializeHeader } from "./header.js";
@@ -50,13 +50,7 @@ export class SafetensorsWriter {
   /** Validates the specs, refuses an existing output (unless force) and opens the temporary file. */
   static async create(path: string, specs: readonly TensorSpec[], options: WriterOptions = {}): Promise<SafetensorsWriter> {
     checkOptions(options, WRITER_KEYS);
-    const target = resolve(path);
-    for (const p of options.protect ?? []) {
-      if (existsSync(p) && existsSync(target) && realpathSync(p) === realpathSync(target)) {
-        throw new IoError(path, "is also an input; allowed: a different output path (inputs are never modified)");
-      }
-    }
-    if (!options.force && existsSync(target)) throw new IoError(path, "exists; allowed: a new path, or --force to replace it");
+    const target = outputTarget(path, options);
     const { bytes, tensors } = serializeHeader(specs, options.metadata ?? {});
     if (!existsSync(dirname(target))) throw new IoError(path, `directory ${dirname(target)} does not exist; allowed: a path in an existing directory`);
     const tempPath = temporaryPath(target);

@@ -1,11 +1,11 @@
 // Streaming GGUF writer. The header (metadata, tensor infos with aligned offsets) is fixed up front from the
 // specs; tensor data is appended tensor by tensor in any chunk sizes, each tensor padded to the alignment; the
 // file appears only on commit (temporary file in the target's directory, then linked or renamed into place).
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { type FileHandle, open, rename, rm } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
+import { dirname } from "node:path";
 import { CodeRangeError, describe } from "../../errors.js";
-import { pending, placeWithoutClobbering, temporaryPath } from "../atomic.js";
+import { outputTarget, pending, placeWithoutClobbering, temporaryPath } from "../atomic.js";
 import { IoError } from "../errors.js";
 import { fsError, onPath } from "../fs-errors.js";
 import { IEEE_RNE, quantizeMxfp4, quantizeNvfp4, quantizeQ8_0 } from "./encode.js";
@@ -68,13 +68,7 @@ export class GgufWriter {
   /** Validates specs and metadata, refuses an existing output (unless force) and writes the header to a temporary file. */
   static async create(path: string, specs: readonly GgufTensorSpec[], options: GgufWriterOptions = {}): Promise<GgufWriter> {
     checkOptions(options, GGUF_WRITER_KEYS);
-    const target = resolve(path);
-    for (const p of options.protect ?? []) {
-      if (existsSync(p) && existsSync(target) && realpathSync(p) === realpathSync(target)) {
-        throw new IoError(path, "is also an input; allowed: a different output path (inputs are never modified)");
-      }
-    }
-    if (!options.force && existsSync(target)) throw new IoError(path, "exists; allowed: a new path, or --force to replace it");
+    const target = outputTarget(path, options);
     const metadata = new Map(options.metadata instanceof Map ? options.metadata : Object.entries(options.metadata ?? {}));
     const alignment = chooseAlignment(metadata, options.alignment);
     if (alignment !== DEFAULT_ALIGNMENT) metadata.set(ALIGNMENT_KEY, { type: "UINT32", value: alignment });
