@@ -227,8 +227,10 @@ function goldenSection(lib, golden) {
   return out;
 }
 
-/** Runs every section; `golden` maps each GOLDEN_DTYPES entry to { decode, encode } file bytes. */
-/** dequantize into binary16 and bfloat16: the bits (FNV-1a of them for 16-bit sources) and the native array type. */
+/**
+ * dequantize into binary16 and bfloat16 and convert between formats: the bits (FNV-1a of them) and the native array
+ * type.
+ */
 function float16Section(lib) {
   const hash = (bits) => bits.reduce((h, b) => Math.imul(h ^ b, 16777619) >>> 0, 2166136261);
   const out = {};
@@ -242,11 +244,17 @@ function float16Section(lib) {
       float16: hash(bits(native)),
       float16Bits: hash(bits(lib.dequantize(codes, f, { to: "float16", bits: true }))),
       bfloat16: hash(bits(lib.dequantize(codes, f, { to: "bfloat16" }))),
+      convert: [
+        ["float8_e4m3fn", undefined],
+        ["Binary8p3se", { rounding: "TowardZero", saturation: "SatFinite" }],
+        ["binary16", { rounding: "NearestTiesToAway" }],
+      ].map(([to, projection]) => hash(Array.from(lib.convert(codes, f, to, projection)))),
     };
   }
   return out;
 }
 
+/** Runs every section; `golden` maps each GOLDEN_DTYPES entry to { decode, encode } file bytes. */
 export function runSuite(lib, golden) {
   return {
     float16: float16Section(lib),
