@@ -10,7 +10,7 @@ afterEach(() => useKernels(true));
 const src = new Float32Array(64).map((_, i) => (i - 32) * 0.37);
 const path = (fmt: string, options?: Parameters<typeof planQuantize>[2], input: Float32Array | Float64Array = src) => {
   const { run } = planQuantize(input, fmt, options);
-  return run.kernel === "encodeF32" ? `encodeF32/${run.variant}` : run.kernel;
+  return run.kernel === "reference" ? run.kernel : `${run.kernel}/${run.variant}`;
 };
 
 describe("planQuantize picks the encode kernel's fast variant where it applies", () => {
@@ -30,7 +30,11 @@ describe("planQuantize picks the encode kernel's fast variant where it applies",
   it("takes the generic kernel path or the reference where the fast variant does not apply", () => {
     expect(path("float8_e8m0fnu")).toBe("encodeF32/generic"); // ml_dtypes' own E8M0 cast
     expect(path("Binary8p3se", { rounding: "StochasticA", stochasticBits: 20, seed: 1 })).toBe("encodeF32/generic"); // N > 16
-    expect(path("float8_e4m3fn", undefined, Float64Array.from(src))).toBe("reference"); // float64 input
+    expect(path("float8_e4m3fn", undefined, Float64Array.from(src))).toBe("encodeF64/bytes"); // float64 input, rounded to odd
+    expect(path("float8_e4m3fn", { rounding: "StochasticA", stochasticBits: 4, seed: 1 }, Float64Array.from(src))).toBe("reference");
+    expect(path("float8_e8m0fnu", undefined, Float64Array.from(src))).toBe("reference"); // ml_dtypes' cast is defined on float32
+    expect(path("float16", undefined, Float64Array.from(src))).toBe("encodeF64/wideKeep");
+    expect(path("Binary16p3se", undefined, Float64Array.from(src))).toBe("reference"); // subnormals below float32's
     expect(path("float8_e4m3fn", { flags: newFlags() })).toBe("reference"); // exception flags
     expect(path("binary32")).toBe("reference"); // codes wider than 16 bits
     expect(path("Binary8p3se", { rounding: "StochasticA", stochasticBits: 31, seed: 1 })).toBe("reference"); // N beyond the kernel

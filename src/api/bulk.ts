@@ -3,6 +3,7 @@
 import { ArgumentTypeError, CodeRangeError, describe } from "../errors.js";
 import { type ConversionFlags, project } from "../exact/cast.js";
 import { type Projection, type ResolvedProjection, resolveProjection } from "../exact/projection.js";
+import { beyondOdd32, roundToOddFloat32 } from "../exact/round-to-odd.js";
 import { type BulkProjection, conversionTable, decodeTable32 } from "../exact/tables.js";
 import { format } from "../format/registry.js";
 import { fromFloat32Bits, fromNumber } from "../exact/value.js";
@@ -44,8 +45,28 @@ export function runQuantize(plan: QuantizePlan): CodeArray {
     const written = quantizeWasm(src as Float32Array, f, rho, out as Uint8Array | Uint16Array, wasmRandom(random), first);
     if (written) return written;
   }
+  if (run.kernel === "encodeF64" && quantizeOdd(src as Float64Array, f, rho, out as Uint8Array | Uint16Array)) return out;
   quantizeReference(src, f, rho, out, random?.at, plan.flags);
   return out;
+}
+
+/** Elements per part of float64 input rounded to float32 to odd (bounded scratch, whatever the input size). */
+const ODD_PART = 65536;
+
+/**
+ * float64 input through the float32 kernel, part by part: each part rounded to float32 to odd (one rounding overall,
+ * see src/exact/round-to-odd.ts); NaNs (their payloads and signs) and |x| ≥ 2^128 then projected by the reference.
+ * False (nothing written) when the kernel does not run.
+ */
+function quantizeOdd(src: Float64Array, f: Format, rho: ResolvedProjection, out: Uint8Array | Uint16Array): boolean {
+  const part = new Float32Array(Math.min(ODD_PART, src.length));
+  for (let at = 0; at < src.length; at += ODD_PART) {
+    const x = src.subarray(at, at + ODD_PART);
+    const odd = roundToOddFloat32(x, part.subarray(0, x.length));
+    if (!quantizeWasm(odd, f, rho, out.subarray(at, at + x.length), undefined)) return false;
+  }
+  for (let i = 0; i < src.length; i++) if (beyondOdd32(src[i]!)) quantizeReference(src.subarray(i, i + 1), f, rho, out.subarray(i, i + 1));
+  return true;
 }
 
 /**

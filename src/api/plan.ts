@@ -4,6 +4,7 @@
 import { ArgumentTypeError, describe } from "../errors.js";
 import type { ConversionFlags } from "../exact/cast.js";
 import { type Projection, type ResolvedProjection, resolveProjection } from "../exact/projection.js";
+import { odd32Covers } from "../exact/round-to-odd.js";
 import type { Format } from "../format/model.js";
 import { type RandomArray, type RandomOptions, type RandomSource, resolveRandom } from "../random.js";
 import { type WasmRandom, encodeBlock, encodeVariant } from "../wasm/encode.js";
@@ -45,9 +46,13 @@ export function wasmRandom(random: RandomSource | undefined): WasmRandom {
   return random.kind === "seed" ? { seed: random.seed } : { array: random.array };
 }
 
-/** What runs a quantize call: the Wasm encode kernel (with its fast variant, or the generic path) or the reference. */
+/**
+ * What runs a quantize call: the Wasm encode kernel (with its fast variant, or the generic path) on float32 input or
+ * on float64 input rounded to float32 to odd (src/exact/round-to-odd.ts: exact for the formats it covers), or the
+ * reference.
+ */
 export type QuantizeKernel =
-  | { readonly kernel: "encodeF32"; readonly variant: ReturnType<typeof encodeVariant>; readonly block: Int32Array }
+  | { readonly kernel: "encodeF32" | "encodeF64"; readonly variant: ReturnType<typeof encodeVariant>; readonly block: Int32Array }
   | { readonly kernel: "reference" };
 
 export interface QuantizePlan {
@@ -78,7 +83,12 @@ export function planQuantize(src: unknown, fmt: FormatLike, options: QuantizeOpt
   const rho = resolveProjection(f, projection as Projection);
   const source = resolveRandom(rho, input.length, { seed, seedIndex, random });
   const given = requireOutputArray<CodeArray>(out, type, input.length);
-  const block = input instanceof Float32Array && flags === undefined && kernels() !== undefined ? encodeBlock(f, rho, wasmRandom(source)) : undefined;
-  const run: QuantizeKernel = block ? { kernel: "encodeF32", variant: encodeVariant(block), block } : { kernel: "reference" };
+  // float64 input takes the kernel through rounding to odd under deterministic roundings (stochastic ones read more
+  // fraction bits than float32 keeps; a vendor cast is defined on float32 input).
+  const viaOdd = input instanceof Float64Array && rho.stochasticBits === 0 && rho.vendor === "none" && odd32Covers(f);
+  const block =
+    (input instanceof Float32Array || viaOdd) && flags === undefined && kernels() !== undefined ? encodeBlock(f, rho, wasmRandom(source)) : undefined;
+  const kernel = input instanceof Float32Array ? "encodeF32" : "encodeF64";
+  const run: QuantizeKernel = block ? { kernel, variant: encodeVariant(block), block } : { kernel: "reference" };
   return { f, rho, src: input, type, out: given, random: source, flags, run };
 }

@@ -161,12 +161,16 @@ function projectionKey(rho: ResolvedProjection): string {
 
 /** True when every value of f is a float32 (so decodeTable32 holds each exactly, NaNs aside). */
 function valuesFitFloat32(f: Format): boolean {
-  // MaxFinite = m·2^e < 2^128, and every value a multiple of 2^minQuantumExponent ≥ 2^−149 with P ≤ 24 bits.
+  // MaxFinite < 2^128, and every value a multiple of 2^minQuantumExponent ≥ 2^−149 with P ≤ 24 bits.
+  return f.P <= 24 && f.minQuantumExponent >= -149 && maxFiniteBinade(f) < 128;
+}
+
+/** e with 2^e ≤ MaxFinite < 2^(e+1), from the parameters (no table). */
+export function maxFiniteBinade(f: Format): number {
   const hidden = 2 ** f.trailingBits;
   const T = f.maxFiniteMagnitude % hidden;
   const E = (f.maxFiniteMagnitude - T) / hidden;
-  const below2to128 = E === 0 && f.zero ? 1 - f.bias - f.trailingBits + 31 - Math.clz32(T) < 128 : E - f.bias < 128;
-  return f.P <= 24 && f.minQuantumExponent >= -149 && below2to128;
+  return E === 0 && f.zero ? 1 - f.bias - f.trailingBits + 31 - Math.clz32(T) : E - f.bias;
 }
 
 /** Projects float32 values in bulk into a format (the Wasm encode kernel), or undefined when it cannot. */
