@@ -8,3 +8,8 @@ export { SafetensorsReader } from "./reader.js";
 export { BlobSource, type ByteSource } from "./source.js";
 export { HttpSource, openSafetensors, type Progress, type RemoteOptions } from "./remote.js";
 export { BLOCK_KEY_PREFIX, SCALES_SUFFIX, type BlockLayout, blockLayouts, readBlockRows } from "./blocks.js";
+export { CheckpointError } from "../checkpoint/errors.js";
+export { CHECKPOINT_SCHEMES, CHECKPOINT_SCHEME_NAMES, type CheckpointScheme } from "../checkpoint/schemes.js";
+export { Checkpoint, type CheckpointInput, type CheckpointOptions, openCheckpoint } from "../checkpoint/open.js";
+export type { CheckpointPart, CheckpointTensor, TensorScheme } from "../checkpoint/recognize.js";
+export type { QuantConfig } from "../checkpoint/config.js";
