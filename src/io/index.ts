@@ -29,3 +29,4 @@ export { CHECKPOINT_SCHEMES, CHECKPOINT_SCHEME_NAMES, type CheckpointScheme } fr
 export { Checkpoint, type CheckpointInput, type CheckpointOptions, openCheckpoint } from "../checkpoint/open.js";
 export type { CheckpointPart, CheckpointTensor, TensorScheme } from "../checkpoint/recognize.js";
 export type { QuantConfig } from "../checkpoint/config.js";
+export { type DequantizeCheckpointOptions, type DequantizeCheckpointResult, type ProgressSink, dequantizeCheckpoint } from "../checkpoint/dequantize.js";
