@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { roundToOddFloat32 } from "../src/checkpoint/decode.js";
 import { quantize } from "../src/index.js";
 import { CheckpointError, openCheckpoint } from "../src/io/index.js";
 import { GOOD, bits, checkpoint, expectedTensors } from "./checkpoint-fixtures.js";
@@ -32,6 +33,9 @@ describe("openCheckpoint: every convention, bit-exact", () => {
           const exact = await c.readExact(tensorName);
           expect([...quantize(exact, "binary16")]).toEqual(bits(e.f16, 16));
           expect([...quantize(exact, "bfloat16")]).toEqual(bits(e.bf16, 16));
+          expect([...(await c.readRounded(tensorName, "F16"))]).toEqual(bits(e.f16, 16));
+          expect([...(await c.readRounded(tensorName, "BF16"))]).toEqual(bits(e.bf16, 16));
+          expect([...new Uint32Array((await c.readRounded(tensorName, "F32")).buffer)]).toEqual(bits(e.f32, 32));
           // A range that starts mid-row and crosses rows and scale blocks reads the same values.
           const K = t.shape[t.shape.length - 1]!;
           const start = Math.min(K + 3, t.length - 1);
@@ -102,6 +106,24 @@ describe("openCheckpoint: every convention, bit-exact", () => {
     }
     expect(c.tensor("q8_0").blockShape).toEqual([1, 32]);
     await c.close();
+  });
+});
+
+describe("roundToOddFloat32: float32 rounded to odd, then to float16/bfloat16, is the one correct rounding", () => {
+  it("agrees with the library's exact float64 path on ties, near-ties, underflow, overflow, zeros and NaN", () => {
+    const x: number[] = [0, -0, Number.NaN, Infinity, -Infinity, 1e300, -1e300, 1e-300, -1e-300, 2 ** -149, 2 ** -150, 3 * 2 ** -151];
+    let s = 12345;
+    const u = () => (s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    for (let i = 0; i < 20000; i++) {
+      // A bfloat16 or float16 midpoint (8 or 11 significant bits + 1), nudged by less than a float32 ulp or not at all.
+      const bitsOf = i % 2 ? 9 : 12;
+      const m = (Math.floor(u() * 2 ** bitsOf) | 1) * 2 ** (Math.floor(u() * 40) - 20 - bitsOf);
+      const nudge = [0, 2 ** -30, -(2 ** -30), 2 ** -45, 2 ** -24][i % 5]! * m;
+      x.push((i % 3 ? 1 : -1) * (m + nudge), (u() - 0.5) * 2 ** (Math.floor(u() * 60) - 30));
+    }
+    const exact = Float64Array.from(x);
+    const odd = roundToOddFloat32(exact);
+    for (const fmt of ["binary16", "bfloat16"] as const) expect([...quantize(odd, fmt)]).toEqual([...quantize(exact, fmt)]);
   });
 });
 

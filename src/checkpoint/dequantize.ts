@@ -11,6 +11,7 @@ import { IoError } from "../io/errors.js";
 import { onPath } from "../io/fs-errors.js";
 import type { SafetensorsReader } from "../io/reader.js";
 import { SafetensorsWriter } from "../io/writer.js";
+import type { Target } from "./decode.js";
 import { CheckpointError } from "./errors.js";
 import { type Checkpoint, INDEX_FILE, openCheckpoint } from "./open.js";
 import type { CheckpointTensor } from "./recognize.js";
@@ -29,7 +30,7 @@ export interface ProgressSink {
 
 export interface DequantizeCheckpointOptions {
   /** Target dtype. */
-  to: "F32" | "F16" | "BF16";
+  to: Target;
   /** Output file (for a file input) or directory (for a directory input). */
   output: string;
   force?: boolean;
@@ -120,7 +121,7 @@ function planFiles(c: Checkpoint, converts: (t: CheckpointTensor) => boolean): M
 
 interface Run {
   readonly c: Checkpoint;
-  readonly to: string;
+  readonly to: Target;
   readonly sink: ProgressSink | undefined;
   index: number;
   readonly result: DequantizeCheckpointResult;
@@ -165,9 +166,10 @@ async function writeShard(
       let pending: Promise<void> = Promise.resolve();
       for (let start = 0; start < t.length; start += step) {
         const count = Math.min(step, t.length - start);
-        const values = await run.c.readExact(t.name, start, count);
+        const values = await run.c.readRounded(t.name, run.to, start, count);
         await pending;
-        pending = writer.writeValues(values).then(() => run.sink?.advance(count, index, t.name));
+        const bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+        pending = writer.writeBytes(bytes).then(() => run.sink?.advance(count, index, t.name));
       }
       await pending;
       run.result.converted++;

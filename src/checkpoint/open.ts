@@ -7,7 +7,7 @@ import { SafetensorsReader } from "../io/reader.js";
 import { BlobSource, type ByteSource } from "../io/source.js";
 import { CodeRangeError } from "../errors.js";
 import { type QuantConfig, isObject, parseQuantConfig } from "./config.js";
-import { readRange } from "./decode.js";
+import { type Target, readRange, readRounded, roundTo } from "./decode.js";
 import { CheckpointError } from "./errors.js";
 import { type CheckpointTensor, type Entry, recognize } from "./recognize.js";
 
@@ -26,6 +26,8 @@ export const INDEX_FILE = "model.safetensors.index.json";
 
 /** Exact values of a range of a logical tensor. */
 type Decoder = (t: CheckpointTensor, start: number, count: number) => Promise<Float64Array>;
+/** A range of a logical tensor rounded once to a target. */
+type Rounder = (t: CheckpointTensor, start: number, count: number, to: Target) => Promise<Float32Array | Uint16Array>;
 
 export class Checkpoint {
   private readonly byName: Map<string, CheckpointTensor>;
@@ -46,6 +48,7 @@ export class Checkpoint {
     /** Per file: its safetensors reader (empty for GGUF). */
     readonly readers: ReadonlyMap<string, SafetensorsReader>,
     private readonly decode: Decoder,
+    private readonly round: Rounder,
     private readonly closeAll: () => Promise<void>,
   ) {
     this.byName = new Map(tensors.map((t) => [t.name, t]));
@@ -68,6 +71,18 @@ export class Checkpoint {
     checkRange(t, start, n);
     if (!t.decodable) throw new CheckpointError(`tensor "${name}"`, `has dtype ${t.dtype}, which holds integers; allowed: floating-point tensors`);
     return this.decode(t, start, n);
+  }
+
+  /**
+   * Elements [start, start + count) rounded once to F32 (a Float32Array), F16 or BF16 (a Uint16Array of binary16 /
+   * bfloat16 bit patterns): what a converter writes, without a float64 array per element on the way.
+   */
+  async readRounded(name: string, to: Target, start = 0, count?: number): Promise<Float32Array | Uint16Array> {
+    const t = this.tensor(name);
+    const n = count ?? t.length - start;
+    checkRange(t, start, n);
+    if (!t.decodable) throw new CheckpointError(`tensor "${name}"`, `has dtype ${t.dtype}, which holds integers; allowed: floating-point tensors`);
+    return this.round(t, start, n, to);
   }
 
   /** Values of elements [start, start + count) rounded once to float32, into `out` when given. */
@@ -125,8 +140,10 @@ export class Checkpoint {
           decodable: !/^I\d/.test(t.typeName),
         }),
       );
+      // ggml's float32 values are exact: float64 holds them, and they round once to any target.
       const decode: Decoder = async (t, start, count) => Float64Array.from(await reader.readValues(reader.tensor(t.name), start, count));
-      return new Checkpoint(input, "gguf", [basename(input)], undefined, undefined, tensors, new Map(), decode, () => reader.close());
+      const round: Rounder = async (t, start, count, to) => roundTo(await decode(t, start, count), to);
+      return new Checkpoint(input, "gguf", [basename(input)], undefined, undefined, tensors, new Map(), decode, round, () => reader.close());
     }
     const files = info?.isDirectory() ? await shardsOf(input, fs, join) : [basename(input)];
     const readers = new Map<string, SafetensorsReader>();
@@ -175,7 +192,9 @@ async function build(
       for (const r of readers.values()) await r.close();
     };
     const cfg = isObject(config) ? config : undefined;
-    return new Checkpoint(name, kind, files, cfg, quantization, tensors, readers, (t, s, c) => readRange(recipes.get(t.name)!, s, c), close);
+    const decode: Decoder = (t, s, c) => readRange(recipes.get(t.name)!, s, c);
+    const round: Rounder = (t, s, c, to) => readRounded(recipes.get(t.name)!, s, c, to);
+    return new Checkpoint(name, kind, files, cfg, quantization, tensors, readers, decode, round, close);
   } catch (e) {
     for (const r of readers.values()) await r.close();
     throw e;

@@ -30,3 +30,4 @@ export { Checkpoint, type CheckpointInput, type CheckpointOptions, openCheckpoin
 export type { CheckpointPart, CheckpointTensor, TensorScheme } from "../checkpoint/recognize.js";
 export type { QuantConfig } from "../checkpoint/config.js";
 export { type DequantizeCheckpointOptions, type DequantizeCheckpointResult, type ProgressSink, dequantizeCheckpoint } from "../checkpoint/dequantize.js";
+export type { Target } from "../checkpoint/decode.js";
