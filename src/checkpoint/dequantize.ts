@@ -4,7 +4,7 @@
 // their weights and dropped. Nothing appears at the destination unless everything succeeded.
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { cp, mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type { TensorSpec } from "../io/header.js";
 import { IoError } from "../io/errors.js";
@@ -84,6 +84,7 @@ export async function dequantizeCheckpoint(input: string, options: DequantizeChe
     const run = { c, to, sink, index: 0, result };
     const foreign = convertedTensors.some((t) => !["plain", "minifloat", "minifloat-block"].includes(t.scheme) && !t.scheme.startsWith("gguf:"));
     const allForeign = c.tensors.every((t) => ["plain", "minifloat", "minifloat-block"].includes(t.scheme) || converts(t));
+    if (c.kind === "gguf") result.inputBytes = (await stat(input)).size;
     if (c.kind !== "directory") {
       const [file, items] = [...plans][0]!;
       await writeShard(run, items, output, c.readers.get(file), options.force ?? false, input);
