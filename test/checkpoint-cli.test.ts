@@ -158,6 +158,7 @@ describe("minifloat dequantize: malformed checkpoints are refused and nothing is
     ["bad-unknown-method", "", /quant_method: is "mystery-quant"/],
     ["bad-unknown-format", "", /format: is "sparse-24-bitmask"/],
     ["bad-no-config-block", "", /the block size is unknown/],
+    ["bad-missing-nvfp4-scale", "", /w\.weight": is a packed E2M1 weight without its scale: the modelopt config needs tensor "w\.weight_scale"/],
     ["bad-gguf", "unknown-type.gguf", /unknown ggml type 99/],
     ["bad-gguf", "truncated.gguf", /truncated/],
   ];

@@ -137,6 +137,7 @@ describe("openCheckpoint: malformed checkpoints are refused, naming what is wron
     ["bad-unknown-method", /quant_method: is "mystery-quant"; allowed: fp8, compressed-tensors, mxfp4, modelopt/],
     ["bad-unknown-format", /format: is "sparse-24-bitmask" with no weight groups; allowed: float-quantized/],
     ["bad-no-config-block", /shape \[3, 3\], not the \[2, 1\] of 128×128 blocks; without config\.json quantization_config\.weight_block_size/],
+    ["bad-missing-nvfp4-scale", /w\.weight": is a packed E2M1 weight without its scale/],
     ["bad-negative-scale", /w\.weight_scale" in model\.safetensors: element 0 is -0\.5; allowed: a finite non-negative scale/],
   ];
   for (const [name, message] of cases) {

@@ -4,7 +4,7 @@
 import { CheckpointError } from "./errors.js";
 
 /** compressed-tensors formats whose weights minifloat decodes (the others are refused). */
-export const CT_FORMATS = ["float-quantized", "naive-quantized", "nvfp4-pack-quantized", "mxfp4-pack-quantized"] as const;
+export const CT_FORMATS = ["float-quantized", "nvfp4-pack-quantized", "mxfp4-pack-quantized"] as const;
 /** ModelOpt quant_algo values minifloat decodes. */
 export const MODELOPT_ALGOS = ["FP8", "NVFP4"] as const;
 

@@ -308,8 +308,13 @@ function refuseOrphan(e: Entry, config: QuantConfig | undefined): void {
     const base = name.slice(0, -suffix.length);
     throw new CheckpointError(`tensor "${name}"`, `is a scale whose weight "${base}.weight" is missing or not a quantized weight of a known convention`);
   }
-  if (!config || !(NARROW.test(e.t.dtype) && e.t.info.format === e.t.format?.name)) return;
-  const base = name.replace(/\.weight$/, "");
+  if (!config) return;
+  const narrow = NARROW.test(e.t.dtype) && e.t.info.format === e.t.format?.name;
+  // Packed E2M1 weights are stored as U8: their names (or a ModelOpt NVFP4 config) say what they are.
+  const packed =
+    e.t.dtype === "U8" && (/(\.weight_packed|_blocks)$/.test(name) || (config.method === "modelopt" && config.algo === "NVFP4" && name.endsWith(".weight")));
+  if (!narrow && !packed) return;
+  const base = name.replace(/(\.weight(_packed)?|_blocks)$/, "");
   const missing: Record<QuantConfig["method"], string> = {
     fp8: `"${base}.weight_scale_inv"`,
     "compressed-tensors": `"${base}.weight_scale"`,
@@ -318,6 +323,6 @@ function refuseOrphan(e: Entry, config: QuantConfig | undefined): void {
   };
   throw new CheckpointError(
     `tensor "${name}"`,
-    `is a ${e.t.dtype} weight without its scale: the ${config.method} config needs tensor ${missing[config.method]}`,
+    `is a ${packed ? "packed E2M1" : e.t.dtype} weight without its scale: the ${config.method} config needs tensor ${missing[config.method]}`,
   );
 }
