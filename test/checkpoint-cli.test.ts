@@ -103,7 +103,17 @@ describe("minifloat dequantize: every convention, every target, bit-exact", () =
     for (const f of ["generation_config.json", "tokenizer.json"]) expect(readFileSync(join(out, f))).toEqual(readFileSync(join(input, f)));
     const ids = (await stored([join(out, a)])).get("model.position_ids")!;
     expect(ids.dtype).toBe("I64");
-    expect(ids.bits).toEqual([...readFileSync(join(input, a)).subarray(-32)].slice(0, 32));
+    expect(ids.bits).toEqual([...readFileSync(join(input, a)).subarray(-32)]); // the last 32 bytes of its shard, unchanged
+  });
+
+  it("--only: unselected quantized weights keep their scales, and the config keeps quantization_config", async () => {
+    const out = at("sharded-only");
+    expect((await cli("dequantize", checkpoint("sharded"), "--to", "f32", "--only", "*q_proj*", "-o", out)).code).toBe(0);
+    const got = await stored(["model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"].map((f) => join(out, f)));
+    const p = "model.layers.0.self_attn";
+    expect([got.get(`${p}.q_proj.weight`)!.dtype, got.has(`${p}.q_proj.weight_scale_inv`)]).toEqual(["F32", false]);
+    expect([got.get(`${p}.k_proj.weight`)!.dtype, got.get(`${p}.k_proj.weight_scale_inv`)!.dtype]).toEqual(["F8_E4M3", "F32"]);
+    expect(JSON.parse(readFileSync(join(out, "config.json"), "utf8")).quantization_config.quant_method).toBe("fp8");
   });
 
   it("a .safetensors file (config beside it) becomes a file; a GGUF file becomes a .safetensors file", async () => {

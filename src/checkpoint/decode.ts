@@ -33,8 +33,8 @@ export async function readRange(r: Recipe, start: number, count: number): Promis
     const base = (Math.floor(row / bh) - s0) * cols;
     let j = at - row * K;
     for (; i < rowEnd; i++, j++) {
-      // ≤ 30 significant bits: exact; times m (a power of two or 1 unless minifloat's tensor scale, ≤ 30 bits
-      // in all) also exact.
+      // code × scale has ≤ 28 significant bits (E4M3 × float32) or ≤ 6 (E2M1 × E4M3); times m (ModelOpt's
+      // weight_scale_2 or minifloat's tensor scale, a float32) ≤ 30: exact.
       const v = el[i]! * scales[base + Math.floor(j / bw)]! * m;
       out[i] = r.global?.divide ? v / g : v;
     }

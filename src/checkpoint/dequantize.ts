@@ -4,7 +4,7 @@
 // their weights and dropped. Nothing appears at the destination unless everything succeeded.
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { cp, mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { cp, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type { TensorSpec } from "../io/header.js";
 import { IoError } from "../io/errors.js";
@@ -82,14 +82,16 @@ export async function dequantizeCheckpoint(input: string, options: DequantizeChe
     const result: DequantizeCheckpointResult = { converted: 0, copied: 0, dropped: 0, inputBytes: 0, outputBytes: 0 };
     for (const t of c.tensors) if (converts(t)) result.dropped += t.parts.length - 1;
     const run = { c, to, sink, index: 0, result };
-    const foreign = convertedTensors.some((t) => !["plain", "minifloat", "minifloat-block"].includes(t.scheme) && !t.scheme.startsWith("gguf:"));
-    const allForeign = c.tensors.every((t) => ["plain", "minifloat", "minifloat-block"].includes(t.scheme) || converts(t));
+    // The quantization config goes when another tool's quantized weights were all dequantized (not with --only
+    // leaving some, nor with --raw, which applies no convention).
+    const own = (t: CheckpointTensor) => ["plain", "minifloat", "minifloat-block"].includes(t.scheme) || t.scheme.startsWith("gguf:");
+    const dropConfig = convertedTensors.some((t) => !own(t)) && c.tensors.every((t) => own(t) || converts(t));
     if (c.kind === "gguf") result.inputBytes = (await stat(input)).size;
     if (c.kind !== "directory") {
       const [file, items] = [...plans][0]!;
       await writeShard(run, items, output, c.readers.get(file), options.force ?? false, input);
     } else {
-      await writeDirectory(run, plans, input, output, options.force ?? false, foreign && allForeign);
+      await writeDirectory(run, plans, input, output, options.force ?? false, dropConfig);
     }
     return result;
   } finally {
@@ -97,8 +99,10 @@ export async function dequantizeCheckpoint(input: string, options: DequantizeChe
   }
 }
 
-/** Per input file, its output tensors in stored order: converted logical tensors where their weight is, parts of
- * unconverted ones copied where they are, scale parts of converted ones dropped. */
+/**
+ * Per input file, its output tensors in stored order: converted logical tensors where their weight is, parts of
+ * unconverted ones copied where they are, scale parts of converted ones dropped.
+ */
 function planFiles(c: Checkpoint, converts: (t: CheckpointTensor) => boolean): Map<string, Item[]> {
   const plans = new Map<string, Item[]>(c.files.map((f) => [f, []]));
   const owner = new Map<string, CheckpointTensor>();
@@ -228,7 +232,6 @@ async function writeDirectory(run: Run, plans: Map<string, Item[]>, input: strin
 }
 
 async function readJson(path: string): Promise<unknown> {
-  const { readFile } = await import("node:fs/promises");
   return JSON.parse(await readFile(path, "utf8").catch(() => "null")) ?? undefined;
 }
 
