@@ -65,8 +65,11 @@ export async function dequantizeCheckpoint(input: string, options: DequantizeChe
   if (resolve(input) === target) throw new IoError(output, "is also the input; allowed: a different output path (inputs are never modified)");
   const c = await openCheckpoint(input, { raw: options.raw ?? false });
   try {
+    // Scaled tensors are always converted; unscaled float tensors when not already in the target dtype, except the
+    // plain ones of a checkpoint another tool quantized: those were never quantized (DeepSeek's F32 biases stay F32).
+    const unscaled = (t: CheckpointTensor) => t.scheme === "minifloat" || (t.scheme === "plain" && c.quantization === undefined);
     const converts = (t: CheckpointTensor) =>
-      t.decodable && selected(t.name) && (c.kind === "gguf" || !["plain", "minifloat"].includes(t.scheme) || t.parts[0]!.dtype !== to);
+      t.decodable && selected(t.name) && (c.kind === "gguf" || (t.scheme !== "plain" && t.scheme !== "minifloat") || (unscaled(t) && t.parts[0]!.dtype !== to));
     const convertedTensors = c.tensors.filter(converts);
     if (c.kind === "gguf") {
       const bad = c.tensors.find((t) => !t.decodable);

@@ -18,8 +18,8 @@ Converts every floating-point tensor to the target dtype, scales folded in:
   minifloat's own block-scaled tensors ("minifloat.block.<tensor>" + "<tensor>.scales") likewise;
   narrow float dtypes (F8_E4M3, F4, F6_*, ...) and formats recorded in __metadata__ ("minifloat.dtype.<tensor>");
   GGUF tensors (F32, F16, BF16, Q8_0, MXFP4, NVFP4) into a .safetensors file.
-Values are decoded exactly and rounded once to the target (round to nearest, ties to even). Integer tensors and
-tensors already in the target dtype are copied unchanged. A model directory (model.safetensors.index.json or one
+Values are decoded exactly and rounded once to the target (round to nearest, ties to even). Integer tensors,
+tensors already in the target dtype and the tensors another tool's checkpoint left unquantized are copied unchanged. A model directory (model.safetensors.index.json or one
 *.safetensors) becomes a directory: the same shard names, a new index, config.json without quantization_config,
 hf_quant_config.json left out, every other file copied. Nothing is written unless everything succeeds; the
 input is never modified.
