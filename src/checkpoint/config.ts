@@ -27,12 +27,12 @@ const METHODS = ["fp8", "compressed-tensors", "mxfp4", "modelopt"];
 
 /**
  * The convention a checkpoint's configs declare, or undefined when neither declares one. `config` is config.json,
- * `hf` hf_quant_config.json (either may be absent); `where` names the directory in errors.
+ * `hf` hf_quant_config.json (either may be absent); `where` prefixes the file names in errors (a directory and "/").
  */
 export function parseQuantConfig(config: unknown, hf: unknown, where: string): QuantConfig | undefined {
   const q = isObject(config) ? config.quantization_config : undefined;
   if (q !== undefined && !(isObject(q) && q.quant_method === "modelopt" && hf !== undefined)) {
-    const at = `${where}/config.json quantization_config`;
+    const at = `${where}config.json quantization_config`;
     if (!isObject(q)) throw new CheckpointError(at, `is ${JSON.stringify(q)}; allowed: an object with a quant_method`);
     switch (q.quant_method) {
       case "fp8":
@@ -47,7 +47,7 @@ export function parseQuantConfig(config: unknown, hf: unknown, where: string): Q
     throw new CheckpointError(`${at}.quant_method`, `is ${JSON.stringify(q.quant_method)}; allowed: ${METHODS.join(", ")}`);
   }
   if (hf === undefined) return undefined;
-  const at = `${where}/hf_quant_config.json quantization`;
+  const at = `${where}hf_quant_config.json quantization`;
   if (!isObject(hf) || !isObject(hf.quantization)) throw new CheckpointError(at, "is missing; allowed: an object with quant_algo");
   return modelopt(hf.quantization, at);
 }

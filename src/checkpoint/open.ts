@@ -103,8 +103,13 @@ export class Checkpoint {
   static async open(input: CheckpointInput, options: CheckpointOptions = {}): Promise<Checkpoint> {
     if (typeof input !== "string") {
       const source = input instanceof Blob ? new BlobSource(input) : input;
-      const reader = await SafetensorsReader.open(source);
-      return build(source.name, "safetensors", [source.name], new Map([[source.name, reader]]), options.config, options.hfQuantConfig, "input", options);
+      const readers = new Map([[source.name, await SafetensorsReader.open(source)]]);
+      try {
+        return build(source.name, "safetensors", [source.name], readers, options.config, options.hfQuantConfig, "", options);
+      } catch (e) {
+        await readers.get(source.name)!.close();
+        throw e;
+      }
     }
     const fs = await import("node:fs/promises");
     const { basename, dirname, join } = await import("node:path");
@@ -150,7 +155,7 @@ export class Checkpoint {
     try {
       for (const f of files) readers.set(f, await SafetensorsReader.open(info?.isDirectory() ? join(input, f) : input));
       if (info?.isDirectory()) await checkIndex(input, readers, await json(join(input, INDEX_FILE)));
-      return await build(input, info?.isDirectory() ? "directory" : "safetensors", files, readers, config, hf, dir, options);
+      return build(input, info?.isDirectory() ? "directory" : "safetensors", files, readers, config, hf, `${dir}/`, options);
     } catch (e) {
       for (const r of readers.values()) await r.close();
       throw e;
@@ -163,7 +168,8 @@ export function openCheckpoint(input: CheckpointInput, options?: CheckpointOptio
   return Checkpoint.open(input, options);
 }
 
-async function build(
+/** A Checkpoint of safetensors readers; the caller closes them if this throws. */
+function build(
   name: string,
   kind: "safetensors" | "directory",
   files: readonly string[],
@@ -172,33 +178,28 @@ async function build(
   hf: unknown,
   where: string,
   options: CheckpointOptions,
-): Promise<Checkpoint> {
-  try {
-    const quantization = options.raw ? undefined : parseQuantConfig(config, hf, where);
-    const entries: Entry[] = [];
-    const blocks = new Map<string, BlockLayout>();
-    const seen = new Map<string, string>();
-    for (const [file, reader] of readers) {
-      for (const t of reader.tensors) {
-        if (seen.has(t.name)) throw new CheckpointError(`tensor "${t.name}"`, `is stored twice: in ${seen.get(t.name)} and in ${file}`);
-        seen.set(t.name, file);
-        entries.push({ t, reader, file });
-      }
-      for (const [n, b] of blockLayouts(reader)) blocks.set(n, b);
+): Checkpoint {
+  const quantization = options.raw ? undefined : parseQuantConfig(config, hf, where);
+  const entries: Entry[] = [];
+  const blocks = new Map<string, BlockLayout>();
+  const seen = new Map<string, string>();
+  for (const [file, reader] of readers) {
+    for (const t of reader.tensors) {
+      if (seen.has(t.name)) throw new CheckpointError(`tensor "${t.name}"`, `is stored twice: in ${seen.get(t.name)} and in ${file}`);
+      seen.set(t.name, file);
+      entries.push({ t, reader, file });
     }
-    const recipes = new Map(recognize(entries, blocks, quantization, options.raw ?? false).map((r) => [r.tensor.name, r]));
-    const tensors = [...recipes.values()].map((r) => r.tensor);
-    const close = async () => {
-      for (const r of readers.values()) await r.close();
-    };
-    const cfg = isObject(config) ? config : undefined;
-    const decode: Decoder = (t, s, c) => readRange(recipes.get(t.name)!, s, c);
-    const round: Rounder = (t, s, c, to) => readRounded(recipes.get(t.name)!, s, c, to);
-    return new Checkpoint(name, kind, files, cfg, quantization, tensors, readers, decode, round, close);
-  } catch (e) {
-    for (const r of readers.values()) await r.close();
-    throw e;
+    for (const [n, b] of blockLayouts(reader)) blocks.set(n, b);
   }
+  const recipes = new Map(recognize(entries, blocks, quantization, options.raw ?? false).map((r) => [r.tensor.name, r]));
+  const tensors = [...recipes.values()].map((r) => r.tensor);
+  const close = async () => {
+    for (const r of readers.values()) await r.close();
+  };
+  const cfg = isObject(config) ? config : undefined;
+  const decode: Decoder = (t, s, c) => readRange(recipes.get(t.name)!, s, c);
+  const round: Rounder = (t, s, c, to) => readRounded(recipes.get(t.name)!, s, c, to);
+  return new Checkpoint(name, kind, files, cfg, quantization, tensors, readers, decode, round, close);
 }
 
 /** A directory's tensor files: the index's shards in order of first mention, else its one *.safetensors. */
