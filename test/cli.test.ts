@@ -159,7 +159,7 @@ describe("minifloat CLI (in-process)", () => {
       expected.set(dequantizeBlocks(lib), row * 33);
     }
     const d = at("mxfp4-f32.safetensors");
-    expect((await cli("dequantize", q, "--to", "f32", "-o", d)).out).toContain("2 tensor(s) converted to F32, 1 copied");
+    expect((await cli("dequantize", q, "--to", "f32", "-o", d)).out).toContain("2 tensor(s) converted to F32 (2 scale tensor(s) folded in), 1 copied");
     const back = await read(d, "layers.0.mlp.weight", "values");
     expect([...back.data]).toEqual([...expected]);
     expect(back.metadata).toEqual({ format: "pt" });

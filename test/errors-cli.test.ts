@@ -110,8 +110,14 @@ describe("CLI and the operating system", () => {
     const out = join(input, "out.safetensors");
     const under = await run([process.execPath, cliPath, "quantize", input, "--to", "float8_e4m3fn", "-o", out]);
     expect(under).toEqual({ code: 1, err: `minifloat quantize: ${out}: a component of the path is not a directory\n`, out: "" });
-    const folder = await run([process.execPath, cliPath, "inspect", dir]);
-    expect(folder).toEqual({ code: 1, err: `minifloat inspect: ${dir}: is a directory; allowed: a safetensors file\n`, out: "" });
+    const empty = at("empty");
+    mkdirSync(empty);
+    const folder = await run([process.execPath, cliPath, "inspect", empty]);
+    expect(folder).toEqual({
+      code: 1,
+      err: `minifloat inspect: ${empty}: has no model.safetensors.index.json and no .safetensors file; allowed: a model directory or a .safetensors/.gguf file\n`,
+      out: "",
+    });
     const missing = await run([process.execPath, cliPath, "dequantize", at("nope.safetensors"), "--to", "f32", "-o", at("nope-out.safetensors")]);
     expect(missing).toEqual({ code: 1, err: `minifloat dequantize: ${at("nope.safetensors")}: not found\n`, out: "" });
   });

@@ -1,94 +1,76 @@
-// `minifloat dequantize`: every floating-point tensor (minifloat formats and block-scaled tensors included) back
-// to F32, F16 or BF16.
-import { BLOCK_KEY_PREFIX, type BlockLayout, blockLayouts, readBlockRows } from "../io/blocks.js";
-import type { TensorInfo } from "../io/header.js";
-import type { SafetensorsReader } from "../io/reader.js";
+// `minifloat dequantize`: every floating-point tensor of a safetensors file, a model directory or a GGUF file to
+// F32, F16 or BF16, scales folded in (the work is src/checkpoint/dequantize.ts).
+import { NothingToConvertError, dequantizeCheckpoint } from "../checkpoint/dequantize.js";
 import { UsageError, stringOption } from "./args.js";
-import { CHUNK_ELEMENTS, type TensorPlan, convertFile, parseConvertCommand } from "./convert-file.js";
+import { parseConvertCommand } from "./convert-file.js";
+import { describeTensor } from "./inspect.js";
 import type { Command } from "./io.js";
+import { Progress } from "./progress.js";
 import { bytes } from "./text.js";
 
-const TARGETS: Record<string, string> = { f32: "F32", f16: "F16", bf16: "BF16" };
+const TARGETS = { f32: "F32", f16: "F16", bf16: "BF16" } as const;
 
-const HELP = `Usage: minifloat dequantize <in.safetensors> --to f32|f16|bf16 -o <out.safetensors> [options]
+const HELP = `Usage: minifloat dequantize <file.safetensors | model directory | file.gguf> --to f32|f16|bf16 -o <out> [options]
 
-Converts every floating-point tensor to the target dtype: safetensors float dtypes (F8_E4M3, F4, F6_*, ...),
-tensors whose format is recorded in __metadata__ ("minifloat.dtype.<tensor>", written by quantize) and
-block-scaled tensors ("minifloat.block.<tensor>": their "<tensor>.scales" are folded in and dropped).
-Values are decoded exactly; f16/bf16 targets then round to nearest, ties to even. Integer tensors and tensors
-already in the target dtype are copied unchanged. The input is never modified.
+Converts every floating-point tensor to the target dtype, scales folded in:
+  quantized checkpoints of other tools (DeepSeek FP8, compressed-tensors FP8/NVFP4/MXFP4, ModelOpt FP8/NVFP4,
+  gpt-oss MXFP4; docs/checkpoints.md): each weight with its scale tensors becomes one tensor, the scales dropped;
+  minifloat's own block-scaled tensors ("minifloat.block.<tensor>" + "<tensor>.scales") likewise;
+  narrow float dtypes (F8_E4M3, F4, F6_*, ...) and formats recorded in __metadata__ ("minifloat.dtype.<tensor>");
+  GGUF tensors (F32, F16, BF16, Q8_0, MXFP4, NVFP4) into a .safetensors file.
+Values are decoded exactly and rounded once to the target (round to nearest, ties to even). Integer tensors,
+tensors already in the target dtype and the tensors another tool's checkpoint left unquantized are copied unchanged. A model directory (model.safetensors.index.json or one
+*.safetensors) becomes a directory: the same shard names, a new index, config.json without quantization_config,
+hf_quant_config.json left out, every other file copied. Nothing is written unless everything succeeds; the
+input is never modified.
 
 Options:
   --to <dtype>          f32, f16 or bf16
+  --raw                 decode narrow weights without their scales and keep scale tensors (no conventions applied)
   --only <glob>         convert only tensors whose name matches (* any characters, ? one); repeatable
-  -o, --output <path>   output file
-  --force               replace an existing output file
+  -o, --output <path>   output file (directory for a directory input)
+  --force               replace an existing output
   --verbose             stack traces on errors
 `;
 
 export const dequantizeCommand: Command = {
   name: "dequantize",
-  summary: "convert a file's minifloat and block-scaled tensors back to f32, f16 or bf16",
+  summary: "dequantize a file, model directory or GGUF file to f32, f16 or bf16 (scales folded in)",
   help: HELP,
   async run(args, io) {
-    const { p, files, selected } = parseConvertCommand("dequantize", args, { to: { type: "string" } });
+    const { p, files, selected } = parseConvertCommand("dequantize", args, { to: { type: "string" }, raw: { type: "boolean" } });
     const to = stringOption(p, "to");
-    const dtype = to === undefined ? undefined : TARGETS[to.toLowerCase()];
+    const dtype = to === undefined ? undefined : TARGETS[to.toLowerCase() as keyof typeof TARGETS];
     if (!dtype) throw new UsageError("--to", `got ${to === undefined ? "nothing" : JSON.stringify(to)}; allowed: f32, f16 or bf16`);
-    let blocks: Map<string, BlockLayout> | undefined;
-    /** Block layouts whose tensor is converted (their scales and records are dropped). */
-    const folded = new Set<string>();
-    const result = await convertFile(
-      {
-        ...files,
-        plan(t, reader): TensorPlan {
-          blocks ??= blockLayouts(reader);
-          const block = blocks.get(t.name);
-          if (block && selected(t.name)) {
-            folded.add(t.name);
-            return { specs: [{ name: t.name, dtype, shape: t.shape }], convert: blockConversion(reader, block) };
-          }
-          const owner = [...blocks.values()].find((b) => b.scales.name === t.name);
-          if (owner && selected(owner.elements.name)) return { specs: [] };
-          if (owner || !(t.format !== undefined && t.dtype !== dtype && selected(t.name))) {
-            const recorded = t.format !== undefined && (t.dtype === "U8" || t.dtype === "U16");
-            return { specs: [{ name: t.name, dtype: t.dtype, shape: t.shape, ...(recorded && { format: t.format }) }] };
-          }
+    let progress: Progress | undefined;
+    try {
+      const result = await dequantizeCheckpoint(files.input, {
+        to: dtype,
+        output: files.output,
+        force: files.force,
+        raw: p.values.raw === true,
+        ...(p.values.only !== undefined && { selected }),
+        progress: (elements, tensors) => {
+          progress = new Progress(io, elements, tensors);
           return {
-            specs: [{ name: t.name, dtype, shape: t.shape }],
-            convert: { chunk: async (start, count, writer) => writer.writeValues(await reader.readValues(t, start, count)) },
+            advance: (n, index, name) => progress!.advance(n, index, name),
+            finished: (index, t, seconds) => progress!.finished(index, t.name, `${describeTensor(t)} -> ${dtype}, ${seconds.toFixed(2)} s`),
           };
         },
-        nothingToConvert: `has no floating-point tensor${p.values.only ? " matching --only" : ""} that is not already ${dtype}`,
-        metadata: (m) => {
-          const out: Record<string, string> = {};
-          for (const [k, v] of Object.entries(m)) {
-            if (k !== "minifloat.quantized" && !(k.startsWith(BLOCK_KEY_PREFIX) && folded.has(k.slice(BLOCK_KEY_PREFIX.length)))) out[k] = v;
-          }
-          return out;
-        },
-        converted: (t, seconds) => `${describeSource(t, blocks?.get(t.name))} -> ${dtype}, ${seconds.toFixed(2)} s`,
-      },
-      io,
-    );
-    io.stdout(
-      `wrote ${files.output}: ${result.converted} tensor(s) converted to ${dtype}, ${result.copied} copied; ${bytes(result.inputBytes)} -> ${bytes(result.outputBytes)}\n`,
-    );
-    return 0;
+      });
+      progress?.end();
+      const dropped = result.dropped > 0 ? ` (${result.dropped} scale tensor(s) folded in)` : "";
+      io.stdout(
+        `wrote ${files.output}: ${result.converted} tensor(s) converted to ${dtype}${dropped}, ${result.copied} copied; ${bytes(result.inputBytes)} -> ${bytes(result.outputBytes)}\n`,
+      );
+      return 0;
+    } catch (e) {
+      progress?.end();
+      if (e instanceof NothingToConvertError) {
+        const what = p.values.only !== undefined ? " matching --only" : "";
+        throw new UsageError(files.input, `has no floating-point tensor${what} that is not already ${dtype}; no output written`);
+      }
+      throw e;
+    }
   },
 };
-
-/** Whole rows per chunk, decoded block by block with their scales. */
-function blockConversion(reader: SafetensorsReader, b: BlockLayout): TensorPlan["convert"] {
-  const L = Math.max(b.rowLength, 1);
-  const rowsPerChunk = Math.max(1, Math.floor(CHUNK_ELEMENTS / L));
-  return {
-    chunkElements: rowsPerChunk * L,
-    chunk: async (start, count, writer) => writer.writeValues(await readBlockRows(reader, b, start / L, count / L)),
-  };
-}
-
-function describeSource(t: TensorInfo, block: BlockLayout | undefined): string {
-  if (block) return `${t.dtype} (${block.scheme.name})`;
-  return `${t.dtype}${t.info.format === t.format?.name ? "" : ` (${t.format!.name})`}`;
-}

@@ -1,77 +1,92 @@
-// `minifloat inspect`: the tensors of a safetensors file, their dtypes, shapes and value statistics.
+// `minifloat inspect`: the logical tensors of a safetensors file, model directory or GGUF file: scheme, dtype,
+// shape, block shape and statistics of the dequantized values (scales applied), then a histogram.
 import { stat } from "node:fs/promises";
-import { blockLayouts, readBlockRows } from "../io/blocks.js";
-import { SafetensorsReader } from "../io/reader.js";
+import { join } from "node:path";
+import { openCheckpoint } from "../checkpoint/open.js";
+import type { CheckpointTensor } from "../checkpoint/recognize.js";
 import { globMatcher, parseCommand } from "./args.js";
 import { CHUNK_ELEMENTS } from "./convert-file.js";
 import type { Command } from "./io.js";
 import { ValueStats, binadeHistogram } from "./stats.js";
 import { bytes, num, percent, renderTable } from "./text.js";
 
-const HELP = `Usage: minifloat inspect <file.safetensors> [--only <glob>]
+const HELP = `Usage: minifloat inspect <file.safetensors | model directory | file.gguf> [--only <glob>]
 
-Lists every tensor (dtype, the format recorded for U8/U16 codes or the block scheme, shape, elements) with value
-statistics of the floating-point ones (min, max, mean, standard deviation, zeros, NaN/Inf; block-scaled tensors
-decoded with their scales), then a histogram of |x| by binade over those tensors (scales excluded), and the
-file's __metadata__. The file is only read.
+Lists every tensor group: a weight with its scale tensors, named by the convention it follows (deepseek-fp8,
+compressed-tensors-fp8/-nvfp4/-mxfp4, modelopt-fp8/-nvfp4, gpt-oss-mxfp4; minifloat's block schemes such as mxfp4;
+the format recorded for U8/U16 codes; GGUF types), its dtype, shape, elements and block shape, with statistics of
+the dequantized values (min, max, mean, standard deviation, zeros, NaN/Inf; scales applied), each scale tensor
+on a line of its own, then a histogram of |x| by binade over the weights (scales excluded), the quantization
+config and the files' __metadata__. A model directory (model.safetensors.index.json or one *.safetensors) is
+read shard by shard; config.json and hf_quant_config.json beside the input decide the convention. Only reads.
 
 Options:
   --only <glob>   only tensors whose name matches (* any characters, ? one); repeatable
   --verbose       stack traces on errors
 `;
 
+/** A tensor's stored dtype with its scheme: "F8_E4M3 (deepseek-fp8)", "F4 (mxfp4)", "U8 (Binary8p3se)". */
+export function describeTensor(t: CheckpointTensor): string {
+  const stored = t.parts[0]!.dtype;
+  const note = t.scheme === "plain" || t.scheme.startsWith("gguf:") ? "" : t.scheme === "minifloat-block" || t.scheme === "minifloat" ? t.dtype : t.scheme;
+  return note && note !== stored ? `${stored} (${note})` : stored;
+}
+
 export const inspectCommand: Command = {
   name: "inspect",
-  summary: "list tensors, dtypes, shapes, value statistics and a histogram",
+  summary: "list tensor groups, schemes, shapes, dequantized value statistics and a histogram",
   help: HELP,
   async run(args, io) {
     const p = parseCommand("inspect", args, { only: { type: "string", multiple: true } }, ["file"]);
     const path = p.positionals[0]!;
     const selected = globMatcher((p.values.only as string[] | undefined) ?? []);
-    const reader = await SafetensorsReader.open(path);
+    const c = await openCheckpoint(path);
     try {
       const all = new ValueStats();
       const rows: string[][] = [];
       let parameters = 0;
-      const blocks = blockLayouts(reader);
-      const scalesOf = new Map([...blocks.values()].map((b) => [b.scales.name, b]));
-      for (const t of reader.tensors) {
-        parameters += t.length;
+      const note = (t: CheckpointTensor) => (t.scheme === "minifloat-block" ? t.dtype : t.scheme);
+      for (const t of c.tensors) {
+        const scaleElements = t.parts.slice(1).map((part) => part.shape.reduce((a, d) => a * d, 1));
+        parameters += t.length + scaleElements.reduce((a, n) => a + n, 0);
         if (!selected(t.name)) continue;
-        const block = blocks.get(t.name);
-        const owner = scalesOf.get(t.name);
-        const note = block ? block.scheme.name : owner ? `${owner.scheme.name} scales` : t.format && t.info.format !== t.format.name ? t.format.name : "";
-        const head = [t.name, note ? `${t.dtype} (${note})` : t.dtype, `[${t.shape.join(", ")}]`, String(t.length)];
-        if (!t.format && !block) {
-          rows.push([...head, "", "", "", "", "", ""]);
-          continue;
+        const block = t.blockShape ? `${t.blockShape[0]}×${t.blockShape[1]}` : "";
+        const head = [t.name, describeTensor(t), `[${t.shape.join(", ")}]`, String(t.length)];
+        if (!t.decodable) rows.push([...head, "", "", "", "", "", "", block]);
+        else {
+          const s = new ValueStats();
+          const K = Math.max(1, t.shape[t.shape.length - 1] ?? 1);
+          const step = Math.max(1, Math.floor(CHUNK_ELEMENTS / K)) * K;
+          for (let start = 0; start < t.length; start += step) s.add(await c.read(t.name, start, Math.min(step, t.length - start)));
+          all.merge(s);
+          rows.push([...head, num(s.min), num(s.max), num(s.mean), num(s.std), percent(s.zeros, s.count), String(s.nan + s.infinite), block]);
         }
-        const s = new ValueStats();
-        if (block) {
-          // Block-scaled values: whole rows, decoded with their scales.
-          const L = Math.max(block.rowLength, 1);
-          const rows = Math.max(1, Math.floor(CHUNK_ELEMENTS / L));
-          for (let row = 0; row * L < t.length; row += rows) s.add(await readBlockRows(reader, block, row, Math.min(rows, t.length / L - row)));
-        } else {
-          for (let start = 0; start < t.length; start += CHUNK_ELEMENTS) {
-            s.add(await reader.readValues(t, start, Math.min(CHUNK_ELEMENTS, t.length - start)));
-          }
+        for (const [i, part] of t.parts.slice(1).entries()) {
+          rows.push([part.name, `${part.dtype} (${note(t)} ${part.role}s)`, `[${part.shape.join(", ")}]`, String(scaleElements[i])]);
         }
-        // Scale codes are not weights: they stay out of the histogram.
-        if (!owner) all.merge(s);
-        rows.push([...head, num(s.min), num(s.max), num(s.mean), num(s.std), percent(s.zeros, s.count), String(s.nan + s.infinite)]);
       }
-      const size = (await stat(path)).size;
-      io.stdout(`${path}: ${reader.tensors.length} tensor(s), ${parameters} elements, ${bytes(size)} (header ${bytes(reader.dataStart)})\n\n`);
-      io.stdout(renderTable(["tensor", "dtype", "shape", "elements", "min", "max", "mean", "std", "zeros", "NaN/Inf"], rows, [3, 4, 5, 6, 7, 8, 9]));
+      const size = await sizeOf(c.kind === "directory" ? c.files.map((f) => join(path, f)) : [path]);
+      const header = [...c.readers.values()].reduce((n, r) => n + r.dataStart, 0);
+      const files = c.kind === "directory" ? ` in ${c.files.length} file(s)` : "";
+      io.stdout(`${path}: ${c.tensors.length} tensor(s)${files}, ${parameters} elements, ${bytes(size)}${header ? ` (header ${bytes(header)})` : ""}\n`);
+      if (c.quantization) io.stdout(`quantization config: ${JSON.stringify(c.quantization)}\n`);
+      io.stdout("\n");
+      io.stdout(renderTable(["tensor", "dtype", "shape", "elements", "min", "max", "mean", "std", "zeros", "NaN/Inf", "block"], rows, [3, 4, 5, 6, 7, 8, 9]));
       if (all.count > 0) io.stdout(`\n|x| by binade over ${all.count} floating-point elements:\n${binadeHistogram(all)}`);
-      const meta = Object.entries(reader.metadata);
+      const meta = [...c.readers.values()].flatMap((r) => Object.entries(r.metadata));
+      const unique = [...new Map(meta).entries()];
       // --only selects tensors: the file-wide metadata would bury them.
-      if (meta.length > 0 && p.values.only !== undefined) io.stdout(`\n__metadata__: ${meta.length} entries (listed without --only)\n`);
-      else if (meta.length > 0) io.stdout(`\n__metadata__:\n${meta.map(([k, v]) => `  ${k}: ${v.length > 100 ? `${v.slice(0, 100)}…` : v}`).join("\n")}\n`);
+      if (unique.length > 0 && p.values.only !== undefined) io.stdout(`\n__metadata__: ${unique.length} entries (listed without --only)\n`);
+      else if (unique.length > 0) io.stdout(`\n__metadata__:\n${unique.map(([k, v]) => `  ${k}: ${v.length > 100 ? `${v.slice(0, 100)}…` : v}`).join("\n")}\n`);
       return 0;
     } finally {
-      await reader.close();
+      await c.close();
     }
   },
 };
+
+async function sizeOf(paths: readonly string[]): Promise<number> {
+  let n = 0;
+  for (const p of paths) n += (await stat(p)).size;
+  return n;
+}

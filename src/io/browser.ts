@@ -10,3 +10,8 @@ export { HttpSource, openGguf, openSafetensors, type Progress, type RemoteOption
 export { GgufError } from "./gguf/errors.js";
 export { GgufReader, type GgufTensorInfo } from "./gguf/reader.js";
 export { BLOCK_KEY_PREFIX, SCALES_SUFFIX, type BlockLayout, blockLayouts, readBlockRows } from "./blocks.js";
+export { CheckpointError } from "../checkpoint/errors.js";
+export { CHECKPOINT_SCHEMES, CHECKPOINT_SCHEME_NAMES, type CheckpointScheme } from "../checkpoint/schemes.js";
+export { Checkpoint, type CheckpointInput, type CheckpointOptions, openCheckpoint } from "../checkpoint/open.js";
+export type { CheckpointPart, CheckpointTensor, TensorScheme } from "../checkpoint/recognize.js";
+export type { QuantConfig } from "../checkpoint/config.js";

@@ -24,3 +24,10 @@ export {
 export { BLOCK_KEY_PREFIX, SCALES_SUFFIX, type BlockLayout, blockLayouts, blockRecord, blockRowLength, blockSpecs, readBlockRows } from "./blocks.js";
 export { BlobSource, type ByteSource, FileSource } from "./source.js";
 export { HttpSource, openGguf, openSafetensors, type Progress, type RemoteOptions } from "./remote.js";
+export { CheckpointError } from "../checkpoint/errors.js";
+export { CHECKPOINT_SCHEMES, CHECKPOINT_SCHEME_NAMES, type CheckpointScheme } from "../checkpoint/schemes.js";
+export { Checkpoint, type CheckpointInput, type CheckpointOptions, openCheckpoint } from "../checkpoint/open.js";
+export type { CheckpointPart, CheckpointTensor, TensorScheme } from "../checkpoint/recognize.js";
+export type { QuantConfig } from "../checkpoint/config.js";
+export { type DequantizeCheckpointOptions, type DequantizeCheckpointResult, type ProgressSink, dequantizeCheckpoint } from "../checkpoint/dequantize.js";
+export type { Target } from "../checkpoint/decode.js";

@@ -1,0 +1,180 @@
+// Exact values of a range of a logical tensor. Every element is code value × block scale (× or ÷ a global scalar):
+// decoded codes are exact float64 values, and a product of significands of at most 2 (E2M1), 4 (E4M3) and 24
+// (float32 scales) bits has at most 30 bits, so float64 holds every product exactly. compressed-tensors NVFP4
+// divides by weight_global_scale instead: that quotient is rounded once to float64, and the argument in
+// docs/checkpoints.md ("Exactness") shows that rounding it again to float32, float16 or bfloat16 gives the correctly
+// rounded exact quotient. Only the scale rows covering the range are read, so memory follows the range asked for.
+import { quantize } from "../api/bulk.js";
+import { CheckpointError } from "./errors.js";
+import type { Entry, Recipe } from "./recognize.js";
+
+/** Exact values of elements [start, start + count) of a recipe's logical tensor (quotients: see above). */
+export async function readRange(r: Recipe, start: number, count: number): Promise<Float64Array> {
+  const out = new Float64Array(count);
+  if (count === 0) return out;
+  const el = await elementValues(r, start, count, out);
+  if (!r.scale) {
+    if (r.constant !== 1) for (let i = 0; i < count; i++) out[i] = el[i]! * r.constant;
+    return out;
+  }
+  const shape = r.tensor.shape;
+  const K = shape.length === 0 ? 1 : shape[shape.length - 1]!;
+  const [bh, bw] = r.scale.block;
+  const cols = Math.ceil(K / bw);
+  const firstRow = Math.floor(start / K);
+  const lastRow = Math.floor((start + count - 1) / K);
+  const s0 = Math.floor(firstRow / bh);
+  const scales = await scaleValues(r, s0 * cols, (Math.floor(lastRow / bh) - s0 + 1) * cols);
+  const g = r.global ? await globalValue(r) : 1;
+  const m = r.global?.divide ? 1 : g * r.constant;
+  for (let i = 0, at = start; i < count; ) {
+    const row = Math.floor(at / K);
+    const rowEnd = Math.min(count, i + (row + 1) * K - at);
+    const base = (Math.floor(row / bh) - s0) * cols;
+    let j = at - row * K;
+    for (; i < rowEnd; i++, j++) {
+      // code × scale has ≤ 28 significant bits (E4M3 × float32) or ≤ 6 (E2M1 × E4M3); times m (ModelOpt's
+      // weight_scale_2 or minifloat's tensor scale, a float32) ≤ 30: exact.
+      const v = el[i]! * scales[base + Math.floor(j / bw)]! * m;
+      out[i] = r.global?.divide ? v / g : v;
+    }
+    at = start + i;
+  }
+  return out;
+}
+
+export type Target = "F32" | "F16" | "BF16";
+
+/** float64 values rounded once to `to`: float32 values, or binary16 / bfloat16 bit patterns. */
+export function roundTo(values: Float64Array, to: Target): Float32Array | Uint16Array {
+  if (to === "F32") return Float32Array.from(values);
+  return quantize(roundToOddFloat32(values), to === "F16" ? "binary16" : "bfloat16") as Uint16Array;
+}
+
+/** A scale block of at least this many elements gets a table of every code's rounded result. */
+const TABLE_MIN = 1024;
+
+/**
+ * Elements [start, start + count) rounded once to `to`. The result of an element depends only on its code and its
+ * block's scale, so for large blocks (DeepSeek's 128×128, per-channel and per-tensor scales) each scale gets a
+ * table of the rounded value of every code, built with the same arithmetic as readRange, and elements are looked
+ * up; small blocks are computed element by element.
+ */
+export async function readRounded(r: Recipe, start: number, count: number, to: Target): Promise<Float32Array | Uint16Array> {
+  const sc = r.scale;
+  if (!sc || r.kind === "values" || sc.block[0] * sc.block[1] < TABLE_MIN) return roundTo(await readRange(r, start, count), to);
+  const out = to === "F32" ? new Float32Array(count) : new Uint16Array(count);
+  if (count === 0) return out;
+  const codes = await elementCodes(r, start, count);
+  const shape = r.tensor.shape;
+  const K = shape[shape.length - 1]!;
+  const [bh, bw] = sc.block;
+  const cols = Math.ceil(K / bw);
+  const firstRow = Math.floor(start / K);
+  const s0 = Math.floor(firstRow / bh);
+  const s1 = Math.floor(Math.floor((start + count - 1) / K) / bh);
+  const scales = await scaleValues(r, s0 * cols, (s1 - s0 + 1) * cols);
+  const g = r.global ? await globalValue(r) : 1;
+  const m = r.global?.divide ? 1 : g * r.constant;
+  // One table for all the scales of the range, rounded in one call: entry k·n + c is code c under scale k.
+  const table = r.table!;
+  const n = table.length;
+  const exact = new Float64Array(scales.length * n);
+  for (let k = 0; k < scales.length; k++) {
+    const x = scales[k]! * m;
+    for (let c = 0; c < n; c++) exact[k * n + c] = r.global?.divide ? (table[c]! * x) / g : table[c]! * x;
+  }
+  const rounded = roundTo(exact, to);
+  for (let i = 0; i < count; ) {
+    const at = start + i;
+    const row = Math.floor(at / K);
+    let j = at - row * K;
+    const rowEnd = Math.min(count, i + K - j);
+    const base = (Math.floor(row / bh) - s0) * cols;
+    while (i < rowEnd) {
+      const offset = (base + Math.floor(j / bw)) * n;
+      const end = Math.min(rowEnd, i + bw - (j % bw));
+      j += end - i;
+      for (; i < end; i++) out[i] = rounded[offset + codes[i]!]!;
+    }
+  }
+  return out;
+}
+
+/** Decoded element values (exact float64) of the range, written into `out` (which is returned). */
+async function elementValues(r: Recipe, start: number, count: number, out: Float64Array): Promise<Float64Array> {
+  if (r.kind === "values") {
+    out.set(await r.elements.reader.readValues(r.elements.t, start, count));
+    return out;
+  }
+  const table = r.table!;
+  const codes = await elementCodes(r, start, count);
+  for (let i = 0; i < count; i++) out[i] = table[codes[i]!]!;
+  return out;
+}
+
+/** Element codes of the range (kinds "codes" and "nibbles"). */
+async function elementCodes(r: Recipe, start: number, count: number): Promise<Uint8Array | Uint16Array> {
+  const { reader, t } = r.elements;
+  if (r.kind === "codes") return (await reader.readCodes(t, start, count)) as Uint8Array | Uint16Array;
+  // Two 4-bit codes per byte along the row, the even element in the low nibble.
+  const first = Math.floor(start / 2);
+  const bytes = await reader.readTensorBytes(t, first, Math.ceil((start + count) / 2) - first);
+  const codes = new Uint8Array(count);
+  for (let i = 0, e = start; i < count; i++, e++) {
+    const b = bytes[(e >> 1) - first]!;
+    codes[i] = e & 1 ? b >> 4 : b & 15;
+  }
+  return codes;
+}
+
+/** Values of scale elements [start, start + count), each checked: finite, not negative (a power of two for ue8m0). */
+async function scaleValues(r: Recipe, start: number, count: number): Promise<Float64Array> {
+  const s = r.scale!;
+  const { reader, t } = s.entry;
+  let values: Float64Array;
+  if (s.table) {
+    const codes = await reader.readElementBytes(t, start, count);
+    values = new Float64Array(count);
+    for (let i = 0; i < count; i++) values[i] = s.table[codes.bytes[i]!]!;
+  } else values = Float64Array.from(await reader.readValues(t, start, count));
+  for (let i = 0; i < count; i++) checkScale(values[i]!, s.entry, start + i, s.pow2);
+  return values;
+}
+
+async function globalValue(r: Recipe): Promise<number> {
+  const g = r.global!;
+  const v = (await g.entry.reader.readValues(g.entry.t, 0, 1))[0]!;
+  checkScale(v, g.entry, 0, false);
+  if (v === 0 && g.divide) throw new CheckpointError(`tensor "${g.entry.t.name}"`, "is 0; a divisor must be positive");
+  return v;
+}
+
+function checkScale(v: number, e: Entry, index: number, pow2: boolean): void {
+  const power = v > 0 && 2 ** Math.floor(Math.log2(v)) === v;
+  if (Number.isFinite(v) && v >= 0 && !Object.is(v, -0) && (!pow2 || power)) return;
+  const allowed = pow2 ? "a power of two (config scale_fmt ue8m0)" : "a finite non-negative scale";
+  throw new CheckpointError(`tensor "${e.t.name}" in ${e.file}`, `element ${index} is ${Object.is(v, -0) ? "-0" : v}; allowed: ${allowed}`);
+}
+
+/**
+ * float64 values rounded to float32 "to odd": the nearest float32 when exact, else the neighbour of x whose last
+ * significand bit is 1. Round to nearest even into any format of p ≤ 22 bits (float16, bfloat16) of the result is
+ * the same as of x itself (Boldo & Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms using
+ * rounding to odd", 2008: rounding to odd with p + 2 bits or more never creates a false tie), so float32 kernels can
+ * finish the one rounding. float64 → float16/bfloat16 straight through the library's exact path costs ~1 µs per
+ * element; this costs a few ns.
+ */
+export function roundToOddFloat32(x: Float64Array): Float32Array {
+  const out = new Float32Array(x.length);
+  const bits = new Uint32Array(out.buffer);
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i]!;
+    const f = Math.fround(v);
+    out[i] = f;
+    // Inexact (NaN excepted) with an even last bit: step one unit toward v. The bits are sign-magnitude (fround
+    // keeps the sign of an underflow to ±0, which steps to ±the smallest subnormal; ±∞ steps back to ±MaxFinite).
+    if (f !== v && v === v && (bits[i]! & 1) === 0) bits[i] = f > v === v > 0 ? bits[i]! - 1 : bits[i]! + 1;
+  }
+  return out;
+}

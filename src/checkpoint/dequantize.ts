@@ -1,0 +1,243 @@
+// Dequantizes a whole checkpoint to F32, F16 or BF16: a .safetensors file to a file, a model directory to a
+// directory (shard by shard, same shard names, a new index, config.json without quantization_config, every other
+// file copied, hf_quant_config.json left out), a .gguf file to a .safetensors file. Scale tensors are folded into
+// their weights and dropped. Nothing appears at the destination unless everything succeeded.
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { cp, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import type { TensorSpec } from "../io/header.js";
+import { IoError } from "../io/errors.js";
+import { onPath } from "../io/fs-errors.js";
+import type { SafetensorsReader } from "../io/reader.js";
+import { SafetensorsWriter } from "../io/writer.js";
+import type { Target } from "./decode.js";
+import { CheckpointError } from "./errors.js";
+import { type Checkpoint, INDEX_FILE, openCheckpoint } from "./open.js";
+import type { CheckpointTensor } from "./recognize.js";
+
+/** Elements per chunk: 1 Mi elements keep buffers at a few MB whatever the tensor size. */
+const CHUNK_ELEMENTS = 1 << 20;
+const COPY_BYTES = 8 << 20;
+const OWN_RECORDS = ["minifloat.quantized"];
+
+export interface ProgressSink {
+  /** `elements` more elements of converted tensor `index` are done. */
+  advance(elements: number, index: number, name: string): void;
+  /** Converted tensor `index` is complete after `seconds`. */
+  finished(index: number, t: CheckpointTensor, seconds: number): void;
+}
+
+export interface DequantizeCheckpointOptions {
+  /** Target dtype. */
+  to: Target;
+  /** Output file (for a file input) or directory (for a directory input). */
+  output: string;
+  force?: boolean;
+  /** Ignore other tools' conventions: decode narrow weights without their scales, keep scale tensors. */
+  raw?: boolean;
+  /** Logical tensors to convert (default all); the others are copied with their scale tensors. */
+  selected?: (name: string) => boolean;
+  /** Called once the plan is made: the converted elements and tensors in all. */
+  progress?: (elements: number, tensors: number) => ProgressSink;
+}
+
+export interface DequantizeCheckpointResult {
+  converted: number;
+  copied: number;
+  /** Scale tensors folded into their weights. */
+  dropped: number;
+  inputBytes: number;
+  outputBytes: number;
+}
+
+/** The input has nothing to convert (every float tensor already in the target dtype, or none selected). */
+export class NothingToConvertError extends CheckpointError {}
+
+type Item = { kind: "convert"; t: CheckpointTensor } | { kind: "copy"; name: string; reader: SafetensorsReader };
+
+/** Dequantizes `input` (a .safetensors file, a model directory or a .gguf file); see the file comment. */
+export async function dequantizeCheckpoint(input: string, options: DequantizeCheckpointOptions): Promise<DequantizeCheckpointResult> {
+  const { to, output } = options;
+  const selected = options.selected ?? (() => true);
+  const target = resolve(output);
+  if (existsSync(target) && !options.force) throw new IoError(output, "exists; allowed: a new path, or --force to replace it");
+  if (resolve(input) === target) throw new IoError(output, "is also the input; allowed: a different output path (inputs are never modified)");
+  const c = await openCheckpoint(input, { raw: options.raw ?? false });
+  try {
+    // Scaled tensors are always converted; unscaled float tensors when not already in the target dtype, except the
+    // plain ones of a checkpoint another tool quantized: those were never quantized (DeepSeek's F32 biases stay F32).
+    const unscaled = (t: CheckpointTensor) => t.scheme === "minifloat" || (t.scheme === "plain" && c.quantization === undefined);
+    const converts = (t: CheckpointTensor) =>
+      t.decodable && selected(t.name) && (c.kind === "gguf" || (t.scheme !== "plain" && t.scheme !== "minifloat") || (unscaled(t) && t.parts[0]!.dtype !== to));
+    const convertedTensors = c.tensors.filter(converts);
+    if (c.kind === "gguf") {
+      const bad = c.tensors.find((t) => !t.decodable);
+      if (bad) throw new CheckpointError(`tensor "${bad.name}"`, `has GGUF type ${bad.dtype}, which holds integers; allowed: floating-point GGUF types`);
+    }
+    if (convertedTensors.length === 0)
+      throw new NothingToConvertError(input, `has no floating-point tensor${options.selected ? " selected" : ""} that is not already ${to}; no output written`);
+    const plans = planFiles(c, converts);
+    const sink = options.progress?.(
+      convertedTensors.reduce((n, t) => n + t.length, 0),
+      convertedTensors.length,
+    );
+    const result: DequantizeCheckpointResult = { converted: 0, copied: 0, dropped: 0, inputBytes: 0, outputBytes: 0 };
+    for (const t of c.tensors) if (converts(t)) result.dropped += t.parts.length - 1;
+    const run = { c, to, sink, index: 0, result };
+    // The quantization config goes when another tool's quantized weights were all dequantized (not with --only
+    // leaving some, nor with --raw, which applies no convention).
+    const own = (t: CheckpointTensor) => ["plain", "minifloat", "minifloat-block"].includes(t.scheme) || t.scheme.startsWith("gguf:");
+    const dropConfig = convertedTensors.some((t) => !own(t)) && c.tensors.every((t) => own(t) || converts(t));
+    if (c.kind === "gguf") result.inputBytes = (await stat(input)).size;
+    if (c.kind !== "directory") {
+      const [file, items] = [...plans][0]!;
+      await writeShard(run, items, output, c.readers.get(file), options.force ?? false, input);
+    } else {
+      await writeDirectory(run, plans, input, output, options.force ?? false, dropConfig);
+    }
+    return result;
+  } finally {
+    await c.close();
+  }
+}
+
+/**
+ * Per input file, its output tensors in stored order: converted logical tensors where their weight is, parts of
+ * unconverted ones copied where they are, scale parts of converted ones dropped.
+ */
+function planFiles(c: Checkpoint, converts: (t: CheckpointTensor) => boolean): Map<string, Item[]> {
+  const plans = new Map<string, Item[]>(c.files.map((f) => [f, []]));
+  const owner = new Map<string, CheckpointTensor>();
+  for (const t of c.tensors) for (const p of t.parts) owner.set(p.name, t);
+  if (c.kind === "gguf") {
+    plans.set(
+      c.files[0]!,
+      c.tensors.map((t) => ({ kind: "convert", t })),
+    );
+    return plans;
+  }
+  for (const [file, reader] of c.readers) {
+    for (const stored of reader.tensors) {
+      const t = owner.get(stored.name)!;
+      if (!converts(t)) plans.get(file)!.push({ kind: "copy", name: stored.name, reader });
+      else if (t.parts[0]!.name === stored.name) plans.get(file)!.push({ kind: "convert", t });
+    }
+  }
+  return plans;
+}
+
+interface Run {
+  readonly c: Checkpoint;
+  readonly to: Target;
+  readonly sink: ProgressSink | undefined;
+  index: number;
+  readonly result: DequantizeCheckpointResult;
+}
+
+/** Writes one output file; returns its tensors' names and data bytes. */
+async function writeShard(
+  run: Run,
+  items: readonly Item[],
+  path: string,
+  reader: SafetensorsReader | undefined,
+  force: boolean,
+  input: string,
+): Promise<{ names: string[]; bytes: number }> {
+  const specs: TensorSpec[] = items.map((it) => {
+    if (it.kind === "convert") return { name: it.t.name, dtype: run.to, shape: it.t.shape };
+    const s = it.reader.tensor(it.name);
+    const recorded = s.format !== undefined && (s.dtype === "U8" || s.dtype === "U16");
+    return { name: s.name, dtype: s.dtype, shape: s.shape, ...(recorded && { format: s.format }) };
+  });
+  const folded = new Set(items.flatMap((it) => (it.kind === "convert" && it.t.scheme === "minifloat-block" ? [it.t.name] : [])));
+  const metadata: Record<string, string> = {};
+  for (const [k, v] of Object.entries(reader?.metadata ?? {})) {
+    if (!OWN_RECORDS.includes(k) && !(k.startsWith("minifloat.block.") && folded.has(k.slice("minifloat.block.".length)))) metadata[k] = v;
+  }
+  const writer = await SafetensorsWriter.create(path, specs, { metadata, force, protect: [input] });
+  try {
+    for (const it of items) {
+      if (it.kind === "copy") {
+        const s = it.reader.tensor(it.name);
+        for (let at = 0; at < s.end - s.begin; at += COPY_BYTES)
+          await writer.writeBytes(await it.reader.readTensorBytes(s, at, Math.min(COPY_BYTES, s.end - s.begin - at)));
+        run.result.copied++;
+        continue;
+      }
+      const t = it.t;
+      const index = run.index++;
+      const started = performance.now();
+      const K = Math.max(1, t.shape[t.shape.length - 1] ?? 1);
+      const step = Math.max(1, Math.floor(CHUNK_ELEMENTS / K)) * K;
+      // The next chunk is read and decoded while the previous one is written.
+      let pending: Promise<void> = Promise.resolve();
+      for (let start = 0; start < t.length; start += step) {
+        const count = Math.min(step, t.length - start);
+        const values = await run.c.readRounded(t.name, run.to, start, count);
+        await pending;
+        const bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+        pending = writer.writeBytes(bytes).then(() => run.sink?.advance(count, index, t.name));
+      }
+      await pending;
+      run.result.converted++;
+      run.sink?.finished(index, t, (performance.now() - started) / 1000);
+    }
+    await writer.commit();
+  } catch (e) {
+    await writer.abort();
+    throw e;
+  }
+  const last = writer.tensors[writer.tensors.length - 1];
+  run.result.outputBytes += writer.dataStart + (last?.end ?? 0);
+  if (reader) run.result.inputBytes += reader.dataStart + (reader.tensors[reader.tensors.length - 1]?.end ?? 0);
+  return { names: specs.map((s) => s.name), bytes: last?.end ?? 0 };
+}
+
+/** A directory output: built in a temporary sibling directory, moved into place when complete. */
+async function writeDirectory(run: Run, plans: Map<string, Item[]>, input: string, output: string, force: boolean, dropConfig: boolean): Promise<void> {
+  const target = resolve(output);
+  if (!existsSync(dirname(target))) throw new IoError(output, `directory ${dirname(target)} does not exist; allowed: a path in an existing directory`);
+  const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  await onPath(output, () => mkdir(temp));
+  try {
+    const weightMap: Record<string, string> = {};
+    let total = 0;
+    for (const [file, items] of plans) {
+      const { names, bytes } = await writeShard(run, items, join(temp, file), run.c.readers.get(file), false, input);
+      for (const n of names) weightMap[n] = file;
+      total += bytes;
+    }
+    const index = (await readJson(join(input, INDEX_FILE))) as { metadata?: Record<string, unknown> } | undefined;
+    if (index !== undefined) {
+      const sorted = Object.fromEntries(Object.entries(weightMap).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+      await writeJson(join(temp, INDEX_FILE), { metadata: { ...index.metadata, total_size: total }, weight_map: sorted });
+    }
+    const skip = new Set([...plans.keys(), INDEX_FILE, ...(dropConfig ? ["hf_quant_config.json", "config.json"] : [])]);
+    for (const name of await readdir(input)) {
+      if (!skip.has(name)) await cp(join(input, name), join(temp, name), { recursive: true });
+    }
+    const config = run.c.config;
+    if (dropConfig && config !== undefined) {
+      const { quantization_config: _, ...rest } = config;
+      await writeJson(join(temp, "config.json"), rest);
+    }
+    if (existsSync(target)) {
+      if (!force) throw new IoError(output, "exists; allowed: a new path, or --force to replace it");
+      const old = `${temp}.old`;
+      await rename(target, old);
+      await rename(temp, target);
+      await rm(old, { recursive: true, force: true });
+    } else await onPath(output, () => rename(temp, target));
+  } finally {
+    await rm(temp, { recursive: true, force: true });
+  }
+}
+
+async function readJson(path: string): Promise<unknown> {
+  return JSON.parse(await readFile(path, "utf8").catch(() => "null")) ?? undefined;
+}
+
+async function writeJson(path: string, value: unknown): Promise<void> {
+  await writeFile(path, `${JSON.stringify(value, null, 2)}\n`, { flag: "wx" });
+}
