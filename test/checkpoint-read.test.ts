@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { roundToOddFloat32 } from "../src/checkpoint/decode.js";
+import { roundToOddFloat32 } from "../src/exact/round-to-odd.js";
 import { quantize } from "../src/index.js";
 import { CheckpointError, openCheckpoint } from "../src/io/index.js";
 import { GOOD, bits, checkpoint, expectedTensors } from "./checkpoint-fixtures.js";
@@ -95,17 +95,19 @@ describe("openCheckpoint: every convention, bit-exact", () => {
     await c.close();
   });
 
-  it("a GGUF file through the same API: ggml's values, types as schemes", async () => {
-    const c = await openCheckpoint(ggufFixture("quantized"));
-    expect(c.kind).toBe("gguf");
-    for (const t of ggufExpected("quantized").tensors) {
-      const l = c.tensor(t.name);
-      expect(l.scheme).toBe(`gguf:${t.type}`);
-      expect(l.shape).toEqual(t.shape);
-      expect(f32bits(await c.read(t.name))).toEqual([...bitsOf(t.values!)]);
+  it("a GGUF file through the same API, from a path or a Blob: ggml's values, types as schemes", async () => {
+    for (const input of [ggufFixture("quantized"), new Blob([readFileSync(ggufFixture("quantized"))])]) {
+      const c = await openCheckpoint(input);
+      expect(c.kind).toBe("gguf");
+      for (const t of ggufExpected("quantized").tensors) {
+        const l = c.tensor(t.name);
+        expect(l.scheme).toBe(`gguf:${t.type}`);
+        expect(l.shape).toEqual(t.shape);
+        expect(f32bits(await c.read(t.name))).toEqual([...bitsOf(t.values!)]);
+      }
+      expect(c.tensor("q8_0").blockShape).toEqual([1, 32]);
+      await c.close();
     }
-    expect(c.tensor("q8_0").blockShape).toEqual([1, 32]);
-    await c.close();
   });
 });
 

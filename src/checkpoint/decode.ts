@@ -48,7 +48,8 @@ export type Target = "F32" | "F16" | "BF16";
 /** float64 values rounded once to `to`: float32 values, or binary16 / bfloat16 bit patterns. */
 export function roundTo(values: Float64Array, to: Target): Float32Array | Uint16Array {
   if (to === "F32") return Float32Array.from(values);
-  return quantize(roundToOddFloat32(values), to === "F16" ? "binary16" : "bfloat16") as Uint16Array;
+  // quantize rounds float64 once (on the float32 kernel through rounding to odd: src/exact/round-to-odd.ts).
+  return quantize(values, to === "F16" ? "binary16" : "bfloat16") as Uint16Array;
 }
 
 /** A scale block of at least this many elements gets a table of every code's rounded result. */
@@ -155,26 +156,4 @@ function checkScale(v: number, e: Entry, index: number, pow2: boolean): void {
   if (Number.isFinite(v) && v >= 0 && !Object.is(v, -0) && (!pow2 || power)) return;
   const allowed = pow2 ? "a power of two (config scale_fmt ue8m0)" : "a finite non-negative scale";
   throw new CheckpointError(`tensor "${e.t.name}" in ${e.file}`, `element ${index} is ${Object.is(v, -0) ? "-0" : v}; allowed: ${allowed}`);
-}
-
-/**
- * float64 values rounded to float32 "to odd": the nearest float32 when exact, else the neighbour of x whose last
- * significand bit is 1. Round to nearest even into any format of p ≤ 22 bits (float16, bfloat16) of the result is
- * the same as of x itself (Boldo & Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms using
- * rounding to odd", 2008: rounding to odd with p + 2 bits or more never creates a false tie), so float32 kernels can
- * finish the one rounding. float64 → float16/bfloat16 straight through the library's exact path costs ~1 µs per
- * element; this costs a few ns.
- */
-export function roundToOddFloat32(x: Float64Array): Float32Array {
-  const out = new Float32Array(x.length);
-  const bits = new Uint32Array(out.buffer);
-  for (let i = 0; i < x.length; i++) {
-    const v = x[i]!;
-    const f = Math.fround(v);
-    out[i] = f;
-    // Inexact (NaN excepted) with an even last bit: step one unit toward v. The bits are sign-magnitude (fround
-    // keeps the sign of an underflow to ±0, which steps to ±the smallest subnormal; ±∞ steps back to ±MaxFinite).
-    if (f !== v && v === v && (bits[i]! & 1) === 0) bits[i] = f > v === v > 0 ? bits[i]! - 1 : bits[i]! + 1;
-  }
-  return out;
 }

@@ -103,6 +103,7 @@ export class Checkpoint {
   static async open(input: CheckpointInput, options: CheckpointOptions = {}): Promise<Checkpoint> {
     if (typeof input !== "string") {
       const source = input instanceof Blob ? new BlobSource(input) : input;
+      if (await sourceIsGguf(source)) return openGgufCheckpoint(source, source.name);
       const readers = new Map([[source.name, await SafetensorsReader.open(source)]]);
       try {
         return build(source.name, "safetensors", [source.name], readers, options.config, options.hfQuantConfig, "", options);
@@ -130,26 +131,7 @@ export class Checkpoint {
     const dir = info?.isDirectory() ? input : dirname(input);
     const config = options.config ?? (await json(join(dir, "config.json")));
     const hf = options.hfQuantConfig ?? (await json(join(dir, "hf_quant_config.json")));
-    if (!info?.isDirectory() && (input.endsWith(".gguf") || (await isGguf(input)))) {
-      const { GgufReader } = await import("../io/gguf/reader.js");
-      const reader = await GgufReader.open(input);
-      const tensors = reader.tensors.map(
-        (t): CheckpointTensor => ({
-          name: t.name,
-          scheme: `gguf:${t.typeName}`,
-          dtype: t.typeName,
-          shape: t.shape,
-          length: t.length,
-          ...(t.type && t.type.blockSize > 1 && { blockShape: [1, t.type.blockSize] as const }),
-          parts: [{ role: "weight", name: t.name, dtype: t.typeName, shape: t.shape, file: basename(input) }],
-          decodable: !/^I\d/.test(t.typeName),
-        }),
-      );
-      // ggml's float32 values are exact: float64 holds them, and they round once to any target.
-      const decode: Decoder = async (t, start, count) => Float64Array.from(await reader.readValues(reader.tensor(t.name), start, count));
-      const round: Rounder = async (t, start, count, to) => roundTo(await decode(t, start, count), to);
-      return new Checkpoint(input, "gguf", [basename(input)], undefined, undefined, tensors, new Map(), decode, round, () => reader.close());
-    }
+    if (!info?.isDirectory() && (input.endsWith(".gguf") || (await isGguf(input)))) return openGgufCheckpoint(input, basename(input));
     const files = info?.isDirectory() ? await shardsOf(input, fs, join) : [basename(input)];
     const readers = new Map<string, SafetensorsReader>();
     try {
@@ -249,6 +231,33 @@ async function isGguf(path: string): Promise<boolean> {
   } finally {
     await h.close();
   }
+}
+
+/** Whether a source starts with GGUF's magic (a Blob or a server file has no name to go by). */
+async function sourceIsGguf(source: ByteSource): Promise<boolean> {
+  return source.size >= 4 && String.fromCharCode(...(await source.read(0, 4))) === "GGUF";
+}
+
+/** A GGUF file as a checkpoint: each tensor its own logical tensor, decoded as ggml decodes it. */
+async function openGgufCheckpoint(input: string | ByteSource, file: string): Promise<Checkpoint> {
+  const { GgufReader } = await import("../io/gguf/reader.js");
+  const reader = await GgufReader.open(input);
+  const tensors = reader.tensors.map(
+    (t): CheckpointTensor => ({
+      name: t.name,
+      scheme: `gguf:${t.typeName}`,
+      dtype: t.typeName,
+      shape: t.shape,
+      length: t.length,
+      ...(t.type && t.type.blockSize > 1 && { blockShape: [1, t.type.blockSize] as const }),
+      parts: [{ role: "weight", name: t.name, dtype: t.typeName, shape: t.shape, file }],
+      decodable: !/^I\d/.test(t.typeName),
+    }),
+  );
+  // ggml's float32 values are exact: float64 holds them, and they round once to any target.
+  const decode: Decoder = async (t, start, count) => Float64Array.from(await reader.readValues(reader.tensor(t.name), start, count));
+  const round: Rounder = async (t, start, count, to) => roundTo(await decode(t, start, count), to);
+  return new Checkpoint(reader.path, "gguf", [file], undefined, undefined, tensors, new Map(), decode, round, () => reader.close());
 }
 
 function checkRange(t: CheckpointTensor, start: number, count: number): void {
