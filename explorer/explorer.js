@@ -2,6 +2,7 @@
 // minifloat format, all computed in the page by the browser bundle. Plain DOM and SVG, no framework.
 import * as mf from "minifloat";
 import { OVERFLOW_MODES, saturationExperiment } from "minifloat/p3109";
+import { readUrl, showUrlNotes, writeUrl } from "./url-state.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
@@ -29,8 +30,12 @@ const P3109_EXAMPLES = [
   "Binary16p11se",
 ];
 const TESLA_NEEDS_BIAS = /^(cfloat8_1_[45]_[32]|cfloat16_shp)$/i;
+const DEFAULT_FORMAT = "Binary8p3se";
 
-const state = { fmt: undefined, page: 0, values: undefined };
+/** name: the format name as chosen or typed (what a link carries); page: of the value table, from 0. */
+const state = { fmt: undefined, name: DEFAULT_FORMAT, page: 0, values: undefined };
+
+const syncUrl = () => writeUrl({ name: state.name, defaultName: DEFAULT_FORMAT, page: state.page, biased: TESLA_NEEDS_BIAS.test(state.name) });
 
 // ---------- helpers ----------
 
@@ -133,13 +138,18 @@ function fillFormatSelect() {
   select.append(el("optgroup", { label: "Typed" }, el("option", { value: "", text: "(typed name)" })));
 }
 
-/** Resolves a name (with the bias field for Tesla formats) and redraws everything that depends on the format. */
+/**
+ * Resolves a name (with the bias field for Tesla formats) and redraws everything that depends on the format; returns
+ * the error for a name the library refuses (shown under the controls), else undefined.
+ */
 function choose(name) {
   try {
     const trimmed = name.trim();
     const f = TESLA_NEEDS_BIAS.test(trimmed) ? mf.format(trimmed, { bias: Number($("bias").value) }) : mf.format(trimmed);
     showError("format-error", undefined);
     state.fmt = f;
+    state.name = trimmed;
+    $("name").value = trimmed;
     state.page = 0;
     state.values = undefined;
     const option = [...$("format").options].find((o) => o.value.toLowerCase() === trimmed.toLowerCase());
@@ -149,8 +159,10 @@ function choose(name) {
     renderRange();
     runQuantization();
     document.body.dataset.format = f.name;
+    syncUrl();
   } catch (error) {
     showError("format-error", error);
+    return error;
   }
 }
 
@@ -220,7 +232,7 @@ function renderTable() {
     $("table-note").textContent = `${f.name} has 2^${f.K} codes: the explorer lists formats of up to ${MAX_K} bits.`;
     return;
   }
-  const pages = Math.max(1, f.codeCount / ROWS_PER_PAGE);
+  const pages = pageCount(f);
   state.page = Math.min(Math.max(0, state.page), pages - 1);
   $("pager").hidden = pages === 1;
   $("page").max = String(pages);
@@ -252,7 +264,11 @@ function renderTable() {
 function gotoPage(page) {
   state.page = page;
   renderTable();
+  syncUrl();
 }
+
+/** Pages of the value table of f (1 for formats without a table). */
+const pageCount = (f) => (f.K > MAX_K ? 1 : Math.max(1, f.codeCount / ROWS_PER_PAGE));
 
 // ---------- exact values of all codes (ranges, quantization errors) ----------
 
@@ -704,6 +720,23 @@ function renderExamples() {
 
 // ---------- wiring ----------
 
+/** Shows the view a link describes: its controls are set already; the format and page are checked here. */
+function openLink(link) {
+  const notes = link.notes;
+  const refused = link.format === undefined ? undefined : choose(link.format);
+  if (refused) notes.push(`format=${link.format} (${refused.message})`);
+  if (link.format === undefined || refused) choose(DEFAULT_FORMAT);
+  if (link.page !== undefined) {
+    const pages = pageCount(state.fmt);
+    const page = Number(link.page);
+    if (/^\d+$/.test(link.page) && page >= 1 && page <= pages) gotoPage(page - 1);
+    else notes.push(`page=${link.page} (allowed: ${pages === 1 ? "1" : `an integer in [1, ${pages}]`} for ${state.fmt.name})`);
+  }
+  showUrlNotes(notes);
+  syncUrl(); // drops what was refused
+  if (link.saturation) runSaturation();
+}
+
 function fillSelect(select, items, withDefault) {
   if (withDefault) select.append(el("option", { value: "", text: "(format default)" }));
   for (const item of items) select.append(el("option", { value: item, text: item }));
@@ -754,8 +787,9 @@ async function main() {
     runSaturation();
   });
 
-  $("name").value = "Binary8p3se";
-  choose("Binary8p3se");
+  // Every control change goes into the URL (the format and the page also from choose and gotoPage).
+  document.addEventListener("change", syncUrl);
+  openLink(readUrl());
   renderExamples();
   window.explorerReady = true;
 }
