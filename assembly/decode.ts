@@ -1,4 +1,5 @@
-// Decode kernels: codes → float32 bit patterns through a per-format table that the host uploads into memory.
+// Decode kernels: codes → float32 bit patterns (or 16-bit codes of another format) through a per-format table that
+// the host uploads into memory.
 // Tables come from the exact core (decodeTable32), so no kernel knows a format; the host validates codes first.
 
 // v128 masks live in memory and are loaded before loops: V8 11.3 rebuilds v128 constants in every iteration.
@@ -6,40 +7,51 @@ const NIBBLE_MASK = memory.data<u8>([15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15,
 /** 0x3F in each i32 lane; its top byte is 0, which the FP6 unpack shuffle uses as a zero byte. */
 const SIX_BITS32 = memory.data<u32>([0x3f, 0x3f, 0x3f, 0x3f], 16);
 
-/** dst[i] = table[src[i]] for byte codes: scalar LUT unrolled ×8, the measured generic ~2 G/s (docs/kernels.md). */
-export function decodeLut8(src: usize, dst: usize, n: usize, table: usize): void {
+/**
+ * dst[i] = table[src[i]]: codes C (u8, u16) through a table of D entries (u32 float32 bits, u16 binary16/bfloat16
+ * bits), unrolled ×8; the generic scalar LUT measured at ~2 G/s for byte codes → float32 (docs/kernels.md).
+ */
+// @ts-ignore: decorator
+@inline
+function gather<C, D>(src: usize, dst: usize, n: usize, table: usize): void {
+  const c = sizeof<C>();
+  const d = sizeof<D>();
+  const cs = alignof<C>();
+  const ds = alignof<D>();
   let i: usize = 0;
   for (; i + 8 <= n; i += 8) {
-    const s = src + i;
-    const d = dst + (i << 2);
-    store<u32>(d, load<u32>(table + ((<usize>load<u8>(s, 0)) << 2)), 0);
-    store<u32>(d, load<u32>(table + ((<usize>load<u8>(s, 1)) << 2)), 4);
-    store<u32>(d, load<u32>(table + ((<usize>load<u8>(s, 2)) << 2)), 8);
-    store<u32>(d, load<u32>(table + ((<usize>load<u8>(s, 3)) << 2)), 12);
-    store<u32>(d, load<u32>(table + ((<usize>load<u8>(s, 4)) << 2)), 16);
-    store<u32>(d, load<u32>(table + ((<usize>load<u8>(s, 5)) << 2)), 20);
-    store<u32>(d, load<u32>(table + ((<usize>load<u8>(s, 6)) << 2)), 24);
-    store<u32>(d, load<u32>(table + ((<usize>load<u8>(s, 7)) << 2)), 28);
+    const s = src + (i << cs);
+    const o = dst + (i << ds);
+    store<D>(o, load<D>(table + ((<usize>load<C>(s, 0)) << ds)), 0);
+    store<D>(o, load<D>(table + ((<usize>load<C>(s, c)) << ds)), d);
+    store<D>(o, load<D>(table + ((<usize>load<C>(s, 2 * c)) << ds)), 2 * d);
+    store<D>(o, load<D>(table + ((<usize>load<C>(s, 3 * c)) << ds)), 3 * d);
+    store<D>(o, load<D>(table + ((<usize>load<C>(s, 4 * c)) << ds)), 4 * d);
+    store<D>(o, load<D>(table + ((<usize>load<C>(s, 5 * c)) << ds)), 5 * d);
+    store<D>(o, load<D>(table + ((<usize>load<C>(s, 6 * c)) << ds)), 6 * d);
+    store<D>(o, load<D>(table + ((<usize>load<C>(s, 7 * c)) << ds)), 7 * d);
   }
-  for (; i < n; i++) store<u32>(dst + (i << 2), load<u32>(table + ((<usize>load<u8>(src + i)) << 2)));
+  for (; i < n; i++) store<D>(dst + (i << ds), load<D>(table + ((<usize>load<C>(src + (i << cs))) << ds)));
 }
 
-/** dst[i] = table[src[i]] for 16-bit codes (9…16-bit formats), unrolled ×8 like decodeLut8. */
+/** Byte codes → float32 bits through the format's table. */
+export function decodeLut8(src: usize, dst: usize, n: usize, table: usize): void {
+  gather<u8, u32>(src, dst, n, table);
+}
+
+/** 16-bit codes (9…16-bit formats) → float32 bits. */
 export function decodeLut16(src: usize, dst: usize, n: usize, table: usize): void {
-  let i: usize = 0;
-  for (; i + 8 <= n; i += 8) {
-    const s = src + (i << 1);
-    const d = dst + (i << 2);
-    store<u32>(d, load<u32>(table + ((<usize>load<u16>(s, 0)) << 2)), 0);
-    store<u32>(d, load<u32>(table + ((<usize>load<u16>(s, 2)) << 2)), 4);
-    store<u32>(d, load<u32>(table + ((<usize>load<u16>(s, 4)) << 2)), 8);
-    store<u32>(d, load<u32>(table + ((<usize>load<u16>(s, 6)) << 2)), 12);
-    store<u32>(d, load<u32>(table + ((<usize>load<u16>(s, 8)) << 2)), 16);
-    store<u32>(d, load<u32>(table + ((<usize>load<u16>(s, 10)) << 2)), 20);
-    store<u32>(d, load<u32>(table + ((<usize>load<u16>(s, 12)) << 2)), 24);
-    store<u32>(d, load<u32>(table + ((<usize>load<u16>(s, 14)) << 2)), 28);
-  }
-  for (; i < n; i++) store<u32>(dst + (i << 2), load<u32>(table + ((<usize>load<u16>(src + (i << 1))) << 2)));
+  gather<u16, u32>(src, dst, n, table);
+}
+
+/** Byte codes → 16-bit codes of another format (binary16, bfloat16) through a conversion table. */
+export function decodeLut8To16(src: usize, dst: usize, n: usize, table: usize): void {
+  gather<u8, u16>(src, dst, n, table);
+}
+
+/** 16-bit codes → 16-bit codes of another format through a conversion table. */
+export function decodeLut16To16(src: usize, dst: usize, n: usize, table: usize): void {
+  gather<u16, u16>(src, dst, n, table);
 }
 
 /** 16-bit codes of a format whose table is linear, bits = (code << shift) + offset (bfloat16: shift 16, offset 0). */

@@ -103,8 +103,15 @@ function dequantize16(codes: CodeArray, f: Format, to: "float16" | "bfloat16", g
   const view = requireAttached(out as Uint16Array, "options.out");
   if (view.length !== n) throw new CodeRangeError("options.out", `has length ${view.length}; allowed: ${n} (the input length)`);
   const target = format(TARGETS[to]);
-  gather(codes, f, conversionTable(f, target, resolveProjection(target, RNE), kernelProjection), new Uint16Array(view.buffer, view.byteOffset, n));
-  return out as Uint16Array | Float16ArrayLike;
+  const table = conversionTable(f, target, resolveProjection(target, RNE), kernelProjection) as Uint16Array;
+  const dst = out instanceof Uint16Array ? out : new Uint16Array(view.buffer, view.byteOffset, n);
+  const fast = dequantizeWasm(codes, f, dst, decodeTable32, table);
+  if (!fast) gather(codes, f, table, dst);
+  // An output in Wasm memory is re-created over the memory when uploading the table grew it (as in convert).
+  if (!fast || fast.buffer === view.buffer) return out as Uint16Array | Float16ArrayLike;
+  return out instanceof Uint16Array
+    ? fast
+    : new (out.constructor as new (b: ArrayBufferLike, o: number, n: number) => Float16ArrayLike)(fast.buffer, fast.byteOffset, n);
 }
 
 const RNE = { rounding: "NearestTiesToEven", saturation: "SatNone" } as const;
@@ -134,7 +141,14 @@ export function convert(codes: CodeArray, from: FormatLike, to: FormatLike, opti
     throw new CodeRangeError("to", `${target.name} has ${target.K}-bit codes; allowed: a format of at most 16 bits (use dequantize for float32)`);
   const rho = resolveProjection(target, projection, "options");
   const table = conversionTable(f, target, rho, kernelProjection);
-  const out = target.K <= 8 ? requireOutput(given, Uint8Array, codes.length) : requireOutput(given, Uint16Array, codes.length);
+  if (table instanceof Uint8Array) {
+    const out = requireOutput(given, Uint8Array, codes.length);
+    gather(codes, f, table, out);
+    return out;
+  }
+  const out = requireOutput(given, Uint16Array, codes.length);
+  const fast = dequantizeWasm(codes, f, out, decodeTable32, table);
+  if (fast) return fast;
   gather(codes, f, table, out);
   return out;
 }

@@ -21,6 +21,9 @@ export interface CoreExports {
 export interface DecodeExports {
   decodeLut8(src: number, dst: number, n: number, table: number): void;
   decodeLut16(src: number, dst: number, n: number, table: number): void;
+  /** 8-bit codes → 16-bit codes through a table of u16 (convert, dequantize to binary16/bfloat16). */
+  decodeLut8To16(src: number, dst: number, n: number, table: number): void;
+  decodeLut16To16(src: number, dst: number, n: number, table: number): void;
   decodeLinear16(src: number, dst: number, n: number, shift: number, offset: number): void;
   decodeIeee16(src: number, dst: number, n: number, params: number, table: number): void;
   nibblePlanes(table: number, planes: number): void;

@@ -1,4 +1,5 @@
-// Dequantize in Wasm: each format's decode table (from the exact core) is uploaded once and applied by a kernel.
+// Dequantize in Wasm: each format's decode table (from the exact core) is uploaded once and applied by a kernel; so
+// are the 16-bit conversion tables of dequantize to binary16/bfloat16 and convert.
 import { CodeRangeError } from "../errors.js";
 import type { Format } from "../format/model.js";
 import { callKernel } from "./abi.js";
@@ -23,8 +24,11 @@ export interface WasmTable {
 
 /** Tables held at once (16-bit formats take 256 KiB each); the least recently used one is freed beyond it. */
 const MAX_TABLES = 32;
-/** Tables by Format identity (equal parameters are one interned Format), least recently used first. */
-const tables = new Map<Format, WasmTable>();
+/**
+ * Uploaded tables, least recently used first: float32 tables by Format identity (equal parameters are one interned
+ * Format), conversion tables by the table array (the exact core caches one per formats and projection).
+ */
+const tables = new Map<Format | Uint16Array, { readonly table: number; readonly bytes: number }>();
 /** Bytes of a split table: A, B, X and 3 residual rows of 16-bit values as byte planes (assembly/decode.ts). */
 const SPLIT_BYTES = 176;
 const SPLIT_ROWS = 3;
@@ -174,22 +178,37 @@ export function decodeCall(t: WasmTable, bytesPerCode: number): { name: DecodeKe
 
 type DecodeKernel = "decodeLinear16" | "decodeIeee16" | "decodeLut16" | "decodeNibbles" | "decodeSplit2" | "decodeSplit3" | "decodeLut8";
 
-/** Uploads (once) the float32 bits of every code of f, a format of up to 16 bits; decodeTable32 supplies them. */
-export function wasmTable(k: Kernels, f: Format, decodeTable32: (f: Format) => Uint32Array): WasmTable {
-  let t = tables.get(f);
+/** The upload of `key`'s table, made by `upload` on first use; beyond MAX_TABLES the least recently used is freed. */
+function cached<T extends { readonly table: number; readonly bytes: number }>(key: Format | Uint16Array, upload: () => T): T {
+  let t = tables.get(key) as T | undefined;
   if (t) {
-    tables.delete(f);
-    tables.set(f, t);
+    tables.delete(key);
+    tables.set(key, t);
     return t;
   }
-  t = uploadTable(k, f, decodeTable32(f), allocBytesRaw, memoryBuffer);
-  tables.set(f, t);
+  t = upload();
+  tables.set(key, t);
   if (tables.size > MAX_TABLES) {
     const [oldKey, old] = tables.entries().next().value!;
     tables.delete(oldKey);
     freeBytesRaw(old.table, old.bytes);
   }
   return t;
+}
+
+/** Uploads (once) the float32 bits of every code of f, a format of up to 16 bits; decodeTable32 supplies them. */
+export function wasmTable(k: Kernels, f: Format, decodeTable32: (f: Format) => Uint32Array): WasmTable {
+  return cached(f, () => uploadTable(k, f, decodeTable32(f), allocBytesRaw, memoryBuffer));
+}
+
+/** Uploads (once) a 16-bit conversion table (codes of one format → 16-bit codes of another). */
+function wasmTable16(values: Uint16Array): { table: number; bytes: number } {
+  return cached(values, () => {
+    const bytes = Math.max(2, values.byteLength);
+    const table = allocBytesRaw(bytes);
+    new Uint16Array(memoryBuffer(), table, values.length).set(values);
+    return { table, bytes };
+  });
 }
 
 /** Throws CodeRangeError naming the first element ≥ limit; a Wasm max-scan finds out whether there is one. */
@@ -206,24 +225,27 @@ export function requireBelow(k: Kernels, codes: Uint8Array | Uint16Array, limit:
 }
 
 /**
- * Decodes codes into out (validated by the caller for type and length) in Wasm; checks codes < 2^K before any
- * write. Returns the current view of out, or undefined when the kernels are unavailable (run the reference).
+ * Decodes codes into out (validated by the caller for type and length) in Wasm: float32 bits through f's decode
+ * table, or with `table16` 16-bit codes through that conversion table. Checks codes < 2^K before any write. Returns
+ * the current view of out, or undefined when the kernels are unavailable (run the reference).
  */
-export function dequantizeWasm(
+export function dequantizeWasm<T extends Float32Array | Uint16Array>(
   codes: Uint8Array | Uint16Array | Uint32Array,
   f: Format,
-  out: Float32Array,
+  out: T,
   decodeTable32: (f: Format) => Uint32Array,
-): Float32Array | undefined {
+  table16?: Uint16Array,
+): T | undefined {
   const k = kernels();
   if (!k || codes instanceof Uint32Array) return undefined;
   requireLive(codes, "codes");
   requireLive(out, "options.out");
   const codesNow = keep<WasmView>(codes);
-  const outNow = keep(out);
+  const outNow = keep<WasmView>(out) as () => T;
   requireBelow(k, codesNow() as Uint8Array | Uint16Array, f.codeCount, "codes", `a ${f.name} code in [0, ${f.codeCount - 1}]`);
-  const t = wasmTable(k, f, decodeTable32);
-  const { name, args } = decodeCall(t, codes.BYTES_PER_ELEMENT);
+  const { name, args } = table16
+    ? { name: codes.BYTES_PER_ELEMENT === 1 ? ("decodeLut8To16" as const) : ("decodeLut16To16" as const), args: [wasmTable16(table16).table] }
+    : decodeCall(wasmTable(k, f, decodeTable32), codes.BYTES_PER_ELEMENT);
   stream(codesNow(), outNow(), (s, d, n) => callKernel(k, name, [s, d, n, ...args]));
   return outNow();
 }
