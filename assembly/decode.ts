@@ -201,7 +201,7 @@ const SIXTEEN = memory.data<u8>([16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
 @inline
 function split16(
   v: v128, d: usize, mask: v128, sixteen: v128, aLo: v128, aHi: v128, bLo: v128, bHi: v128, xRow: v128,
-  r0l: v128, r0h: v128, r1l: v128, r1h: v128, r2l: v128, r2h: v128, rows3: bool,
+  r0l: v128, r0h: v128, r1l: v128, r1h: v128, r2l: v128, r2h: v128, rows3: bool, out16: bool,
 ): void {
   const l = v128.and(v, mask);
   const h = v128.and(i16x8.shr_u(v, 4), mask);
@@ -227,6 +227,12 @@ function split16(
     i16x8.add(i8x16.shuffle(al, ah, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31), i8x16.shuffle(bl, bh, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31)),
     i8x16.shuffle(rl, rh, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31),
   );
+  if (out16) {
+    // 16-bit outputs (binary16, bfloat16 codes) are the sums themselves.
+    v128.store(d, lo, 0);
+    v128.store(d, hi, 16);
+    return;
+  }
   const zero = i16x8.sub(lo, lo);
   v128.store(d, i16x8.shuffle(zero, lo, 0, 8, 1, 9, 2, 10, 3, 11), 0);
   v128.store(d, i16x8.shuffle(zero, lo, 4, 12, 5, 13, 6, 14, 7, 15), 16);
@@ -236,7 +242,7 @@ function split16(
 
 // @ts-ignore: decorator
 @inline
-function splitLoop(src: usize, dst: usize, n: usize, split: usize, table: usize, packed6: bool, rows3: bool): void {
+function splitLoop(src: usize, dst: usize, n: usize, split: usize, table: usize, packed6: bool, rows3: bool, out16: bool): void {
   const mask = v128.load(NIBBLE_MASK);
   const sixteen = v128.load(SIXTEEN);
   const six = v128.load(SIX_BITS32);
@@ -260,35 +266,47 @@ function splitLoop(src: usize, dst: usize, n: usize, split: usize, table: usize,
         v128.or(v128.and(w, six), i32x4.shl(v128.and(i32x4.shr_u(w, 6), six), 8)),
         v128.or(i32x4.shl(v128.and(i32x4.shr_u(w, 12), six), 16), i32x4.shl(i32x4.shr_u(w, 18), 24)),
       );
-      split16(c, dst + (i << 2), mask, sixteen, aLo, aHi, bLo, bHi, xRow, r0l, r0h, r1l, r1h, r2l, r2h, rows3);
+      split16(c, dst + (i << 2), mask, sixteen, aLo, aHi, bLo, bHi, xRow, r0l, r0h, r1l, r1h, r2l, r2h, rows3, false);
     }
     decodePacked6(src + ((i >> 2) * 3), dst + (i << 2), n - i, table);
   } else {
+    const ds: usize = out16 ? 1 : 2; // log2 bytes per output
     for (; i + 16 <= n; i += 16) {
-      split16(v128.load(src + i), dst + (i << 2), mask, sixteen, aLo, aHi, bLo, bHi, xRow, r0l, r0h, r1l, r1h, r2l, r2h, rows3);
+      split16(v128.load(src + i), dst + (i << ds), mask, sixteen, aLo, aHi, bLo, bHi, xRow, r0l, r0h, r1l, r1h, r2l, r2h, rows3, out16);
     }
-    decodeLut8(src + i, dst + (i << 2), n - i, table);
+    if (out16) gather<u8, u16>(src + i, dst + (i << ds), n - i, table);
+    else gather<u8, u32>(src + i, dst + (i << ds), n - i, table);
   }
 }
 
 /** Byte codes → float32 bits through a split table with ≤ 2 residual rows (see split16); the tail uses the table. */
 export function decodeSplit2(src: usize, dst: usize, n: usize, split: usize, table: usize): void {
-  splitLoop(src, dst, n, split, table, false, false);
+  splitLoop(src, dst, n, split, table, false, false, false);
 }
 
 /** decodeSplit2 with 3 residual rows (e.g. P3109 signed extended: −0's code is NaN, and ±Inf). */
 export function decodeSplit3(src: usize, dst: usize, n: usize, split: usize, table: usize): void {
-  splitLoop(src, dst, n, split, table, false, true);
+  splitLoop(src, dst, n, split, table, false, true, false);
+}
+
+/** Byte codes → 16-bit codes of another format through the split form of a u16 conversion table (≤ 2 residual rows). */
+export function decodeSplit2To16(src: usize, dst: usize, n: usize, split: usize, table: usize): void {
+  splitLoop(src, dst, n, split, table, false, false, true);
+}
+
+/** decodeSplit2To16 with 3 residual rows. */
+export function decodeSplit3To16(src: usize, dst: usize, n: usize, split: usize, table: usize): void {
+  splitLoop(src, dst, n, split, table, false, true, true);
 }
 
 /** Packed 6-bit codes through a split table with ≤ 2 residual rows. */
 export function decodePacked6Split2(src: usize, dst: usize, n: usize, split: usize, table: usize): void {
-  splitLoop(src, dst, n, split, table, true, false);
+  splitLoop(src, dst, n, split, table, true, false, false);
 }
 
 /** Packed 6-bit codes through a split table with 3 residual rows. */
 export function decodePacked6Split3(src: usize, dst: usize, n: usize, split: usize, table: usize): void {
-  splitLoop(src, dst, n, split, table, true, true);
+  splitLoop(src, dst, n, split, table, true, true, false);
 }
 
 /** Packed 6-bit codes (little-endian bit stream, element i at bits 6i…6i+5) → float32 bits, 4 codes per 3 bytes. */

@@ -15,7 +15,8 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 /**
  * Runs the cases on n elements, `rounds` interleaved rounds after one warm-up call each; returns
- * [{ name, gps, ms }] (median G elements/s and its milliseconds per call). `mf` is the minifloat module.
+ * [{ name, gps, ms, best }]: median G elements/s and milliseconds per call, and the best round's G elements/s (less
+ * disturbed by other processes). `mf` is the minifloat module.
  */
 export function measure(mf, n, rounds) {
   const fmt = "float8_e4m3fn";
@@ -46,6 +47,6 @@ export function measure(mf, n, rounds) {
   for (const a of [codes, half, single]) a.free();
   return cases.map(([name], i) => {
     const ms = median(times[i]);
-    return { name, gps: n / ms / 1e6, ms };
+    return { name, gps: n / ms / 1e6, ms, best: n / Math.min(...times[i]) / 1e6 };
   });
 }

@@ -39,11 +39,11 @@ await mf.initKernels();
 const node = measure(mf, N, ROUNDS);
 const browser = await inChromium();
 const load = loadavg()[0].toFixed(2);
-console.log(`fp8 (float8_e4m3fn) → 16-bit output, ${N} elements, median of ${ROUNDS} rounds, G elements/s`);
+console.log(`fp8 (float8_e4m3fn) → 16-bit output, ${N} elements, ${ROUNDS} rounds: median G elements/s (ms per call), best round`);
 console.log(`Node ${process.version} (kernels: ${mf.kernelStatus().available}), Chromium ${browser.version} (kernels: ${browser.kernels})`);
 console.log(`load average ${load} on ${availableParallelism()} CPUs (other processes share the machine)\n`);
-console.log(`${"case".padEnd(40)}${"Node".padStart(14)}${"Chromium".padStart(14)}`);
+console.log(`${"case".padEnd(40)}${"Node".padStart(24)}${"Chromium".padStart(24)}`);
 node.forEach((row, i) => {
-  const cell = (r) => `${r.gps.toFixed(2)} (${r.ms.toFixed(1)} ms)`.padStart(14);
+  const cell = (r) => `${r.gps.toFixed(2)} (${r.ms.toFixed(1)} ms), ${r.best.toFixed(2)}`.padStart(24);
   console.log(`${row.name.padEnd(40)}${cell(row)}${cell(browser.rows[i])}`);
 });

@@ -1,10 +1,13 @@
-// The 16-bit table-gather kernels (decodeLut8To16, decodeLut16To16) behind dequantize to binary16/bfloat16 and
-// convert: every code of every ≤ 8-bit format (and of three 16-bit formats) against the exact projection of its
+// The 16-bit table kernels (decodeLut8To16, decodeLut16To16, decodeSplit2To16/3To16) behind dequantize to
+// binary16/bfloat16 and convert: every code of every ≤ 8-bit format (and of three 16-bit formats) against the exact projection of its
 // value, computed element by element here (encodeExact of decodeExact), through JS arrays (streamed) and Wasm views
 // (zero copy), with tails that miss the 8-way unrolled loop.
 import { describe, expect, it } from "vitest";
 import { CodeRangeError, allocCodes, convert, decodeExact, dequantize, encodeExact, format } from "../src/index.js";
 import type { Format } from "../src/format/model.js";
+import { conversionTable } from "../src/exact/tables.js";
+import { resolveProjection } from "../src/exact/projection.js";
+import { wasmTable16 } from "../src/wasm/decode.js";
 import { kernels } from "../src/wasm/instance.js";
 import { CHUNK } from "../src/wasm/memory.js";
 import { EIGHT_BIT_FORMATS } from "./format-lists.js";
@@ -54,6 +57,20 @@ describe("16-bit table-gather kernels", () => {
   it("are available (the rest of this file runs them, not the TypeScript reference)", () => {
     expect(typeof kernels()?.decodeLut8To16).toBe("function");
     expect(typeof kernels()?.decodeLut16To16).toBe("function");
+  });
+
+  it("take the split form for 5…8-bit formats whose table has one (float8_e4m3fn → binary16), else the table", () => {
+    const target = format("binary16");
+    const kind = (name: string) => {
+      const f = format(name);
+      dequantize(new Uint8Array(1), f, { to: "float16", bits: true }); // builds and uploads the table
+      const t = wasmTable16(f, conversionTable(f, target, resolveProjection(target, RNE)) as Uint16Array);
+      return t.split < 0 ? "table" : t.splitRows <= 2 ? "split2" : "split3";
+    };
+    expect(kind("float8_e4m3fn")).toBe("split2"); // zero/subnormal rows and the NaN rows, sign-symmetric
+    expect(kind("float4_e2m1fn")).toBe("table");
+    const kinds = new Set(EIGHT_BIT_FORMATS.map(kind));
+    expect([...kinds].sort()).toEqual(["split2", "split3", "table"]); // the sweeps below run all three kernels
   });
 
   it(`dequantize to float16 and bfloat16 bits: every code of ${EIGHT_BIT_FORMATS.length} formats of ≤ 8 bits`, () => {

@@ -32,6 +32,8 @@ export interface DecodeExports {
   decodePacked6(src: number, dst: number, n: number, table: number): void;
   decodeSplit2(src: number, dst: number, n: number, split: number, table: number): void;
   decodeSplit3(src: number, dst: number, n: number, split: number, table: number): void;
+  decodeSplit2To16(src: number, dst: number, n: number, split: number, table: number): void;
+  decodeSplit3To16(src: number, dst: number, n: number, split: number, table: number): void;
   decodePacked6Split2(src: number, dst: number, n: number, split: number, table: number): void;
   decodePacked6Split3(src: number, dst: number, n: number, split: number, table: number): void;
   maxU8(src: number, n: number): number;

@@ -176,7 +176,18 @@ export function decodeCall(t: WasmTable, bytesPerCode: number): { name: DecodeKe
   return { name: "decodeLut8", args: [t.table] };
 }
 
-type DecodeKernel = "decodeLinear16" | "decodeIeee16" | "decodeLut16" | "decodeNibbles" | "decodeSplit2" | "decodeSplit3" | "decodeLut8";
+type DecodeKernel =
+  | "decodeLinear16"
+  | "decodeIeee16"
+  | "decodeLut16"
+  | "decodeNibbles"
+  | "decodeSplit2"
+  | "decodeSplit3"
+  | "decodeLut8"
+  | "decodeLut8To16"
+  | "decodeLut16To16"
+  | "decodeSplit2To16"
+  | "decodeSplit3To16";
 
 /** The upload of `key`'s table, made by `upload` on first use; beyond MAX_TABLES the least recently used is freed. */
 function cached<T extends { readonly table: number; readonly bytes: number }>(key: Format | Uint16Array, upload: () => T): T {
@@ -201,14 +212,35 @@ export function wasmTable(k: Kernels, f: Format, decodeTable32: (f: Format) => U
   return cached(f, () => uploadTable(k, f, decodeTable32(f), allocBytesRaw, memoryBuffer));
 }
 
-/** Uploads (once) a 16-bit conversion table (codes of one format → 16-bit codes of another). */
-function wasmTable16(values: Uint16Array): { table: number; bytes: number } {
+/** A conversion table of u16 entries in Wasm memory, and its split form (as WasmTable's) or −1. */
+export interface WasmTable16 {
+  readonly table: number;
+  readonly bytes: number;
+  readonly split: number;
+  readonly splitRows: number;
+}
+
+/**
+ * Uploads (once) the conversion table `values` of f's codes into 16-bit codes of another format, with its split form
+ * when f has 5…8 bits and one exists (splitTable of the entries as the top halves of 32-bit words).
+ */
+export function wasmTable16(f: Format, values: Uint16Array): WasmTable16 {
   return cached(values, () => {
-    const bytes = Math.max(2, values.byteLength);
+    const split = f.K > 4 && f.K <= 8 ? splitTable(Uint32Array.from(values, (v) => v << 16)) : undefined;
+    const tableBytes = Math.ceil(values.byteLength / 16) * 16;
+    const bytes = tableBytes + (split ? SPLIT_BYTES : 0);
     const table = allocBytesRaw(bytes);
     new Uint16Array(memoryBuffer(), table, values.length).set(values);
-    return { table, bytes };
+    if (split) new Uint8Array(memoryBuffer(), table + tableBytes, SPLIT_BYTES).set(split.bytes);
+    return { table, bytes, split: split ? table + tableBytes : -1, splitRows: split?.rows ?? 0 };
   });
+}
+
+/** The kernel for codes of `bytesPerCode` bytes through a 16-bit conversion table, and its arguments after (src, dst, n). */
+function gatherCall16(t: WasmTable16, bytesPerCode: number): { name: DecodeKernel; args: number[] } {
+  if (bytesPerCode === 2) return { name: "decodeLut16To16", args: [t.table] };
+  if (t.split >= 0) return { name: t.splitRows <= 2 ? "decodeSplit2To16" : "decodeSplit3To16", args: [t.split, t.table] };
+  return { name: "decodeLut8To16", args: [t.table] };
 }
 
 /** Throws CodeRangeError naming the first element ≥ limit; a Wasm max-scan finds out whether there is one. */
@@ -244,7 +276,7 @@ export function dequantizeWasm<T extends Float32Array | Uint16Array>(
   const outNow = keep<WasmView>(out) as () => T;
   requireBelow(k, codesNow() as Uint8Array | Uint16Array, f.codeCount, "codes", `a ${f.name} code in [0, ${f.codeCount - 1}]`);
   const { name, args } = table16
-    ? { name: codes.BYTES_PER_ELEMENT === 1 ? ("decodeLut8To16" as const) : ("decodeLut16To16" as const), args: [wasmTable16(table16).table] }
+    ? gatherCall16(wasmTable16(f, table16), codes.BYTES_PER_ELEMENT)
     : decodeCall(wasmTable(k, f, decodeTable32), codes.BYTES_PER_ELEMENT);
   stream(codesNow(), outNow(), (s, d, n) => callKernel(k, name, [s, d, n, ...args]));
   return outNow();
