@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { quantizePacked } from "../src/index.js";
 import { type Browser, WEBGPU_ARGS, launchChromium } from "./browser/chromium.js";
 import { type StaticServer, serveStatic } from "../scripts/static-server.mjs";
 
@@ -35,6 +36,19 @@ it("shows exactly the snippet files as the page's code blocks", () => {
   expect(blocks.map((b) => b.lang)).toEqual(snippets.map(() => "js"));
   expect(blocks.map((b) => b.code).sort()).toEqual(snippets.map((f) => readFileSync(join(folder, f), "utf8")).sort());
   expect(snippets.sort()).toEqual(["float16.mjs", "onnxruntime.mjs", "transformers.mjs", "webgpu.mjs", "webnn.mjs"]);
+});
+
+it("packs FP4 as the onnx package stores a FLOAT4E2M1 tensor (fixture by scripts/fixtures/onnx_fp4.py)", () => {
+  const fixture = JSON.parse(readFileSync(join(root, "test", "fixtures", "frameworks", "onnx-fp4.json"), "utf8")) as {
+    cases: { name: string; float32: string; makeTensor: string; fromArray: string }[];
+  };
+  expect(fixture.cases.map((c) => c.name)).toEqual(["every_value", "midpoints", "odd_length", "random"]);
+  for (const c of fixture.cases) {
+    const values = new Float32Array(Uint8Array.from(Buffer.from(c.float32, "hex")).buffer);
+    const packed = Buffer.from(quantizePacked(values, "float4_e2m1fn")).toString("hex");
+    expect({ name: c.name, packed }).toEqual({ name: c.name, packed: c.makeTensor });
+    expect(c.fromArray).toEqual(c.makeTensor);
+  }
 });
 
 describe("in Node", () => {
