@@ -3,13 +3,13 @@
 // value, computed element by element here (encodeExact of decodeExact), through JS arrays (streamed) and Wasm views
 // (zero copy), with tails that miss the 8-way unrolled loop.
 import { describe, expect, it } from "vitest";
-import { CodeRangeError, allocCodes, convert, decodeExact, dequantize, encodeExact, format } from "../src/index.js";
+import { CodeRangeError, allocBytes, allocCodes, convert, decodeExact, dequantize, encodeExact, format } from "../src/index.js";
 import type { Format } from "../src/format/model.js";
 import { conversionTable } from "../src/exact/tables.js";
 import { resolveProjection } from "../src/exact/projection.js";
 import { wasmTable16 } from "../src/wasm/decode.js";
 import { kernels } from "../src/wasm/instance.js";
-import { CHUNK } from "../src/wasm/memory.js";
+import { CHUNK, memoryStats } from "../src/wasm/memory.js";
 import { EIGHT_BIT_FORMATS } from "./format-lists.js";
 
 const RNE = { rounding: "NearestTiesToEven", saturation: "SatNone" } as const;
@@ -111,6 +111,29 @@ describe("16-bit table-gather kernels", () => {
     const want = expected(f, "binary16");
     expect(mismatches(codes, dequantize(codes, f, { to: "float16", bits: true }) as Uint16Array, want)).toBe(0);
     expect(mismatches(codes, convert(codes, f, "binary16") as Uint16Array, want)).toBe(0);
+  });
+
+  it("returns a current view when uploading a table grows memory under zero-copy arrays", () => {
+    const cases = [
+      ["Binary16p9ue", (c: Uint16Array, out: Uint16Array) => dequantize(c, "Binary16p9ue", { to: "bfloat16", out }) as Uint16Array, "bfloat16"],
+      ["Binary16p10ue", (c: Uint16Array, out: Uint16Array) => convert(c, "Binary16p10ue", "binary16", { out }) as Uint16Array, "binary16"],
+    ] as const;
+    for (const [name, call, target] of cases) {
+      const f = format(name);
+      const codes = allocCodes(f, 4);
+      const out = allocCodes("binary16", 4);
+      codes.array.set([0, 1, 0x3c00, 0xffff]);
+      // A new 16-bit source needs a 128 KiB table: use up free blocks and the memory's tail so the upload must grow it.
+      const fillers = [allocBytes(memoryStats().memoryBytes - memoryStats().topBytes)];
+      while (memoryStats().largestFreeBlock >= 2 ** 17) fillers.push(allocBytes(2 ** 17));
+      const size = memoryStats().memoryBytes;
+      const y = call(codes.array as Uint16Array, out.array as Uint16Array);
+      expect(memoryStats().memoryBytes, name).toBeGreaterThan(size);
+      expect(y.buffer).toBe(kernels()!.memory.buffer);
+      expect(y.byteOffset).toBe(out.ptr);
+      expect(Array.from(y)).toEqual([0, 1, 0x3c00, 0xffff].map((c) => encodeExact(decodeExact(c, f), target, RNE)));
+      for (const x of [codes, out, ...fillers]) x.free();
+    }
   });
 
   it("refuses a code beyond the format before writing anything", () => {
