@@ -9,6 +9,7 @@ import { fromFloat32Bits, fromNumber } from "../exact/value.js";
 import type { Format } from "../format/model.js";
 import { type FormatLike, resolveFormat } from "./scalar.js";
 import { dequantizeWasm } from "../wasm/decode.js";
+import { keep } from "../wasm/memory.js";
 import { quantizeWasm } from "../wasm/encode.js";
 import { type QuantizeOptions, type QuantizePlan, planQuantize, wasmRandom } from "./plan.js";
 import { type CodeArray, type Float16ArrayLike, float16ArrayType, requireAttached, requireCodes, requireOutput } from "./validate.js";
@@ -104,14 +105,12 @@ function dequantize16(codes: CodeArray, f: Format, to: "float16" | "bfloat16", g
   if (view.length !== n) throw new CodeRangeError("options.out", `has length ${view.length}; allowed: ${n} (the input length)`);
   const target = format(TARGETS[to]);
   const table = conversionTable(f, target, resolveProjection(target, RNE), kernelProjection) as Uint16Array;
+  // A Float16Array output is written through a Uint16Array over its bytes; keep() re-creates an output in Wasm memory
+  // (of its own type) when uploading the table grows the memory.
+  const current = keep(out as Uint16Array);
   const dst = out instanceof Uint16Array ? out : new Uint16Array(view.buffer, view.byteOffset, n);
-  const fast = dequantizeWasm(codes, f, dst, decodeTable32, table);
-  if (!fast) gather(codes, f, table, dst);
-  // An output in Wasm memory is re-created over the memory when uploading the table grew it (as in convert).
-  if (!fast || fast.buffer === view.buffer) return out as Uint16Array | Float16ArrayLike;
-  return out instanceof Uint16Array
-    ? fast
-    : new (out.constructor as new (b: ArrayBufferLike, o: number, n: number) => Float16ArrayLike)(fast.buffer, fast.byteOffset, n);
+  if (!dequantizeWasm(codes, f, dst, decodeTable32, table)) gather(codes, f, table, dst);
+  return current() as Uint16Array | Float16ArrayLike;
 }
 
 const RNE = { rounding: "NearestTiesToEven", saturation: "SatNone" } as const;
