@@ -4,6 +4,10 @@
 export const $ = (id) => document.getElementById(id);
 /** Value tables, ranges and error histograms cover formats of up to 16 bits (binary32/64 have too many codes). */
 export const MAX_K = 16;
+/** Phone widths, where the charts are drawn narrower so that their text, scaled down with them, stays readable. */
+export const NARROW = matchMedia("(max-width: 600px)");
+/** The width of the charts' coordinate system (their viewBox): 640 units on phones, 960 elsewhere. */
+export const chartWidth = () => (NARROW.matches ? 640 : 960);
 const SVG = "http://www.w3.org/2000/svg";
 
 export function el(tag, attrs = {}, ...children) {

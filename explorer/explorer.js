@@ -2,7 +2,7 @@
 // minifloat format, all computed in the page by the browser bundle. Plain DOM and SVG, no framework.
 import * as mf from "minifloat";
 import { OVERFLOW_MODES } from "minifloat/p3109";
-import { $, MAX_K, approx, bitLength, el, exactText, fmtLog, hexFloat, log2Exact, showError } from "./common.js";
+import { $, MAX_K, NARROW, approx, bitLength, chartWidth, el, exactText, fmtLog, hexFloat, log2Exact, showError } from "./common.js";
 import { runQuantization } from "./quantization.js";
 import { renderExamples, runSaturation } from "./saturation.js";
 import { readUrl, showUrlNotes, writeUrl } from "./url-state.js";
@@ -244,7 +244,7 @@ function renderRange() {
   if (minPos === undefined) return;
   const lo = Math.floor(minPos.l) - 1;
   const hi = Math.floor(maxFin.l) + 2;
-  const W = 960,
+  const W = chartWidth(),
     H = 250,
     left = 50,
     right = 20,
@@ -393,6 +393,11 @@ async function main() {
 
   // Every control change goes into the URL (the format and the page also from choose and gotoPage).
   document.addEventListener("change", syncUrl);
+  // Charts are drawn for the width class of the screen (see chartWidth): redraw them when it changes.
+  NARROW.addEventListener("change", () => {
+    renderRange();
+    runQuantization(state.fmt, codeValues);
+  });
   openLink(readUrl());
   renderExamples();
   window.explorerReady = true;

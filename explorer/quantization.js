@@ -1,7 +1,7 @@
 // (c) of the explorer: the relative error of N samples from a distribution quantized into the format, as a
 // histogram and statistics.
 import * as mf from "minifloat";
-import { $, MAX_K, el, exactText, fmtNumber, pct, showError } from "./common.js";
+import { $, MAX_K, chartWidth, el, exactText, fmtNumber, pct, showError } from "./common.js";
 
 /** A small seeded generator (mulberry32) for the samples; the library's projection does the rest. */
 function generator(seed) {
@@ -116,7 +116,7 @@ export function runQuantization(f, codeValues) {
 }
 
 function drawHistogram(chart, bins, below, above, R, f) {
-  const W = 960,
+  const W = chartWidth(),
     H = 260,
     left = 60,
     right = 20,
