@@ -1,4 +1,5 @@
-// Decode kernels: codes → float32 bit patterns through a per-format table that the host uploads into memory.
+// Decode kernels: codes → float32 bit patterns (or 16-bit codes of another format) through a per-format table that
+// the host uploads into memory.
 // Tables come from the exact core (decodeTable32), so no kernel knows a format; the host validates codes first.
 
 // v128 masks live in memory and are loaded before loops: V8 11.3 rebuilds v128 constants in every iteration.
@@ -6,40 +7,51 @@ const NIBBLE_MASK = memory.data<u8>([15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15,
 /** 0x3F in each i32 lane; its top byte is 0, which the FP6 unpack shuffle uses as a zero byte. */
 const SIX_BITS32 = memory.data<u32>([0x3f, 0x3f, 0x3f, 0x3f], 16);
 
-/** dst[i] = table[src[i]] for byte codes: scalar LUT unrolled ×8, the measured generic ~2 G/s (docs/kernels.md). */
-export function decodeLut8(src: usize, dst: usize, n: usize, table: usize): void {
+/**
+ * dst[i] = table[src[i]]: codes C (u8, u16) through a table of D entries (u32 float32 bits, u16 binary16/bfloat16
+ * bits), unrolled ×8; the generic scalar LUT measured at ~2 G/s for byte codes → float32 (docs/kernels.md).
+ */
+// @ts-ignore: decorator
+@inline
+function gather<C, D>(src: usize, dst: usize, n: usize, table: usize): void {
+  const c = sizeof<C>();
+  const d = sizeof<D>();
+  const cs = alignof<C>();
+  const ds = alignof<D>();
   let i: usize = 0;
   for (; i + 8 <= n; i += 8) {
-    const s = src + i;
-    const d = dst + (i << 2);
-    store<u32>(d, load<u32>(table + ((<usize>load<u8>(s, 0)) << 2)), 0);
-    store<u32>(d, load<u32>(table + ((<usize>load<u8>(s, 1)) << 2)), 4);
-    store<u32>(d, load<u32>(table + ((<usize>load<u8>(s, 2)) << 2)), 8);
-    store<u32>(d, load<u32>(table + ((<usize>load<u8>(s, 3)) << 2)), 12);
-    store<u32>(d, load<u32>(table + ((<usize>load<u8>(s, 4)) << 2)), 16);
-    store<u32>(d, load<u32>(table + ((<usize>load<u8>(s, 5)) << 2)), 20);
-    store<u32>(d, load<u32>(table + ((<usize>load<u8>(s, 6)) << 2)), 24);
-    store<u32>(d, load<u32>(table + ((<usize>load<u8>(s, 7)) << 2)), 28);
+    const s = src + (i << cs);
+    const o = dst + (i << ds);
+    store<D>(o, load<D>(table + ((<usize>load<C>(s, 0)) << ds)), 0);
+    store<D>(o, load<D>(table + ((<usize>load<C>(s, c)) << ds)), d);
+    store<D>(o, load<D>(table + ((<usize>load<C>(s, 2 * c)) << ds)), 2 * d);
+    store<D>(o, load<D>(table + ((<usize>load<C>(s, 3 * c)) << ds)), 3 * d);
+    store<D>(o, load<D>(table + ((<usize>load<C>(s, 4 * c)) << ds)), 4 * d);
+    store<D>(o, load<D>(table + ((<usize>load<C>(s, 5 * c)) << ds)), 5 * d);
+    store<D>(o, load<D>(table + ((<usize>load<C>(s, 6 * c)) << ds)), 6 * d);
+    store<D>(o, load<D>(table + ((<usize>load<C>(s, 7 * c)) << ds)), 7 * d);
   }
-  for (; i < n; i++) store<u32>(dst + (i << 2), load<u32>(table + ((<usize>load<u8>(src + i)) << 2)));
+  for (; i < n; i++) store<D>(dst + (i << ds), load<D>(table + ((<usize>load<C>(src + (i << cs))) << ds)));
 }
 
-/** dst[i] = table[src[i]] for 16-bit codes (9…16-bit formats), unrolled ×8 like decodeLut8. */
+/** Byte codes → float32 bits through the format's table. */
+export function decodeLut8(src: usize, dst: usize, n: usize, table: usize): void {
+  gather<u8, u32>(src, dst, n, table);
+}
+
+/** 16-bit codes (9…16-bit formats) → float32 bits. */
 export function decodeLut16(src: usize, dst: usize, n: usize, table: usize): void {
-  let i: usize = 0;
-  for (; i + 8 <= n; i += 8) {
-    const s = src + (i << 1);
-    const d = dst + (i << 2);
-    store<u32>(d, load<u32>(table + ((<usize>load<u16>(s, 0)) << 2)), 0);
-    store<u32>(d, load<u32>(table + ((<usize>load<u16>(s, 2)) << 2)), 4);
-    store<u32>(d, load<u32>(table + ((<usize>load<u16>(s, 4)) << 2)), 8);
-    store<u32>(d, load<u32>(table + ((<usize>load<u16>(s, 6)) << 2)), 12);
-    store<u32>(d, load<u32>(table + ((<usize>load<u16>(s, 8)) << 2)), 16);
-    store<u32>(d, load<u32>(table + ((<usize>load<u16>(s, 10)) << 2)), 20);
-    store<u32>(d, load<u32>(table + ((<usize>load<u16>(s, 12)) << 2)), 24);
-    store<u32>(d, load<u32>(table + ((<usize>load<u16>(s, 14)) << 2)), 28);
-  }
-  for (; i < n; i++) store<u32>(dst + (i << 2), load<u32>(table + ((<usize>load<u16>(src + (i << 1))) << 2)));
+  gather<u16, u32>(src, dst, n, table);
+}
+
+/** Byte codes → 16-bit codes of another format (binary16, bfloat16) through a conversion table. */
+export function decodeLut8To16(src: usize, dst: usize, n: usize, table: usize): void {
+  gather<u8, u16>(src, dst, n, table);
+}
+
+/** 16-bit codes → 16-bit codes of another format through a conversion table. */
+export function decodeLut16To16(src: usize, dst: usize, n: usize, table: usize): void {
+  gather<u16, u16>(src, dst, n, table);
 }
 
 /** 16-bit codes of a format whose table is linear, bits = (code << shift) + offset (bfloat16: shift 16, offset 0). */
@@ -189,7 +201,7 @@ const SIXTEEN = memory.data<u8>([16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
 @inline
 function split16(
   v: v128, d: usize, mask: v128, sixteen: v128, aLo: v128, aHi: v128, bLo: v128, bHi: v128, xRow: v128,
-  r0l: v128, r0h: v128, r1l: v128, r1h: v128, r2l: v128, r2h: v128, rows3: bool,
+  r0l: v128, r0h: v128, r1l: v128, r1h: v128, r2l: v128, r2h: v128, rows3: bool, out16: bool,
 ): void {
   const l = v128.and(v, mask);
   const h = v128.and(i16x8.shr_u(v, 4), mask);
@@ -215,6 +227,12 @@ function split16(
     i16x8.add(i8x16.shuffle(al, ah, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31), i8x16.shuffle(bl, bh, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31)),
     i8x16.shuffle(rl, rh, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31),
   );
+  if (out16) {
+    // 16-bit outputs (binary16, bfloat16 codes) are the sums themselves.
+    v128.store(d, lo, 0);
+    v128.store(d, hi, 16);
+    return;
+  }
   const zero = i16x8.sub(lo, lo);
   v128.store(d, i16x8.shuffle(zero, lo, 0, 8, 1, 9, 2, 10, 3, 11), 0);
   v128.store(d, i16x8.shuffle(zero, lo, 4, 12, 5, 13, 6, 14, 7, 15), 16);
@@ -224,7 +242,7 @@ function split16(
 
 // @ts-ignore: decorator
 @inline
-function splitLoop(src: usize, dst: usize, n: usize, split: usize, table: usize, packed6: bool, rows3: bool): void {
+function splitLoop(src: usize, dst: usize, n: usize, split: usize, table: usize, packed6: bool, rows3: bool, out16: bool): void {
   const mask = v128.load(NIBBLE_MASK);
   const sixteen = v128.load(SIXTEEN);
   const six = v128.load(SIX_BITS32);
@@ -248,35 +266,47 @@ function splitLoop(src: usize, dst: usize, n: usize, split: usize, table: usize,
         v128.or(v128.and(w, six), i32x4.shl(v128.and(i32x4.shr_u(w, 6), six), 8)),
         v128.or(i32x4.shl(v128.and(i32x4.shr_u(w, 12), six), 16), i32x4.shl(i32x4.shr_u(w, 18), 24)),
       );
-      split16(c, dst + (i << 2), mask, sixteen, aLo, aHi, bLo, bHi, xRow, r0l, r0h, r1l, r1h, r2l, r2h, rows3);
+      split16(c, dst + (i << 2), mask, sixteen, aLo, aHi, bLo, bHi, xRow, r0l, r0h, r1l, r1h, r2l, r2h, rows3, false);
     }
     decodePacked6(src + ((i >> 2) * 3), dst + (i << 2), n - i, table);
   } else {
+    const ds: usize = out16 ? 1 : 2; // log2 bytes per output
     for (; i + 16 <= n; i += 16) {
-      split16(v128.load(src + i), dst + (i << 2), mask, sixteen, aLo, aHi, bLo, bHi, xRow, r0l, r0h, r1l, r1h, r2l, r2h, rows3);
+      split16(v128.load(src + i), dst + (i << ds), mask, sixteen, aLo, aHi, bLo, bHi, xRow, r0l, r0h, r1l, r1h, r2l, r2h, rows3, out16);
     }
-    decodeLut8(src + i, dst + (i << 2), n - i, table);
+    if (out16) gather<u8, u16>(src + i, dst + (i << ds), n - i, table);
+    else gather<u8, u32>(src + i, dst + (i << ds), n - i, table);
   }
 }
 
 /** Byte codes → float32 bits through a split table with ≤ 2 residual rows (see split16); the tail uses the table. */
 export function decodeSplit2(src: usize, dst: usize, n: usize, split: usize, table: usize): void {
-  splitLoop(src, dst, n, split, table, false, false);
+  splitLoop(src, dst, n, split, table, false, false, false);
 }
 
 /** decodeSplit2 with 3 residual rows (e.g. P3109 signed extended: −0's code is NaN, and ±Inf). */
 export function decodeSplit3(src: usize, dst: usize, n: usize, split: usize, table: usize): void {
-  splitLoop(src, dst, n, split, table, false, true);
+  splitLoop(src, dst, n, split, table, false, true, false);
+}
+
+/** Byte codes → 16-bit codes of another format through the split form of a u16 conversion table (≤ 2 residual rows). */
+export function decodeSplit2To16(src: usize, dst: usize, n: usize, split: usize, table: usize): void {
+  splitLoop(src, dst, n, split, table, false, false, true);
+}
+
+/** decodeSplit2To16 with 3 residual rows. */
+export function decodeSplit3To16(src: usize, dst: usize, n: usize, split: usize, table: usize): void {
+  splitLoop(src, dst, n, split, table, false, true, true);
 }
 
 /** Packed 6-bit codes through a split table with ≤ 2 residual rows. */
 export function decodePacked6Split2(src: usize, dst: usize, n: usize, split: usize, table: usize): void {
-  splitLoop(src, dst, n, split, table, true, false);
+  splitLoop(src, dst, n, split, table, true, false, false);
 }
 
 /** Packed 6-bit codes through a split table with 3 residual rows. */
 export function decodePacked6Split3(src: usize, dst: usize, n: usize, split: usize, table: usize): void {
-  splitLoop(src, dst, n, split, table, true, true);
+  splitLoop(src, dst, n, split, table, true, true, false);
 }
 
 /** Packed 6-bit codes (little-endian bit stream, element i at bits 6i…6i+5) → float32 bits, 4 codes per 3 bytes. */

@@ -1,13 +1,13 @@
 // The format explorer: value table, dynamic range, quantization error and the dot-product saturation experiment of any
 // minifloat format, all computed in the page by the browser bundle. Plain DOM and SVG, no framework.
 import * as mf from "minifloat";
-import { OVERFLOW_MODES, saturationExperiment } from "minifloat/p3109";
+import { OVERFLOW_MODES } from "minifloat/p3109";
+import { $, MAX_K, NARROW, approx, bitLength, chartWidth, el, exactText, fmtLog, hexFloat, log2Exact, showError } from "./common.js";
+import { runQuantization } from "./quantization.js";
+import { renderExamples, runSaturation } from "./saturation.js";
+import { readUrl, showUrlNotes, writeUrl } from "./url-state.js";
 
-const $ = (id) => document.getElementById(id);
-const SVG = "http://www.w3.org/2000/svg";
 const ROWS_PER_PAGE = 256;
-/** Value tables, ranges and error histograms cover formats of up to 16 bits (binary32/64 have too many codes). */
-const MAX_K = 16;
 const FAMILY_LABELS = {
   P3109: "IEEE P3109",
   IEEE: "IEEE 754",
@@ -29,77 +29,13 @@ const P3109_EXAMPLES = [
   "Binary16p11se",
 ];
 const TESLA_NEEDS_BIAS = /^(cfloat8_1_[45]_[32]|cfloat16_shp)$/i;
+const DEFAULT_FORMAT = "Binary8p3se";
 
-const state = { fmt: undefined, page: 0, values: undefined };
+/** name: the format name as chosen or typed (what a link carries); page: of the value table, from 0. */
+const state = { fmt: undefined, name: DEFAULT_FORMAT, page: 0, values: undefined };
 
-// ---------- helpers ----------
+const syncUrl = () => writeUrl({ name: state.name, defaultName: DEFAULT_FORMAT, page: state.page, biased: TESLA_NEEDS_BIAS.test(state.name) });
 
-function el(tag, attrs = {}, ...children) {
-  const node = tag.startsWith("svg:") ? document.createElementNS(SVG, tag.slice(4)) : document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "text") node.textContent = v;
-    else node.setAttribute(k, String(v));
-  }
-  for (const c of children) node.append(c);
-  return node;
-}
-
-function showError(id, error) {
-  const box = $(id);
-  box.hidden = error === undefined;
-  box.textContent = error === undefined ? "" : `${error.name ?? "Error"}: ${error.message ?? error}`;
-}
-
-function bitLength(m) {
-  return m === 0n ? 0 : m.toString(2).length;
-}
-
-/** An exact value as a hex float (0x1.8p-16383), for values a float64 cannot hold. */
-function hexFloat(x) {
-  const n = bitLength(x.significand);
-  let frac = x.significand - (1n << BigInt(n - 1));
-  let bits = n - 1;
-  while (bits % 4) {
-    frac <<= 1n;
-    bits++;
-  }
-  const digits = bits
-    ? "." +
-      frac
-        .toString(16)
-        .padStart(bits / 4, "0")
-        .replace(/0+$/, "")
-    : "";
-  return `${x.sign < 0 ? "-" : ""}0x1${digits === "." ? "" : digits}p${x.exponent + n - 1}`;
-}
-
-/** An exact value as a float64 (the nearest, possibly 0 or ±∞ outside float64's range): for charts and errors. */
-function approx(x) {
-  if (x.kind === "nan") return NaN;
-  if (x.kind === "infinity") return x.sign * Infinity;
-  if (x.significand === 0n) return x.sign < 0 ? -0 : 0;
-  const n = bitLength(x.significand);
-  const top = Number(x.significand >> BigInt(Math.max(0, n - 53)));
-  return x.sign * top * 2 ** (x.exponent + Math.max(0, n - 53));
-}
-
-/** log2 of a positive exact value (floating point, for the axis). */
-function log2Exact(x) {
-  const n = bitLength(x.significand);
-  const top = Number(x.significand >> BigInt(Math.max(0, n - 53)));
-  return Math.log2(top) + x.exponent + Math.max(0, n - 53);
-}
-
-function fmtNumber(v, digits = 4) {
-  if (!Number.isFinite(v)) return String(v);
-  if (v === 0) return "0";
-  const a = Math.abs(v);
-  return a >= 1e-3 && a < 1e6 ? Number(v.toPrecision(digits)).toString() : v.toExponential(digits - 1);
-}
-
-/** A log2 position: exact integers as they are, others to 3 decimals. */
-const fmtLog = (l) => (Number.isInteger(l) ? String(l) : l.toFixed(3));
-const pct = (share) => `${(100 * share).toFixed(2)} %`;
 const hex = (code, f) => `0x${code.toString(16).padStart(Math.ceil(f.K / 4), "0")}`;
 
 // ---------- format selection ----------
@@ -133,13 +69,18 @@ function fillFormatSelect() {
   select.append(el("optgroup", { label: "Typed" }, el("option", { value: "", text: "(typed name)" })));
 }
 
-/** Resolves a name (with the bias field for Tesla formats) and redraws everything that depends on the format. */
+/**
+ * Resolves a name (with the bias field for Tesla formats) and redraws everything that depends on the format; returns
+ * the error for a name the library refuses (shown under the controls), else undefined.
+ */
 function choose(name) {
   try {
     const trimmed = name.trim();
     const f = TESLA_NEEDS_BIAS.test(trimmed) ? mf.format(trimmed, { bias: Number($("bias").value) }) : mf.format(trimmed);
     showError("format-error", undefined);
     state.fmt = f;
+    state.name = trimmed;
+    $("name").value = trimmed;
     state.page = 0;
     state.values = undefined;
     const option = [...$("format").options].find((o) => o.value.toLowerCase() === trimmed.toLowerCase());
@@ -147,10 +88,12 @@ function choose(name) {
     renderSummary();
     renderTable();
     renderRange();
-    runQuantization();
+    runQuantization(state.fmt, codeValues);
     document.body.dataset.format = f.name;
+    syncUrl();
   } catch (error) {
     showError("format-error", error);
+    return error;
   }
 }
 
@@ -220,7 +163,7 @@ function renderTable() {
     $("table-note").textContent = `${f.name} has 2^${f.K} codes: the explorer lists formats of up to ${MAX_K} bits.`;
     return;
   }
-  const pages = Math.max(1, f.codeCount / ROWS_PER_PAGE);
+  const pages = pageCount(f);
   state.page = Math.min(Math.max(0, state.page), pages - 1);
   $("pager").hidden = pages === 1;
   $("page").max = String(pages);
@@ -252,7 +195,11 @@ function renderTable() {
 function gotoPage(page) {
   state.page = page;
   renderTable();
+  syncUrl();
 }
+
+/** Pages of the value table of f (1 for formats without a table). */
+const pageCount = (f) => (f.K > MAX_K ? 1 : Math.max(1, f.codeCount / ROWS_PER_PAGE));
 
 // ---------- exact values of all codes (ranges, quantization errors) ----------
 
@@ -297,7 +244,7 @@ function renderRange() {
   if (minPos === undefined) return;
   const lo = Math.floor(minPos.l) - 1;
   const hi = Math.floor(maxFin.l) + 2;
-  const W = 960,
+  const W = chartWidth(),
     H = 250,
     left = 50,
     right = 20,
@@ -370,339 +317,29 @@ function renderRange() {
     `MinPositive ${exactText(minPos.x)} = 2^${fmtLog(minPos.l)}, MinNormal ${minNormal ? exactText(minNormal.x) : "—"}, MaxFinite ${exactText(maxFin.x)} ${Number.isInteger(maxFin.l) ? "=" : "≈"} 2^${fmtLog(maxFin.l)}: ${fmtLog(maxFin.l - minPos.l)} binades (${decades.toFixed(2)} decades), ${[...counts.values()].reduce((a, b) => a + b, 0)} positive finite values.`;
 }
 
-/** A finite exact value: the float64 that holds it, or an exact hex float where none does. */
-function exactText(x) {
-  const v = approx(x);
-  const exact = bitLength(x.significand) <= 53 && v !== 0 && Number.isFinite(v) && Math.abs(Math.log2(Math.abs(v))) < 1000;
-  return exact ? String(v) : hexFloat(x);
-}
-
 function niceStep(span, maxTicks) {
   for (const s of [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000]) if (span / s <= maxTicks) return s;
   return 20000;
 }
 
-// ---------- (c) quantization error ----------
-
-/** A small seeded generator (mulberry32) for the samples; the library's projection does the rest. */
-function generator(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) + 0.5) / 4294967296;
-  };
-}
-
-function samples(dist, scale, n) {
-  const u = generator(12345);
-  const x = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    if (dist === "normal") x[i] = scale * Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u());
-    else if (dist === "uniform") x[i] = scale * (2 * u() - 1);
-    else if (dist === "loguniform") x[i] = (u() < 0.5 ? -1 : 1) * scale * 2 ** (-20 * u());
-    else {
-      const v = u() - 0.5;
-      x[i] = -scale * Math.sign(v) * Math.log(1 - 2 * Math.abs(v));
-    }
-  }
-  return x;
-}
-
-function runQuantization() {
-  const f = state.fmt;
-  const chart = $("hist-chart");
-  const stats = $("quant-stats");
-  chart.replaceChildren();
-  stats.replaceChildren();
-  showError("quant-error", undefined);
-  if (f.K > MAX_K) {
-    stats.append(el("dt", { text: "not shown" }), el("dd", { text: `the explorer measures formats of up to ${MAX_K} bits` }));
-    return;
-  }
-  try {
-    const n = Number($("samples").value);
-    const scale = Number($("scale").value);
-    if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new RangeError("Samples N: allowed an integer in [1, 1000000]");
-    if (!(scale > 0) || !Number.isFinite(scale)) throw new RangeError("Scale: allowed a positive finite number");
-    const x = samples($("dist").value, scale, n);
-    const options = {};
-    if ($("rounding").value) options.rounding = $("rounding").value;
-    if ($("saturation").value) options.saturation = $("saturation").value;
-    if (options.rounding?.startsWith("Stochastic")) Object.assign(options, { stochasticBits: Number($("sbits").value), seed: 1 });
-    if (options.saturation && !options.rounding) options.rounding = "NearestTiesToEven";
-    const started = performance.now();
-    const codes = mf.quantize(x, f, options);
-    const ms = performance.now() - started;
-    const { values, exact } = codeValues();
-    const maxFinite = values[f.maxFiniteCode];
-    const R = 2 ** (1 - f.P);
-    const BINS = 40;
-    const bins = new Array(BINS).fill(0);
-    let below = 0,
-      above = 0,
-      nonFinite = 0,
-      saturated = 0,
-      flushed = 0,
-      zeros = 0,
-      finite = 0;
-    let sum2 = 0,
-      rel2 = 0,
-      maxErr = 0,
-      maxRel = 0;
-    for (let i = 0; i < n; i++) {
-      const xi = x[i];
-      const q = values[codes[i]];
-      if (Math.abs(xi) > maxFinite) saturated++;
-      if (xi !== 0 && q === 0) flushed++;
-      if (!Number.isFinite(q)) {
-        nonFinite++;
-        continue;
-      }
-      finite++;
-      const err = q - xi;
-      sum2 += err * err;
-      maxErr = Math.max(maxErr, Math.abs(err));
-      if (xi === 0) {
-        zeros++;
-        continue;
-      }
-      const r = err / Math.abs(xi);
-      rel2 += r * r;
-      maxRel = Math.max(maxRel, Math.abs(r));
-      if (r < -R) below++;
-      else if (r > R) above++;
-      else bins[Math.min(BINS - 1, Math.floor(((r + R) / (2 * R)) * BINS))]++;
-    }
-    drawHistogram(chart, bins, below, above, R, f);
-    const rows = [
-      ["samples", `${n} (${$("dist").selectedOptions[0].textContent}, scale ${scale})`],
-      ["projection", `${options.rounding ?? "format default"}, ${options.saturation ?? "format default"}`],
-      ["RMSE", `${fmtNumber(Math.sqrt(sum2 / Math.max(1, finite)))} (absolute, over ${finite} finite results)`],
-      ["max error", fmtNumber(maxErr)],
-      ["RMS relative error", fmtNumber(Math.sqrt(rel2 / Math.max(1, finite - zeros)))],
-      ["max relative error", fmtNumber(maxRel)],
-      ["% saturated", `${pct(saturated / n)} (|x| > MaxFinite = ${exactText(exact[f.maxFiniteCode])})`],
-      ["% flushed", `${pct(flushed / n)} (x ≠ 0 quantized to 0)`],
-      ["non-finite results", `${nonFinite} (±Inf or NaN)`],
-      ["quantize", `${ms.toFixed(1)} ms (kernels: ${mf.kernelStatus().available})`],
-    ];
-    for (const [k, v] of rows) stats.append(el("dt", { text: k }), el("dd", { text: v }));
-    document.body.dataset.quantized = String(n);
-  } catch (error) {
-    showError("quant-error", error);
-  }
-}
-
-function drawHistogram(chart, bins, below, above, R, f) {
-  const W = 960,
-    H = 260,
-    left = 60,
-    right = 20,
-    top = 22,
-    bottom = 44;
-  // The y scale follows the bins within ±R; the outlier bars are capped at the top (their counts are printed).
-  const maxCount = Math.max(1, ...bins);
-  const slots = bins.length + 4; // an outlier bar and a gap on each side
-  const slotW = (W - left - right) / slots;
-  const svg = el("svg:svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-labelledby": "hist-svg-title" });
-  svg.append(el("svg:title", { id: "hist-svg-title", text: `Histogram of the relative error (q − x)/|x| in ${f.name}` }));
-  const yOf = (c) => H - bottom - (Math.min(c, maxCount) / maxCount) * (H - top - bottom);
-  const bar = (slot, count, color, label) => {
-    svg.append(
-      el(
-        "svg:rect",
-        {
-          class: "bar",
-          x: (left + slot * slotW + 1).toFixed(2),
-          y: yOf(count).toFixed(2),
-          width: (slotW - 2).toFixed(2),
-          height: (H - bottom - yOf(count)).toFixed(2),
-          fill: color,
-        },
-        el("svg:title", { text: `${label}: ${count}` }),
-      ),
-    );
-  };
-  bar(0, below, "#b3261e", `relative error < −2^${1 - f.P}`);
-  bins.forEach((c, i) => {
-    const a = -R + (2 * R * i) / bins.length;
-    bar(i + 2, c, "#7aa7d6", `[${fmtNumber(a)}, ${fmtNumber(a + (2 * R) / bins.length)})`);
-  });
-  bar(slots - 1, above, "#b3261e", `relative error > 2^${1 - f.P}`);
-  svg.append(el("svg:line", { x1: left, y1: H - bottom, x2: W - right, y2: H - bottom, stroke: "#57606a" }));
-  svg.append(el("svg:line", { x1: left, y1: top, x2: left, y2: H - bottom, stroke: "#57606a" }));
-  const ticks = [
-    [2, `−2^${1 - f.P}`, "middle"],
-    [2 + bins.length / 2, "0", "middle"],
-    [2 + bins.length, `2^${1 - f.P}`, "middle"],
-  ];
-  for (const [slot, text, anchor] of ticks) {
-    const x = left + slot * slotW;
-    svg.append(el("svg:line", { x1: x, y1: H - bottom, x2: x, y2: H - bottom + 5, stroke: "#57606a" }));
-    svg.append(el("svg:text", { x, y: H - bottom + 18, "text-anchor": anchor, text }));
-  }
-  // The outlier bars (red) collect everything beyond ±R: saturation, flushing, large subnormal errors.
-  svg.append(el("svg:text", { x: left + 1.5 * slotW, y: top + 12, fill: "#b3261e", text: `◀ ${below} below −R` }));
-  svg.append(el("svg:text", { x: W - right - 1.5 * slotW, y: top + 12, "text-anchor": "end", fill: "#b3261e", text: `${above} above R ▶` }));
-  svg.append(
-    el("svg:text", {
-      x: (left + W - right) / 2,
-      y: H - 6,
-      "text-anchor": "middle",
-      text: `relative error (q − x)/|x|, R = 2^${1 - f.P} (one unit in the last place at the bottom of a binade)`,
-    }),
-  );
-  svg.append(el("svg:text", { x: left - 6, y: yOf(maxCount) + 4, "text-anchor": "end", text: String(maxCount) }));
-  svg.append(el("svg:text", { x: left - 6, y: H - bottom + 4, "text-anchor": "end", text: "0" }));
-  svg.append(
-    el("svg:text", { x: 14, y: (top + H - bottom) / 2, "text-anchor": "middle", transform: `rotate(-90 14 ${(top + H - bottom) / 2})`, text: "samples" }),
-  );
-  chart.append(svg);
-}
-
-// ---------- (d) saturation experiment ----------
-
-function runSaturation() {
-  showError("sat-error", undefined);
-  const status = $("sat-status");
-  const out = $("sat-results");
-  out.replaceChildren();
-  const mode = $("sat-mode").value;
-  const options = {
-    N: Number($("sat-n").value),
-    blockSize: Number($("sat-blk").value),
-    batches: 1,
-    batchSize: Number($("sat-pairs").value),
-    partials: $("sat-partials").value,
-    seed: Number($("sat-seed").value),
-  };
-  status.textContent = "running…";
-  // Let the status paint before the synchronous run.
-  setTimeout(() => {
-    try {
-      const started = performance.now();
-      const r = saturationExperiment(options);
-      const ms = performance.now() - started;
-      renderSaturation(out, r, mode, options);
-      status.textContent = `${r.pairs} pairs of length ${options.N}, BLK ${options.blockSize}, ${options.partials} partials: ${(ms / 1000).toFixed(2)} s.`;
-      document.body.dataset.saturation = "done";
-    } catch (error) {
-      status.textContent = "";
-      showError("sat-error", error);
-    }
-  }, 20);
-}
-
-function renderSaturation(out, r, mode, options) {
-  // Pairs without overflow give the same result in every mode: their RMS error follows from the totals.
-  const clean = r.pairs - r.overflowedPairs;
-  const rmsClean = clean ? Math.sqrt(Math.max(0, (r.rmsOvINF ** 2 * r.pairs - r.rmsOvINFOverflowed ** 2 * r.overflowedPairs) / clean)) : 0;
-  const perMode = {
-    OvSAT: { nan: 0, rms: fmtNumber(r.rmsOvSAT), max: fmtNumber(r.maxOvSAT), over: fmtNumber(r.rmsOvSATOverflowed) },
-    OvINF: { nan: r.nanOvINF, rms: fmtNumber(r.rmsOvINF), max: fmtNumber(r.maxOvINF), over: fmtNumber(r.rmsOvINFOverflowed) },
-    OvNAN: { nan: r.nanOvNAN, rms: "— (NaN)", max: "— (NaN)", over: "— (NaN)" },
-  };
-  const chosen = perMode[mode];
-  const headline = el("p", { id: "sat-headline" });
-  headline.textContent = `Under ${mode}: ${pct(r.inRange)} of the exact results are in range of ${options.partials}; partials overflowed in ${pct(r.inRangeOverflowed)} of those (${r.overflowedPairs} of ${r.pairs} pairs overflowed); NaN results: ${chosen.nan}; RMS error ${mode === "OvNAN" ? `${fmtNumber(rmsClean)} over the ${clean} non-NaN results` : chosen.rms}.`;
-  const modes = ["OvSAT", "OvINF", "OvNAN"];
-  const table = el("table", { class: "results" });
-  table.append(
-    el(
-      "thead",
-      {},
-      el("tr", {}, el("th", { scope: "col", text: "" }), ...modes.map((m) => el("th", { scope: "col", class: m === mode ? "chosen" : "", text: m }))),
-    ),
-  );
-  const body = el("tbody");
-  const row = (label, cells) =>
-    body.append(
-      el("tr", {}, el("th", { scope: "row", text: label }), ...cells.map((c, i) => el("td", { class: modes[i] === mode ? "chosen" : "", text: String(c) }))),
-    );
-  row(
-    "in-range results",
-    modes.map(() => pct(r.inRange)),
-  );
-  row(
-    "in range, partials overflowed",
-    modes.map(() => pct(r.inRangeOverflowed)),
-  );
-  row(
-    "NaN results",
-    modes.map((m) => perMode[m].nan),
-  );
-  row(
-    "RMS error, all pairs",
-    modes.map((m) => perMode[m].rms),
-  );
-  row(
-    "max error, all pairs",
-    modes.map((m) => perMode[m].max),
-  );
-  row(
-    `RMS error, ${r.overflowedPairs} overflowed pairs`,
-    modes.map((m) => perMode[m].over),
-  );
-  row(
-    `RMS error, ${clean} pairs without overflow`,
-    modes.map(() => fmtNumber(rmsClean)),
-  );
-  table.append(body);
-  const note = el("p", {
-    class: "legend",
-    text: "OvINF errors replace ±Inf by ±MaxFinite and NaN by 0 (the seed's §0.7); OvNAN results of overflowed pairs are NaN and have no error.",
-  });
-  out.append(headline, table, note);
-}
-
-function renderExamples() {
-  const fmt = "float8_e4m3fn";
-  const f = 224;
-  const enc = (v) => Uint8Array.from(v, (x) => mf.encode(x, fmt));
-  const ones = enc([f, f, f, f]);
-  const cases = [
-    ["[f −f f −f]·[f f f f], BLK 1", [f, -f, f, -f], 1],
-    ["[−f −f f f]·[f f f f], BLK 1", [-f, -f, f, f], 1],
-    ["[f f −f −f]·[f f f f], BLK 1", [f, f, -f, -f], 1],
-    ["[f f]·[f f] + [−f −f]·[f f] (BLK 2)", [f, f, -f, -f], 2],
-  ];
-  const modes = ["OvSAT", "OvINF", "OvNAN"];
-  const table = el("table", { class: "results" });
-  table.append(
-    el(
-      "thead",
-      {},
-      el(
-        "tr",
-        {},
-        el("th", { scope: "col", text: "computation (binary16 partials)" }),
-        el("th", { scope: "col", text: "exact" }),
-        ...modes.map((m) => el("th", { scope: "col", text: m })),
-      ),
-    ),
-  );
-  const body = el("tbody");
-  for (const [label, a, blockSize] of cases) {
-    const exact = mf.dot(enc(a), ones, { formats: fmt, overflow: "exact", blockSize });
-    const cells = modes.map((overflow) => mf.dot(enc(a), ones, { formats: fmt, overflow, blockSize }));
-    body.append(
-      el(
-        "tr",
-        {},
-        el("th", { scope: "row", text: label }),
-        el("td", { text: String(exact) }),
-        ...cells.map((v) => el("td", { text: Number.isNaN(v) ? "NaN" : v === Infinity ? "+Inf" : v === -Infinity ? "-Inf" : String(v) })),
-      ),
-    );
-  }
-  table.append(body);
-  $("sat-examples").replaceChildren(table);
-}
-
 // ---------- wiring ----------
+
+/** Shows the view a link describes: its controls are set already; the format and page are checked here. */
+function openLink(link) {
+  const notes = link.notes;
+  const refused = link.format === undefined ? undefined : choose(link.format);
+  if (refused) notes.push(`format=${link.format} (${refused.message})`);
+  if (link.format === undefined || refused) choose(DEFAULT_FORMAT);
+  if (link.page !== undefined) {
+    const pages = pageCount(state.fmt);
+    const page = Number(link.page);
+    if (/^\d+$/.test(link.page) && page >= 1 && page <= pages) gotoPage(page - 1);
+    else notes.push(`page=${link.page} (allowed: ${pages === 1 ? "1" : `an integer in [1, ${pages}]`} for ${state.fmt.name})`);
+  }
+  showUrlNotes(notes);
+  syncUrl(); // drops what was refused
+  if (link.saturation) runSaturation();
+}
 
 function fillSelect(select, items, withDefault) {
   if (withDefault) select.append(el("option", { value: "", text: "(format default)" }));
@@ -747,15 +384,21 @@ async function main() {
   });
   $("quant-form").addEventListener("submit", (e) => {
     e.preventDefault();
-    runQuantization();
+    runQuantization(state.fmt, codeValues);
   });
   $("sat-form").addEventListener("submit", (e) => {
     e.preventDefault();
     runSaturation();
   });
 
-  $("name").value = "Binary8p3se";
-  choose("Binary8p3se");
+  // Every control change goes into the URL (the format and the page also from choose and gotoPage).
+  document.addEventListener("change", syncUrl);
+  // Charts are drawn for the width class of the screen (see chartWidth): redraw them when it changes.
+  NARROW.addEventListener("change", () => {
+    renderRange();
+    runQuantization(state.fmt, codeValues);
+  });
+  openLink(readUrl());
   renderExamples();
   window.explorerReady = true;
 }

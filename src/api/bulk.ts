@@ -10,6 +10,7 @@ import { fromFloat32Bits, fromNumber } from "../exact/value.js";
 import type { Format } from "../format/model.js";
 import { type FormatLike, resolveFormat } from "./scalar.js";
 import { dequantizeWasm } from "../wasm/decode.js";
+import { keep } from "../wasm/memory.js";
 import { quantizeWasm } from "../wasm/encode.js";
 import { type QuantizeOptions, type QuantizePlan, planQuantize, wasmRandom } from "./plan.js";
 import { type CodeArray, type Float16ArrayLike, float16ArrayType, requireAttached, requireCodes, requireOutput } from "./validate.js";
@@ -124,8 +125,13 @@ function dequantize16(codes: CodeArray, f: Format, to: "float16" | "bfloat16", g
   const view = requireAttached(out as Uint16Array, "options.out");
   if (view.length !== n) throw new CodeRangeError("options.out", `has length ${view.length}; allowed: ${n} (the input length)`);
   const target = format(TARGETS[to]);
-  gather(codes, f, conversionTable(f, target, resolveProjection(target, RNE), kernelProjection), new Uint16Array(view.buffer, view.byteOffset, n));
-  return out as Uint16Array | Float16ArrayLike;
+  const table = conversionTable(f, target, resolveProjection(target, RNE), kernelProjection) as Uint16Array;
+  // A Float16Array output is written through a Uint16Array over its bytes; keep() re-creates an output in Wasm memory
+  // (of its own type) when uploading the table grows the memory.
+  const current = keep(out as Uint16Array);
+  const dst = out instanceof Uint16Array ? out : new Uint16Array(view.buffer, view.byteOffset, n);
+  if (!dequantizeWasm(codes, f, dst, decodeTable32, table)) gather(codes, f, table, dst);
+  return current() as Uint16Array | Float16ArrayLike;
 }
 
 const RNE = { rounding: "NearestTiesToEven", saturation: "SatNone" } as const;
@@ -155,7 +161,14 @@ export function convert(codes: CodeArray, from: FormatLike, to: FormatLike, opti
     throw new CodeRangeError("to", `${target.name} has ${target.K}-bit codes; allowed: a format of at most 16 bits (use dequantize for float32)`);
   const rho = resolveProjection(target, projection, "options");
   const table = conversionTable(f, target, rho, kernelProjection);
-  const out = target.K <= 8 ? requireOutput(given, Uint8Array, codes.length) : requireOutput(given, Uint16Array, codes.length);
+  if (table instanceof Uint8Array) {
+    const out = requireOutput(given, Uint8Array, codes.length);
+    gather(codes, f, table, out);
+    return out;
+  }
+  const out = requireOutput(given, Uint16Array, codes.length);
+  const fast = dequantizeWasm(codes, f, out, decodeTable32, table);
+  if (fast) return fast;
   gather(codes, f, table, out);
   return out;
 }

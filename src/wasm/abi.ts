@@ -21,6 +21,9 @@ export interface CoreExports {
 export interface DecodeExports {
   decodeLut8(src: number, dst: number, n: number, table: number): void;
   decodeLut16(src: number, dst: number, n: number, table: number): void;
+  /** 8-bit codes → 16-bit codes through a table of u16 (convert, dequantize to binary16/bfloat16). */
+  decodeLut8To16(src: number, dst: number, n: number, table: number): void;
+  decodeLut16To16(src: number, dst: number, n: number, table: number): void;
   decodeLinear16(src: number, dst: number, n: number, shift: number, offset: number): void;
   decodeIeee16(src: number, dst: number, n: number, params: number, table: number): void;
   nibblePlanes(table: number, planes: number): void;
@@ -29,6 +32,8 @@ export interface DecodeExports {
   decodePacked6(src: number, dst: number, n: number, table: number): void;
   decodeSplit2(src: number, dst: number, n: number, split: number, table: number): void;
   decodeSplit3(src: number, dst: number, n: number, split: number, table: number): void;
+  decodeSplit2To16(src: number, dst: number, n: number, split: number, table: number): void;
+  decodeSplit3To16(src: number, dst: number, n: number, split: number, table: number): void;
   decodePacked6Split2(src: number, dst: number, n: number, split: number, table: number): void;
   decodePacked6Split3(src: number, dst: number, n: number, split: number, table: number): void;
   maxU8(src: number, n: number): number;

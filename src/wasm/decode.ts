@@ -1,4 +1,5 @@
-// Dequantize in Wasm: each format's decode table (from the exact core) is uploaded once and applied by a kernel.
+// Dequantize in Wasm: each format's decode table (from the exact core) is uploaded once and applied by a kernel; so
+// are the 16-bit conversion tables of dequantize to binary16/bfloat16 and convert.
 import { CodeRangeError } from "../errors.js";
 import type { Format } from "../format/model.js";
 import { callKernel } from "./abi.js";
@@ -23,8 +24,11 @@ export interface WasmTable {
 
 /** Tables held at once (16-bit formats take 256 KiB each); the least recently used one is freed beyond it. */
 const MAX_TABLES = 32;
-/** Tables by Format identity (equal parameters are one interned Format), least recently used first. */
-const tables = new Map<Format, WasmTable>();
+/**
+ * Uploaded tables, least recently used first: float32 tables by Format identity (equal parameters are one interned
+ * Format), conversion tables by the table array (the exact core caches one per formats and projection).
+ */
+const tables = new Map<Format | Uint16Array, { readonly table: number; readonly bytes: number }>();
 /** Bytes of a split table: A, B, X and 3 residual rows of 16-bit values as byte planes (assembly/decode.ts). */
 const SPLIT_BYTES = 176;
 const SPLIT_ROWS = 3;
@@ -172,24 +176,71 @@ export function decodeCall(t: WasmTable, bytesPerCode: number): { name: DecodeKe
   return { name: "decodeLut8", args: [t.table] };
 }
 
-type DecodeKernel = "decodeLinear16" | "decodeIeee16" | "decodeLut16" | "decodeNibbles" | "decodeSplit2" | "decodeSplit3" | "decodeLut8";
+type DecodeKernel =
+  | "decodeLinear16"
+  | "decodeIeee16"
+  | "decodeLut16"
+  | "decodeNibbles"
+  | "decodeSplit2"
+  | "decodeSplit3"
+  | "decodeLut8"
+  | "decodeLut8To16"
+  | "decodeLut16To16"
+  | "decodeSplit2To16"
+  | "decodeSplit3To16";
 
-/** Uploads (once) the float32 bits of every code of f, a format of up to 16 bits; decodeTable32 supplies them. */
-export function wasmTable(k: Kernels, f: Format, decodeTable32: (f: Format) => Uint32Array): WasmTable {
-  let t = tables.get(f);
+/** The upload of `key`'s table, made by `upload` on first use; beyond MAX_TABLES the least recently used is freed. */
+function cached<T extends { readonly table: number; readonly bytes: number }>(key: Format | Uint16Array, upload: () => T): T {
+  let t = tables.get(key) as T | undefined;
   if (t) {
-    tables.delete(f);
-    tables.set(f, t);
+    tables.delete(key);
+    tables.set(key, t);
     return t;
   }
-  t = uploadTable(k, f, decodeTable32(f), allocBytesRaw, memoryBuffer);
-  tables.set(f, t);
+  t = upload();
+  tables.set(key, t);
   if (tables.size > MAX_TABLES) {
     const [oldKey, old] = tables.entries().next().value!;
     tables.delete(oldKey);
     freeBytesRaw(old.table, old.bytes);
   }
   return t;
+}
+
+/** Uploads (once) the float32 bits of every code of f, a format of up to 16 bits; decodeTable32 supplies them. */
+export function wasmTable(k: Kernels, f: Format, decodeTable32: (f: Format) => Uint32Array): WasmTable {
+  return cached(f, () => uploadTable(k, f, decodeTable32(f), allocBytesRaw, memoryBuffer));
+}
+
+/** A conversion table of u16 entries in Wasm memory, and its split form (as WasmTable's) or −1. */
+export interface WasmTable16 {
+  readonly table: number;
+  readonly bytes: number;
+  readonly split: number;
+  readonly splitRows: number;
+}
+
+/**
+ * Uploads (once) the conversion table `values` of f's codes into 16-bit codes of another format, with its split form
+ * when f has 5…8 bits and one exists (splitTable of the entries as the top halves of 32-bit words).
+ */
+export function wasmTable16(f: Format, values: Uint16Array): WasmTable16 {
+  return cached(values, () => {
+    const split = f.K > 4 && f.K <= 8 ? splitTable(Uint32Array.from(values, (v) => v << 16)) : undefined;
+    const tableBytes = Math.ceil(values.byteLength / 16) * 16;
+    const bytes = tableBytes + (split ? SPLIT_BYTES : 0);
+    const table = allocBytesRaw(bytes);
+    new Uint16Array(memoryBuffer(), table, values.length).set(values);
+    if (split) new Uint8Array(memoryBuffer(), table + tableBytes, SPLIT_BYTES).set(split.bytes);
+    return { table, bytes, split: split ? table + tableBytes : -1, splitRows: split?.rows ?? 0 };
+  });
+}
+
+/** The kernel for codes of `bytesPerCode` bytes through a 16-bit conversion table, and its arguments after (src, dst, n). */
+function gatherCall16(t: WasmTable16, bytesPerCode: number): { name: DecodeKernel; args: number[] } {
+  if (bytesPerCode === 2) return { name: "decodeLut16To16", args: [t.table] };
+  if (t.split >= 0) return { name: t.splitRows <= 2 ? "decodeSplit2To16" : "decodeSplit3To16", args: [t.split, t.table] };
+  return { name: "decodeLut8To16", args: [t.table] };
 }
 
 /** Throws CodeRangeError naming the first element ≥ limit; a Wasm max-scan finds out whether there is one. */
@@ -206,24 +257,27 @@ export function requireBelow(k: Kernels, codes: Uint8Array | Uint16Array, limit:
 }
 
 /**
- * Decodes codes into out (validated by the caller for type and length) in Wasm; checks codes < 2^K before any
- * write. Returns the current view of out, or undefined when the kernels are unavailable (run the reference).
+ * Decodes codes into out (validated by the caller for type and length) in Wasm: float32 bits through f's decode
+ * table, or with `table16` 16-bit codes through that conversion table. Checks codes < 2^K before any write. Returns
+ * the current view of out, or undefined when the kernels are unavailable (run the reference).
  */
-export function dequantizeWasm(
+export function dequantizeWasm<T extends Float32Array | Uint16Array>(
   codes: Uint8Array | Uint16Array | Uint32Array,
   f: Format,
-  out: Float32Array,
+  out: T,
   decodeTable32: (f: Format) => Uint32Array,
-): Float32Array | undefined {
+  table16?: Uint16Array,
+): T | undefined {
   const k = kernels();
   if (!k || codes instanceof Uint32Array) return undefined;
   requireLive(codes, "codes");
   requireLive(out, "options.out");
   const codesNow = keep<WasmView>(codes);
-  const outNow = keep(out);
+  const outNow = keep<WasmView>(out) as () => T;
   requireBelow(k, codesNow() as Uint8Array | Uint16Array, f.codeCount, "codes", `a ${f.name} code in [0, ${f.codeCount - 1}]`);
-  const t = wasmTable(k, f, decodeTable32);
-  const { name, args } = decodeCall(t, codes.BYTES_PER_ELEMENT);
+  const { name, args } = table16
+    ? gatherCall16(wasmTable16(f, table16), codes.BYTES_PER_ELEMENT)
+    : decodeCall(wasmTable(k, f, decodeTable32), codes.BYTES_PER_ELEMENT);
   stream(codesNow(), outNow(), (s, d, n) => callKernel(k, name, [s, d, n, ...args]));
   return outNow();
 }

@@ -30,10 +30,13 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** Launches Chromium with a fresh profile. */
-export async function launchChromium(): Promise<Browser> {
+/** Switches that give pages a WebGPU adapter without a GPU (SwiftShader, which the npm package ships). */
+export const WEBGPU_ARGS = ["--enable-unsafe-webgpu", "--use-webgpu-adapter=swiftshader"];
+
+/** Launches Chromium with a fresh profile; `extra` adds switches (WEBGPU_ARGS). */
+export async function launchChromium(extra: readonly string[] = []): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), "minifloat-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: await chromiumPath(), headless: true, args: ARGS });
+  const context = await chromium.launchPersistentContext(profile, { executablePath: await chromiumPath(), headless: true, args: [...ARGS, ...extra] });
   return {
     context,
     close: async () => {
