@@ -17,8 +17,7 @@ export async function readRange(r: Recipe, start: number, count: number): Promis
     if (r.constant !== 1) for (let i = 0; i < count; i++) out[i] = el[i]! * r.constant;
     return out;
   }
-  const shape = r.tensor.shape;
-  const K = shape.length === 0 ? 1 : shape[shape.length - 1]!;
+  const K = rowLength(r);
   const [bh, bw] = r.scale.block;
   const cols = Math.ceil(K / bw);
   const firstRow = Math.floor(start / K);
@@ -67,8 +66,7 @@ export async function readRounded(r: Recipe, start: number, count: number, to: T
   const out = to === "F32" ? new Float32Array(count) : new Uint16Array(count);
   if (count === 0) return out;
   const codes = await elementCodes(r, start, count);
-  const shape = r.tensor.shape;
-  const K = shape[shape.length - 1]!;
+  const K = rowLength(r);
   const [bh, bw] = sc.block;
   const cols = Math.ceil(K / bw);
   const firstRow = Math.floor(start / K);
@@ -156,4 +154,10 @@ function checkScale(v: number, e: Entry, index: number, pow2: boolean): void {
   if (Number.isFinite(v) && v >= 0 && !Object.is(v, -0) && (!pow2 || power)) return;
   const allowed = pow2 ? "a power of two (config scale_fmt ue8m0)" : "a finite non-negative scale";
   throw new CheckpointError(`tensor "${e.t.name}" in ${e.file}`, `element ${index} is ${Object.is(v, -0) ? "-0" : v}; allowed: ${allowed}`);
+}
+
+/** Elements per row of a recipe's scale grid (see Recipe.rowLength). */
+function rowLength(r: Recipe): number {
+  const shape = r.tensor.shape;
+  return r.rowLength ?? (shape.length === 0 ? 1 : shape[shape.length - 1]!);
 }

@@ -63,6 +63,8 @@ export interface Recipe {
   readonly global?: { readonly entry: Entry; readonly divide: boolean };
   /** minifloat's recorded second-level scale (1 when none). */
   readonly constant: number;
+  /** Elements per row of the scale grid: the last dimension, or minifloat's recorded row_length (K = product of the dimensions after the first). */
+  readonly rowLength?: number;
 }
 
 const E4M3 = valueTableOrNaN(format("float8_e4m3fn"));
@@ -88,6 +90,7 @@ export function recognize(entries: readonly Entry[], blocks: ReadonlyMap<string,
       table: elementValues(b.scheme),
       scale: { entry: s, table: scaleValues(b.scheme), block: [1, b.scheme.blockSize], pow2: false },
       constant: b.tensorScale,
+      rowLength: b.rowLength,
     });
     used.add(name).add(b.scales.name);
   }
