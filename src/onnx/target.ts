@@ -1,0 +1,60 @@
+// What a weight becomes: an element format (with ONNX's data type where ONNX has one) or a block scheme.
+import { MX_SCHEMES, type SchemeName, blockScheme } from "../block/index.js";
+import type { BlockScheme } from "../block/mx.js";
+import { FormatError } from "../errors.js";
+import type { Format } from "../format/model.js";
+import { customFormat, format } from "../format/registry.js";
+import { DataType } from "./dtypes.js";
+
+/**
+ * ONNX INT4 as a sign–magnitude format whose values are the integers −7…7 (P = 3, bias −1: subnormals 0…3,
+ * normals 4…7), so the library's quantize rounds x/scale to an integer (ties to even) and saturates at ±7.
+ * Codes become two's complement nibbles when stored; −8 is never produced (symmetric quantization).
+ */
+export const INT4: Format = customFormat({
+  name: "onnx_int4",
+  K: 4,
+  P: 3,
+  bias: -1,
+  signed: true,
+  infinity: false,
+  highNaNs: 0,
+  negativeZero: "zero",
+  zero: true,
+  subnormals: "gradual",
+  finiteOverflow: "clamp",
+  nanSubstitute: "negzero-xor-sign",
+  nanPayload: "drop",
+  signedZeroAndNaN: true,
+  defaultProjection: "P3109",
+});
+
+export type Target =
+  | { readonly kind: "element"; readonly name: string; readonly format: Format; readonly onnxType: number | undefined }
+  | { readonly kind: "block"; readonly name: string; readonly scheme: BlockScheme };
+
+/** The ONNX data types DequantizeLinear takes that a library format encodes exactly. */
+const ONNX_TYPES: readonly [string, number][] = [
+  ["float8_e4m3fn", DataType.FLOAT8E4M3FN],
+  ["float8_e5m2", DataType.FLOAT8E5M2],
+  ["float4_e2m1fn", DataType.FLOAT4E2M1],
+];
+
+/** Resolves --to: "int4", a block scheme name (mxfp8_e4m3, mxfp4, nvfp4, …) or any format name the library knows. */
+export function resolveTarget(name: string, argument: string): Target {
+  const key = typeof name === "string" ? name.toLowerCase() : name;
+  if (key === "int4") return { kind: "element", name: "INT4", format: INT4, onnxType: DataType.INT4 };
+  if ((MX_SCHEMES as readonly string[]).includes(key)) return { kind: "block", name: key, scheme: blockScheme(key as SchemeName, argument) };
+  let f: Format;
+  try {
+    f = format(name);
+  } catch (e) {
+    if (!(e instanceof FormatError)) throw e;
+    throw new FormatError(argument, `${e.message}; also allowed: int4 or a block scheme (${MX_SCHEMES.join(", ")})`);
+  }
+  const onnx = ONNX_TYPES.find(([n]) => format(n) === f);
+  return { kind: "element", name: f.name, format: f, onnxType: onnx?.[1] };
+}
+
+/** The DequantizeLinear data types, for messages. */
+export const QDQ_TYPES = "FLOAT8E4M3FN (float8_e4m3fn), FLOAT8E5M2 (float8_e5m2), FLOAT4E2M1 (float4_e2m1fn) or INT4 (int4)";
