@@ -4,10 +4,11 @@ import { conformanceCommand } from "./conformance.js";
 import { dequantizeCommand } from "./dequantize.js";
 import { inspectCommand } from "./inspect.js";
 import type { CliIO, Command } from "./io.js";
+import { onnxCommand } from "./onnx.js";
 import { quantizeCommand } from "./quantize.js";
 import { tableCommand } from "./table.js";
 
-const COMMANDS: readonly Command[] = [quantizeCommand, dequantizeCommand, inspectCommand, tableCommand, conformanceCommand];
+const COMMANDS: readonly Command[] = [quantizeCommand, dequantizeCommand, inspectCommand, tableCommand, conformanceCommand, onnxCommand];
 
 const HELP = `Usage: minifloat <command> [options]    (minifloat <command> --help for details)
 

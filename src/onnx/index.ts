@@ -1,7 +1,9 @@
 // minifloat/onnx: weight-only quantization of ONNX models (DequantizeLinear graphs or fake-quantized weights) and
 // a listing of their tensors. Node only (reads and writes files).
 import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { writeFileAtomic } from "../io/atomic.js";
+import { IoError } from "../io/errors.js";
 import { fsError } from "../io/fs-errors.js";
 import { dataTypeName } from "./dtypes.js";
 import { OnnxError } from "./errors.js";
@@ -73,6 +75,7 @@ export function quantizeOnnx(bytes: Uint8Array, options: OnnxQuantizeOptions): O
 
 /** Reads `input`, quantizes it and writes `output` atomically (an existing output only with `force`). */
 export async function quantizeOnnxFile(input: string, output: string, options: OnnxQuantizeOptions & { force?: boolean }): Promise<QuantizeReport> {
+  if (resolve(input) === resolve(output)) throw new IoError(output, "is the input file; allowed: a new path (the input is never modified)");
   let bytes: Uint8Array;
   try {
     bytes = await readFile(input);

@@ -107,7 +107,8 @@ export function quantizeModel(model: ModelProto, s: ModelQuantizeSettings): Quan
       exact = quantizeBlockScheme(w.name, values, dims, w.axes, target.scheme, s.blockSize);
     } else {
       const q = quantizeScaled(w.name, values, dims, w.axes, target.format, granularity, type);
-      exact = q.values;
+      // INT4 stores no −0 (its sign–magnitude −0 code becomes 0): DequantizeLinear gives +0.
+      exact = target.onnxType === DataType.INT4 ? q.values.map((v) => v + 0) : q.values;
       if (mode === "qdq") {
         const codes = rawTensor(freshName(`${w.name}_quantized`, used), target.onnxType!, dims, storedCodes(q, target.onnxType!));
         const scale = rawTensor(freshName(`${w.name}_scale`, used), type, q.scaleDims, roundInto(q.scales, type));
