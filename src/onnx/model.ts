@@ -14,6 +14,8 @@ export interface WeightReport {
   readonly ops: readonly string[];
   readonly dtype: string;
   readonly shape: readonly number[];
+  /** Scales the weight has in its format (per channel, per tensor or per block; 0 without scales). */
+  readonly scales: number;
   /** ‖ŵ − w‖ / ‖w‖ of the values the model now computes with (0 for an all-zero weight). */
   readonly relativeError: number;
   readonly maxAbsError: number;
@@ -103,12 +105,14 @@ export function quantizeModel(model: ModelProto, s: ModelQuantizeSettings): Quan
     const dims = tensorDims(w.tensor);
     const values = readFloats(w.name, w.tensor);
     let exact: Float64Array;
+    let scales = 0;
     if (target.kind === "block") {
-      exact = quantizeBlockScheme(w.name, values, dims, w.axes, target.scheme, s.blockSize);
+      ({ values: exact, scales } = quantizeBlockScheme(w.name, values, w.blockDims, w.axes, target.scheme, s.blockSize));
     } else {
       const q = quantizeScaled(w.name, values, dims, w.axes, target.format, granularity, type);
       // INT4 stores no −0 (its sign–magnitude −0 code becomes 0): DequantizeLinear gives +0.
       exact = target.onnxType === DataType.INT4 ? q.values.map((v) => v + 0) : q.values;
+      scales = granularity.kind === "none" ? 0 : q.scales.length;
       if (mode === "qdq") {
         const codes = rawTensor(freshName(`${w.name}_quantized`, used), target.onnxType!, dims, storedCodes(q, target.onnxType!));
         const scale = rawTensor(freshName(`${w.name}_scale`, used), type, q.scaleDims, roundInto(q.scales, type));
@@ -120,7 +124,7 @@ export function quantizeModel(model: ModelProto, s: ModelQuantizeSettings): Quan
     const bytes = roundInto(exact, type);
     if (mode === "fake") replaceTensor(w, withRawData(w.tensor, bytes), initializers, nodes);
     const stored = type === DataType.FLOAT ? new Float32Array(bytes.buffer, bytes.byteOffset, values.length) : readFloats(w.name, withRawData(w.tensor, bytes));
-    reports.push({ name: w.name, ops: w.ops, dtype: dataTypeName(type), shape: dims, ...errors(values, stored) });
+    reports.push({ name: w.name, ops: w.ops, dtype: dataTypeName(type), shape: dims, scales, ...errors(values, stored) });
   }
   graph.initializer = initializers.filter((t): t is TensorProto => t !== undefined);
   graph.node = [...dq, ...nodes.filter((n): n is NodeProto => n !== undefined)];

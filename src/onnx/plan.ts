@@ -15,6 +15,11 @@ export interface Weight {
   readonly axes: WeightAxes;
   /** The operators it feeds (for reports). */
   readonly ops: string[];
+  /**
+   * The shape block schemes see: a Conv weight [O, I, k…] as [O, I·k…] (its whole reduction, contiguous), every
+   * other weight as it is.
+   */
+  readonly blockDims: number[];
 }
 
 export interface Skipped {
@@ -99,7 +104,12 @@ export function findWeights(graph: GraphProto, graphOutputs: ReadonlySet<string>
                 ? "empty"
                 : undefined;
     if (reason) skipped.push({ name, reason });
-    else weights.push({ name, tensor, source, axes: firstAxes, ops: [...new Set(list.map((u) => u.op))] });
+    else {
+      const dims = tensorDims(tensor);
+      const ops = [...new Set(list.map((u) => u.op))];
+      const blockDims = ops.includes("Conv") ? [dims[0]!, dims.slice(1).reduce((a, b) => a * b, 1)] : dims;
+      weights.push({ name, tensor, source, axes: firstAxes, ops, blockDims });
+    }
   }
   return { weights, skipped };
 }

@@ -140,7 +140,7 @@ export function quantizeBlockScheme(
   axes: WeightAxes,
   scheme: BlockScheme,
   blockSize: number | undefined,
-): Float64Array {
+): { values: Float64Array; scales: number } {
   requireFinite(name, values);
   const B = blockSize ?? scheme.blockSize;
   const axis = axes.reduction;
@@ -163,7 +163,7 @@ export function quantizeBlockScheme(
       out[at(r, a)] = ev[code]! * sv[q.scales[Math.floor(i / B)]!]! * t;
     }
   }
-  return out;
+  return { values: out, scales: q.scales.length };
 }
 
 /** Exact values rounded once into FLOAT or FLOAT16, as raw little-endian bytes. */
