@@ -76,9 +76,13 @@ describe("codes, scales and values equal the independent computation", () => {
     expect(result.weights.map((w) => w.name).sort()).toEqual(Object.keys(want).sort());
   });
 
-  it.each(["mxfp4", "mxfp8_e4m3"])("fake %s: OCP MX blocks of 32 along the reduction axis", (scheme) => {
-    const { tensor } = quantized("mlp", { to: scheme, mode: "fake" });
-    for (const [weight, e] of Object.entries(expected.mlp.fake![scheme]!)) {
+  it.each([
+    ["mlp", "mxfp4"],
+    ["mlp", "mxfp8_e4m3"],
+    ["conv", "mxfp4"],
+  ] as [Name, string][])("fake %s %s: OCP MX blocks of 32 along the reduction axis", (name, scheme) => {
+    const { tensor } = quantized(name, { to: scheme, mode: "fake" });
+    for (const [weight, e] of Object.entries(expected[name].fake![scheme]!)) {
       expect(Array.from(tensor(weight)!.raw_data!), weight).toEqual(Array.from(bytes(e)));
     }
   });
@@ -172,7 +176,7 @@ describe("refusals name what is wrong", () => {
     expect(() => quantizeOnnx(fixture("clip9"), { to: "float8_e4m3fn", mode: "qdq" })).toThrow(
       new OnnxError(
         "model",
-        "is at opset 9; DequantizeLinear of FLOAT8E4M3FN needs opset 19, and raising it would change Clip (changed at 11); allowed: a model at opset ≥ 19, or --mode fake",
+        "is at opset 9; DequantizeLinear of FLOAT8E4M3FN needs opset 19, and raising it would change Clip (changed at 11); allowed: a model at opset ≥ 19, or fake mode",
       ),
     );
     expect(quantizeOnnx(fixture("clip9"), { to: "float8_e4m3fn", mode: "fake" }).weights.map((w) => w.name)).toEqual(["W1"]);
@@ -180,10 +184,13 @@ describe("refusals name what is wrong", () => {
 
   it("external data, formats without a DequantizeLinear type, bad options, bytes that are no model", () => {
     expect(() => quantizeOnnx(fixture("external"), { to: "int4", mode: "fake" })).toThrow(/^W1: keeps its data in an external file/);
-    expect(() => quantizeOnnx(fixture("mlp"), { to: "Binary8p3se", mode: "qdq" })).toThrow(/^--to: Binary8p3se has no DequantizeLinear data type/);
+    expect(() => quantizeOnnx(fixture("mlp"), { to: "Binary8p3se", mode: "qdq" })).toThrow(/^options.to: Binary8p3se has no DequantizeLinear data type/);
     expect(() => quantizeOnnx(fixture("mlp"), { to: "mxfp4", mode: "qdq" })).toThrow(OnnxError);
-    expect(() => quantizeOnnx(fixture("mlp"), { to: "float8_e4m3fn", mode: "qdq", scale: "none" })).toThrow(/^--scale: none is only allowed in fake mode/);
+    expect(() => quantizeOnnx(fixture("mlp"), { to: "float8_e4m3fn", mode: "qdq", scale: "none" })).toThrow(
+      /^options.scale: none is only allowed in fake mode/,
+    );
     expect(() => quantizeOnnx(fixture("mlp"), { to: "float9", mode: "fake" })).toThrow(FormatError);
+    expect(() => quantizeOnnx(fixture("mlp"), { to: "mxfp4", mode: "fake", scale: "tensor" })).toThrow(/^options.scale: is not used by block schemes/);
     expect(() => quantizeOnnx(fixture("mlp"), { to: "int4", mode: "dq" as "qdq" })).toThrow(/^options.mode: got "dq"/);
     expect(() => quantizeOnnx(fixture("mlp"), { to: "int4", mode: "qdq", block: 0 })).toThrow(/^options.block: got 0/);
     expect(() => quantizeOnnx(Uint8Array.of(0xff, 0xff, 0xff), { to: "int4", mode: "qdq" })).toThrow(/^model: is not an ONNX model/);

@@ -47,6 +47,15 @@ const OPTIONS = {
   force: { type: "boolean" },
 } as const;
 
+/** A library error about `options.<name>` as one about the command's `--<name>` (same class, same words). */
+function asOption(e: unknown): unknown {
+  const argument = (e as { argument?: unknown }).argument;
+  if (!(e instanceof Error) || typeof argument !== "string" || !argument.startsWith("options.")) return e;
+  const option = `--${argument.slice("options.".length)}`;
+  const renamed = new (e.constructor as new (argument: string, message: string) => Error)(option, e.message.slice(argument.length + 2));
+  return renamed;
+}
+
 async function quantize(args: readonly string[], io: CliIO): Promise<number> {
   const p = parseCommand("onnx quantize", args, OPTIONS, ["in.onnx"]);
   const to = stringOption(p, "to");
@@ -68,7 +77,9 @@ async function quantize(args: readonly string[], io: CliIO): Promise<number> {
     force: p.values.force === true,
   };
   const { quantizeOnnxFile } = await import("../onnx/index.js");
-  const report = await quantizeOnnxFile(p.positionals[0]!, output, options);
+  const report = await quantizeOnnxFile(p.positionals[0]!, output, options).catch((e) => {
+    throw asOption(e);
+  });
   const rows = report.weights.map((w) => [
     w.name,
     w.ops.join(", "),

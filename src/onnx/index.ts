@@ -61,6 +61,9 @@ export function quantizeOnnx(bytes: Uint8Array, options: OnnxQuantizeOptions): O
   if (options === null || typeof options !== "object") throw new OnnxError("options", "allowed: { to, mode, scale?, block?, select? }");
   if (options.mode !== "qdq" && options.mode !== "fake") throw new OnnxError("options.mode", `got ${JSON.stringify(options.mode)}; allowed: "qdq" or "fake"`);
   const target = resolveTarget(options.to, "options.to");
+  if (target.kind === "block" && options.scale !== undefined) {
+    throw new OnnxError("options.scale", `is not used by block schemes (${target.name} has one scale per block along the reduction axis)`);
+  }
   const g = target.kind === "block" ? ({ kind: "none" } as const) : granularity(options);
   const model = readModel(bytes);
   const report = quantizeModel(model, {

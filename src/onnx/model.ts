@@ -2,7 +2,7 @@
 import { packCodes } from "../api/packed.js";
 import { DataType, dataTypeName } from "./dtypes.js";
 import { OnnxError } from "./errors.js";
-import { irVersionFor, requireOpset } from "./opset.js";
+import { defaultOpset, irVersionFor, requireOpset } from "./opset.js";
 import { type Skipped, type Weight, findWeights } from "./plan.js";
 import { type Granularity, type ScaledWeight, quantizeBlockScheme, quantizeScaled, roundInto } from "./quantize.js";
 import { type ModelProto, type NodeProto, type TensorProto, int, newAttribute, newNode } from "./schema.js";
@@ -80,15 +80,16 @@ export function quantizeModel(model: ModelProto, s: ModelQuantizeSettings): Quan
   const { weights: found, skipped } = findWeights(graph, new Set(graph.output.map((o) => o.name ?? "")));
   const weights = found.filter((w) => s.select(w.name));
   const { target, mode, granularity } = s;
-  let opset = { from: 0, to: 0 };
+  const current = int(defaultOpset(model)?.version);
+  let opset = { from: current, to: current };
   if (mode === "qdq") {
     if (target.kind !== "element" || target.onnxType === undefined) {
       throw new OnnxError(
-        "--to",
+        "options.to",
         `${target.name} has no DequantizeLinear data type; allowed in qdq mode: ${QDQ_TYPES}; any format or block scheme in fake mode`,
       );
     }
-    if (granularity.kind === "none") throw new OnnxError("--scale", "none is only allowed in fake mode (DequantizeLinear needs a scale)");
+    if (granularity.kind === "none") throw new OnnxError("options.scale", "none is only allowed in fake mode (DequantizeLinear needs a scale)");
     const needed = opsetFor(target.onnxType, granularity);
     opset = weights.length
       ? requireOpset(model, needed, `DequantizeLinear of ${dataTypeName(target.onnxType)}${granularity.kind === "block" ? " with blocks" : ""}`)

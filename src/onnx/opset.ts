@@ -33,7 +33,7 @@ export function requireOpset(model: ModelProto, needed: number, why: string): { 
     const list = changed.map((c) => (c.versions.length ? `${c.op} (changed at ${c.versions.join(", ")})` : `${c.op} (unknown operator)`)).join(", ");
     throw new OnnxError(
       "model",
-      `is at opset ${from}; ${why} needs opset ${needed}, and raising it would change ${list}; allowed: a model at opset ≥ ${needed}, or --mode fake`,
+      `is at opset ${from}; ${why} needs opset ${needed}, and raising it would change ${list}; allowed: a model at opset ≥ ${needed}, or fake mode`,
     );
   }
   model.opset_import = entry

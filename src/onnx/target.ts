@@ -50,7 +50,8 @@ export function resolveTarget(name: string, argument: string): Target {
     f = format(name);
   } catch (e) {
     if (!(e instanceof FormatError)) throw e;
-    throw new FormatError(argument, `${e.message}; also allowed: int4 or a block scheme (${MX_SCHEMES.join(", ")})`);
+    // The same words under this call's argument name.
+    throw new FormatError(argument, `${e.message.slice(e.argument.length + 2)}; also allowed: int4 or a block scheme (${MX_SCHEMES.join(", ")})`);
   }
   const onnx = ONNX_TYPES.find(([n]) => format(n) === f);
   return { kind: "element", name: f.name, format: f, onnxType: onnx?.[1] };
