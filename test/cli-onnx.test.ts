@@ -55,8 +55,16 @@ describe("minifloat onnx", () => {
       [["onnx", "quantize", at("mlp.onnx"), "--to", "int4", "--mode", "qdq"], 2, /--output: is required/],
       [["onnx", "quantize", at("mlp.onnx"), "--to", "int4", "--mode", "qdq", "--block", "x", "-o", at("x.onnx")], 2, /--block: got "x"/],
       [["onnx", "quantize", at("mlp.onnx"), "--to", "mxfp4", "--mode", "qdq", "-o", at("x.onnx")], 1, /--to: mxfp4 has no DequantizeLinear data type/],
-      [["onnx", "quantize", at("mlp.onnx"), "--to", "float9", "--mode", "fake", "-o", at("x.onnx")], 1, /^minifloat onnx: --to: unknown format "float9"; allowed: .*; also allowed: int4 or a block scheme/],
-      [["onnx", "quantize", at("mlp.onnx"), "--to", "float8_e5m2", "--mode", "qdq", "--scale", "none", "-o", at("x.onnx")], 1, /^minifloat onnx: --scale: none/],
+      [
+        ["onnx", "quantize", at("mlp.onnx"), "--to", "float9", "--mode", "fake", "-o", at("x.onnx")],
+        1,
+        /^minifloat onnx: --to: unknown format "float9"; allowed: .*; also allowed: int4 or a block scheme/,
+      ],
+      [
+        ["onnx", "quantize", at("mlp.onnx"), "--to", "float8_e5m2", "--mode", "qdq", "--scale", "none", "-o", at("x.onnx")],
+        1,
+        /^minifloat onnx: --scale: none/,
+      ],
       [["onnx", "quantize", at("mlp.onnx"), "--to", "int4", "--mode", "qdq", "-o", at("mlp.e4m3.onnx")], 1, /mlp\.e4m3\.onnx: exists/],
       [["onnx", "quantize", at("mlp.onnx"), "--to", "int4", "--mode", "qdq", "--force", "-o", at("mlp.onnx")], 1, /is the input file/],
       [["onnx", "quantize", at("missing.onnx"), "--to", "int4", "--mode", "qdq", "-o", at("x.onnx")], 1, /missing\.onnx: not found/],

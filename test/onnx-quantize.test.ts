@@ -190,6 +190,12 @@ describe("refusals name what is wrong", () => {
       /^options.scale: none is only allowed in fake mode/,
     );
     expect(() => quantizeOnnx(fixture("mlp"), { to: "float9", mode: "fake" })).toThrow(FormatError);
+    expect(() => quantizeOnnx(fixture("mlp"), { to: "float32", mode: "fake" })).toThrow(
+      /^options.to: float32 has 32 bits; allowed: formats of at most 16 bits/,
+    );
+    expect(() => quantizeOnnx(fixture("mlp"), { to: "Binary16p2se", mode: "fake" })).toThrow(
+      /^options.scale: Binary16p2se's largest value .* is beyond float32/,
+    );
     expect(() => quantizeOnnx(fixture("mlp"), { to: "mxfp4", mode: "fake", scale: "tensor" })).toThrow(/^options.scale: is not used by block schemes/);
     expect(() => quantizeOnnx(fixture("mlp"), { to: "int4", mode: "dq" as "qdq" })).toThrow(/^options.mode: got "dq"/);
     expect(() => quantizeOnnx(fixture("mlp"), { to: "int4", mode: "qdq", block: 0 })).toThrow(/^options.block: got 0/);

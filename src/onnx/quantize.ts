@@ -3,14 +3,16 @@
 // Scale rule: s = amax / MaxFinite(format) rounded once to the scale's type (float32, or float16 for float16
 // weights), over the tensor, an output channel or a block along the reduction axis; amax = 0 gives s = 1, and a
 // quotient that underflows gives the smallest positive subnormal of the scale type (s is never 0, ∞ or NaN).
-// float64 division of two float32 (or float16) values followed by one rounding to float32 (float16) is the correct
-// rounding of the exact quotient (53 ≥ 2·24 + 2: double rounding is innocuous for division).
 //
 // Codes: q = quantize(w / s, format, SatFinite) with the library's exact quantize: round to nearest, ties to even,
-// overflow after rounding clamps to ±MaxFinite. The float64 quotient w / s decides every rounding as the exact one
-// does: w (≤ 24 significant bits) differs from any grid point or midpoint g·s of a format of precision P ≤ 16
-// (≤ 17 + 24 bits) by 0 or by at least 2^−42 of its size, far above float64's 2^−53 relative error, and the
-// exact ties are quotients float64 represents exactly.
+// overflow after rounding clamps to ±MaxFinite.
+//
+// Both quotients are computed in float64 and rounded once, which gives the rounding of the exact quotient: each is
+// n / d with n, d of ≤ 24 significant bits (weights and amax are float32 or float16 values, s a float32 or float16,
+// MaxFinite of a format of ≤ 16 bits has ≤ 16), rounded to a precision p ≤ 24. If n / d is a grid point or midpoint
+// g of that precision, float64 holds it exactly; otherwise n differs from g·d (≤ 25 + 24 bits) by at least 2^−49 of
+// its size, so n / d lies at least that far from g, beyond float64's 2^−53 relative error: the float64 quotient is
+// on the same side of every g as the exact one.
 //
 // Values: q · s is exact in float64 (≤ 16 + 24 significant bits); it is rounded once into the weight's type.
 import { quantizeBlocks } from "../block/index.js";
@@ -111,6 +113,9 @@ export function quantizeScaled(
     if (a > amax[k]!) amax[k] = a;
   }
   const max = maxValue(f);
+  if (g.kind !== "none" && !(max <= 3.4028234663852886e38)) {
+    throw new OnnxError("options.scale", `${f.name}'s largest value ${max} is beyond float32, so amax / MaxFinite underflows; allowed: "none"`);
+  }
   const scales = g.kind === "none" ? Float64Array.of(1) : amax.map((a) => scaleOf(a, max, scaleType));
   const quotients = new Float64Array(values.length);
   for (let i = 0; i < values.length; i++) quotients[i] = values[i]! / scales[grp.of ? grp.of[i]! : 0]!;

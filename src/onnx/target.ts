@@ -53,6 +53,8 @@ export function resolveTarget(name: string, argument: string): Target {
     // The same words under this call's argument name.
     throw new FormatError(argument, `${e.message.slice(e.argument.length + 2)}; also allowed: int4 or a block scheme (${MX_SCHEMES.join(", ")})`);
   }
+  // Weights are float32/float16: wider targets gain nothing, and the exactness argument of quantize.ts needs ≤ 16 bits.
+  if (f.K > 16) throw new FormatError(argument, `${f.name} has ${f.K} bits; allowed: formats of at most 16 bits, int4 or a block scheme`);
   const onnx = ONNX_TYPES.find(([n]) => format(n) === f);
   return { kind: "element", name: f.name, format: f, onnxType: onnx?.[1] };
 }
