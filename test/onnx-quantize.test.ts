@@ -191,7 +191,7 @@ describe("refusals name what is wrong", () => {
     );
     expect(() => quantizeOnnx(fixture("mlp"), { to: "float9", mode: "fake" })).toThrow(FormatError);
     expect(() => quantizeOnnx(fixture("mlp"), { to: "float32", mode: "fake" })).toThrow(
-      /^options.to: float32 has 32 bits; allowed: formats of at most 16 bits/,
+      /^options.to: binary32 has 32 bits; allowed: formats of at most 16 bits/,
     );
     expect(() => quantizeOnnx(fixture("mlp"), { to: "Binary16p2se", mode: "fake" })).toThrow(
       /^options.scale: Binary16p2se's largest value .* is beyond float32/,
