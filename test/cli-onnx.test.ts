@@ -54,7 +54,7 @@ describe("minifloat onnx", () => {
       [["onnx", "quantize", at("mlp.onnx"), "--mode", "qdq", "-o", at("x.onnx")], 2, /--to: is required/],
       [["onnx", "quantize", at("mlp.onnx"), "--to", "int4", "--mode", "qdq"], 2, /--output: is required/],
       [["onnx", "quantize", at("mlp.onnx"), "--to", "int4", "--mode", "qdq", "--block", "x", "-o", at("x.onnx")], 2, /--block: got "x"/],
-      [["onnx", "quantize", at("mlp.onnx"), "--to", "mxfp4", "--mode", "qdq", "-o", at("x.onnx")], 1, /--to: mxfp4 has no DequantizeLinear data type/],
+      [["onnx", "quantize", at("mlp.onnx"), "--to", "nvfp4", "--mode", "qdq", "-o", at("x.onnx")], 1, /--to: nvfp4 has no DequantizeLinear data type/],
       [
         ["onnx", "quantize", at("mlp.onnx"), "--to", "float9", "--mode", "fake", "-o", at("x.onnx")],
         1,

@@ -38,6 +38,10 @@ describe("qdq models run in onnxruntime-web and agree with the float32 model", (
     ["conv", { to: "int4", mode: "qdq", scale: "tensor" }, 0.2],
     ["mlp16", { to: "float8_e4m3fn", mode: "qdq" }, 0.05],
     ["mlp16", { to: "int4", mode: "qdq", block: 32 }, 0.2],
+    ["mlp", { to: "mxfp8_e4m3", mode: "qdq" }, 0.05],
+    ["mlp", { to: "mxfp8_e5m2", mode: "qdq", block: 16 }, 0.1],
+    ["conv", { to: "mxfp8_e4m3", mode: "qdq" }, 0.05],
+    ["mlp16", { to: "mxfp8_e4m3", mode: "qdq" }, 0.05],
   ];
   it.each(cases)("%s %j (tol %f)", async (name, options, tol) => {
     const { result } = quantized(name, options);
@@ -146,6 +150,35 @@ describe("graph rewriting", () => {
     ]);
   });
 
+  it("MX schemes: blocked DequantizeLinear with power-of-two float32 scales; a Conv weight's blocks through a Reshape", () => {
+    const { result, model, tensor } = quantized("conv", { to: "mxfp4", mode: "qdq" });
+    expect(result.opset).toEqual({ from: 13, to: 23 });
+    const nodes = model.graph!.node;
+    expect(nodes.map((n) => [n.op_type, n.input, n.output])).toEqual([
+      ["DequantizeLinear", ["W_quantized", "W_scale"], ["W_blocks"]],
+      ["Reshape", ["W_blocks", "W_shape"], ["W"]],
+      ["Conv", ["x", "W"], ["y"]],
+    ]);
+    expect(nodes[0]!.attribute.map((a) => [a.name, int(a.i)])).toEqual([
+      ["axis", 1],
+      ["block_size", 32],
+    ]);
+    expect([tensor("W_quantized")!.data_type, tensor("W_quantized")!.dims.map(int)]).toEqual([DataType.FLOAT4E2M1, [8, 36]]);
+    expect(tensor("W_scale")!.dims.map(int)).toEqual([8, 2]);
+    expect(tensor("W_shape")!.data_type).toBe(DataType.INT64);
+    const scales = new Float32Array(new Uint8Array(tensor("W_scale")!.raw_data!).buffer);
+    for (const v of scales) expect(Number.isInteger(Math.log2(v)), String(v)).toBe(true);
+    // The elements decoded with their scales are the fake values, which equal the independent MX computation.
+    const fake = values(bytes(expected.conv.fake!.mxfp4!.W!), false);
+    const codes = new Uint8Array(tensor("W_quantized")!.raw_data!);
+    const e2m1 = [0, 0.5, 1, 1.5, 2, 3, 4, 6];
+    for (let i = 0; i < 288; i++) {
+      const c = (codes[i >> 1]! >> ((i & 1) * 4)) & 15;
+      expect((c & 8 ? -1 : 1) * e2m1[c & 7]! * scales[Math.floor(i / 36) * 2 + Math.floor((i % 36) / 32)]!, `element ${i}`).toBe(fake[i]);
+    }
+    expect(() => quantizeOnnx(fixture("mlp"), { to: "nvfp4", mode: "qdq" })).toThrow(/^options.to: nvfp4 has no DequantizeLinear data type/);
+  });
+
   it("replaces a Constant weight by its DequantizeLinear in place", () => {
     const { model } = quantized("conv", { to: "float8_e4m3fn", mode: "qdq" });
     const nodes = model.graph!.node;
@@ -185,7 +218,7 @@ describe("refusals name what is wrong", () => {
   it("external data, formats without a DequantizeLinear type, bad options, bytes that are no model", () => {
     expect(() => quantizeOnnx(fixture("external"), { to: "int4", mode: "fake" })).toThrow(/^W1: keeps its data in an external file/);
     expect(() => quantizeOnnx(fixture("mlp"), { to: "Binary8p3se", mode: "qdq" })).toThrow(/^options.to: Binary8p3se has no DequantizeLinear data type/);
-    expect(() => quantizeOnnx(fixture("mlp"), { to: "mxfp4", mode: "qdq" })).toThrow(OnnxError);
+    expect(() => quantizeOnnx(fixture("mlp"), { to: "mxint8", mode: "qdq" })).toThrow(OnnxError);
     expect(() => quantizeOnnx(fixture("mlp"), { to: "float8_e4m3fn", mode: "qdq", scale: "none" })).toThrow(
       /^options.scale: none is only allowed in fake mode/,
     );

@@ -17,8 +17,9 @@ output appears only when complete.
 
   --mode qdq     element codes + scales + a DequantizeLinear node per weight (whose output keeps the weight's
                  name). --to float8_e4m3fn | float8_e5m2 (opset 19; 21 with --block), int4 (opset 21),
-                 float4_e2m1fn (opset 23). The opset is raised only if no operator of the graph changed its
-                 signature in between; scales are float32 (float16 for float16 weights).
+                 float4_e2m1fn (opset 23), or mxfp8_e4m3 | mxfp8_e5m2 | mxfp4 (blocked, power-of-two scales).
+                 The opset is raised only if no operator of the graph changed its signature in between; scales
+                 are float32 (float16 for float16 weights).
   --mode fake    the dequantized values written back in the weight's own type: any format (P3109 names such as
                  Binary8p3se included), or a block scheme ${MX_SCHEMES.join(", ")} with blocks along the
                  reduction axis (--block overrides the scheme's block size).

@@ -10,7 +10,7 @@ import { OnnxError } from "./errors.js";
 import { type QuantizeReport, quantizeModel } from "./model.js";
 import type { Granularity } from "./quantize.js";
 import { type ModelProto, decodeModel, encodeModel, int } from "./schema.js";
-import { resolveTarget } from "./target.js";
+import { type Target, resolveTarget } from "./target.js";
 import { isExternal, tensorBytes, tensorDims } from "./tensor.js";
 
 export { OnnxError } from "./errors.js";
@@ -47,12 +47,19 @@ export function readModel(bytes: Uint8Array, argument = "model"): ModelProto {
   return model;
 }
 
-function granularity(o: OnnxQuantizeOptions): Granularity {
+/** The scale granularity of the options: a block scheme's blocks, blocks of options.block, or options.scale. */
+function granularity(o: OnnxQuantizeOptions, target: Target): Granularity {
+  if (o.block !== undefined && (!Number.isSafeInteger(o.block) || o.block < 1))
+    throw new OnnxError("options.block", `got ${o.block}; allowed: a positive integer`);
+  if (target.kind === "block") {
+    if (o.scale !== undefined)
+      throw new OnnxError("options.scale", `is not used by block schemes (${target.name} has one scale per block along the reduction axis)`);
+    return { kind: "block", size: o.block ?? target.scheme.blockSize };
+  }
   const scale = o.scale ?? "axis";
   if (!["axis", "tensor", "none"].includes(scale)) throw new OnnxError("options.scale", `got ${JSON.stringify(scale)}; allowed: "axis", "tensor" or "none"`);
   if (o.block === undefined) return { kind: scale } as Granularity;
-  if (!Number.isSafeInteger(o.block) || o.block < 1) throw new OnnxError("options.block", `got ${o.block}; allowed: a positive integer`);
-  if (o.scale !== undefined) throw new OnnxError("options.scale", `cannot be combined with options.block (blocked scales run along the reduction axis)`);
+  if (o.scale !== undefined) throw new OnnxError("options.scale", "cannot be combined with options.block (blocked scales run along the reduction axis)");
   return { kind: "block", size: o.block };
 }
 
@@ -61,18 +68,9 @@ export function quantizeOnnx(bytes: Uint8Array, options: OnnxQuantizeOptions): O
   if (options === null || typeof options !== "object") throw new OnnxError("options", "allowed: { to, mode, scale?, block?, select? }");
   if (options.mode !== "qdq" && options.mode !== "fake") throw new OnnxError("options.mode", `got ${JSON.stringify(options.mode)}; allowed: "qdq" or "fake"`);
   const target = resolveTarget(options.to, "options.to");
-  if (target.kind === "block" && options.scale !== undefined) {
-    throw new OnnxError("options.scale", `is not used by block schemes (${target.name} has one scale per block along the reduction axis)`);
-  }
-  const g = target.kind === "block" ? ({ kind: "none" } as const) : granularity(options);
+  const g = granularity(options, target);
   const model = readModel(bytes);
-  const report = quantizeModel(model, {
-    target,
-    mode: options.mode,
-    granularity: g,
-    ...(target.kind === "block" && options.block !== undefined && { blockSize: options.block }),
-    select: options.select ?? (() => true),
-  });
+  const report = quantizeModel(model, { target, mode: options.mode, granularity: g, select: options.select ?? (() => true) });
   return { ...report, bytes: encodeModel(model) };
 }
 

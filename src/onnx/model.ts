@@ -3,6 +3,7 @@ import { packCodes } from "../api/packed.js";
 import { DataType, dataTypeName } from "./dtypes.js";
 import { OnnxError } from "./errors.js";
 import { defaultOpset, irVersionFor, requireOpset } from "./opset.js";
+import { dequantize } from "../api/bulk.js";
 import { type Skipped, type Weight, findWeights } from "./plan.js";
 import { type Granularity, type ScaledWeight, quantizeBlockScheme, quantizeScaled, roundInto } from "./quantize.js";
 import { type ModelProto, type NodeProto, type TensorProto, int, newAttribute, newNode } from "./schema.js";
@@ -30,9 +31,8 @@ export interface QuantizeReport {
 export interface ModelQuantizeSettings {
   readonly target: Target;
   readonly mode: "qdq" | "fake";
+  /** Scale granularity (block schemes: "block" with their block size). */
   readonly granularity: Granularity;
-  /** Block size of a block scheme (default: the scheme's). */
-  readonly blockSize?: number;
   readonly select: (name: string) => boolean;
 }
 
@@ -82,80 +82,95 @@ export function quantizeModel(model: ModelProto, s: ModelQuantizeSettings): Quan
   const { target, mode, granularity } = s;
   const current = int(defaultOpset(model)?.version);
   let opset = { from: current, to: current };
+  const onnxType = target.onnxType;
   if (mode === "qdq") {
-    if (target.kind !== "element" || target.onnxType === undefined) {
+    if (onnxType === undefined) {
       throw new OnnxError(
         "options.to",
         `${target.name} has no DequantizeLinear data type; allowed in qdq mode: ${QDQ_TYPES}; any format or block scheme in fake mode`,
       );
     }
     if (granularity.kind === "none") throw new OnnxError("options.scale", "none is only allowed in fake mode (DequantizeLinear needs a scale)");
-    const needed = opsetFor(target.onnxType, granularity);
+    const needed = opsetFor(onnxType, granularity);
     opset = weights.length
-      ? requireOpset(model, needed, `DequantizeLinear of ${dataTypeName(target.onnxType)}${granularity.kind === "block" ? " with blocks" : ""}`)
+      ? requireOpset(model, needed, `DequantizeLinear of ${dataTypeName(onnxType)}${granularity.kind === "block" ? " with blocks" : ""}`)
       : opset;
     if (weights.length && int(model.ir_version) < irVersionFor(opset.to)) model.ir_version = irVersionFor(opset.to);
   }
   const used = new Set<string>([...graph.initializer.map((t) => t.name ?? ""), ...graph.node.flatMap((n) => [...n.output, ...n.input])]);
   const initializers: (TensorProto | undefined)[] = [...graph.initializer];
-  const nodes: (NodeProto | undefined)[] = [...graph.node];
-  const dq: NodeProto[] = [];
+  // Each node's replacement (a Constant weight becomes its DequantizeLinear, and a Reshape for Conv blocks).
+  const nodes: NodeProto[][] = graph.node.map((n) => [n]);
+  const first: NodeProto[] = [];
   const reports: WeightReport[] = [];
   for (const w of weights) {
     const type = w.tensor.data_type!;
     const dims = tensorDims(w.tensor);
     const values = readFloats(w.name, w.tensor);
-    let exact: Float64Array;
-    let scales = 0;
-    if (target.kind === "block") {
-      ({ values: exact, scales } = quantizeBlockScheme(w.name, values, w.blockDims, w.axes, target.scheme, s.blockSize));
-    } else {
-      const q = quantizeScaled(w.name, values, dims, w.axes, target.format, granularity, type);
-      // INT4 stores no −0 (its sign–magnitude −0 code becomes 0): DequantizeLinear gives +0.
-      exact = target.onnxType === DataType.INT4 ? q.values.map((v) => v + 0) : q.values;
-      scales = granularity.kind === "none" ? 0 : q.scales.length;
-      if (mode === "qdq") {
-        const codes = rawTensor(freshName(`${w.name}_quantized`, used), target.onnxType!, dims, storedCodes(q, target.onnxType!));
-        const scale = rawTensor(freshName(`${w.name}_scale`, used), type, q.scaleDims, roundInto(q.scales, type));
-        const node = dequantizeNode(w, codes, scale, q, freshName(`${w.name}_DequantizeLinear`, used));
-        initializers.push(codes, scale);
-        replaceSource(w, initializers, nodes, node, dq);
+    const blocked = target.kind === "block";
+    const q = blocked
+      ? quantizeBlockScheme(w.name, values, w.blockDims, w.axes, target.scheme, granularity.kind === "block" ? granularity.size : target.scheme.blockSize)
+      : quantizeScaled(w.name, values, dims, w.axes, target.format, granularity, type);
+    // INT4 stores no −0 (its sign–magnitude −0 code becomes 0): DequantizeLinear gives +0.
+    const exact = onnxType === DataType.INT4 ? q.values.map((v) => v + 0) : q.values;
+    if (mode === "qdq") {
+      const scaleBytes = roundInto(q.scales, type);
+      if (blocked && !sameValues(q.scales, scaleBytes, type)) {
+        throw new OnnxError(w.name, `has ${target.name} block scales that are not ${dataTypeName(type)} values; allowed: FLOAT weights, or fake mode`);
+      }
+      const codeDims = blocked ? w.blockDims : dims;
+      const codes = rawTensor(freshName(`${w.name}_quantized`, used), onnxType!, codeDims, storedCodes(q, onnxType!));
+      const scale = rawTensor(freshName(`${w.name}_scale`, used), type, q.scaleDims, scaleBytes);
+      initializers.push(codes, scale);
+      const reshaped = codeDims.length !== dims.length;
+      const dqOutput = reshaped ? freshName(`${w.name}_blocks`, used) : w.name;
+      const added = [dequantizeNode(codes, scale, q, dqOutput, freshName(`${w.name}_DequantizeLinear`, used))];
+      if (reshaped) {
+        const shape = rawTensor(freshName(`${w.name}_shape`, used), DataType.INT64, [dims.length], new Uint8Array(BigInt64Array.from(dims, BigInt).buffer));
+        initializers.push(shape);
+        added.push(newNode({ name: freshName(`${w.name}_Reshape`, used), op_type: "Reshape", input: [dqOutput, shape.name!], output: [w.name] }));
+      }
+      if (w.source.kind === "initializer") {
+        initializers[w.source.index] = undefined;
+        first.push(...added);
+      } else {
+        nodes[w.source.node] = added;
       }
     }
     const bytes = roundInto(exact, type);
     if (mode === "fake") replaceTensor(w, withRawData(w.tensor, bytes), initializers, nodes);
     const stored = type === DataType.FLOAT ? new Float32Array(bytes.buffer, bytes.byteOffset, values.length) : readFloats(w.name, withRawData(w.tensor, bytes));
+    const scales = granularity.kind === "none" ? 0 : q.scales.length;
     reports.push({ name: w.name, ops: w.ops, dtype: dataTypeName(type), shape: dims, scales, ...errors(values, stored) });
   }
   graph.initializer = initializers.filter((t): t is TensorProto => t !== undefined);
-  graph.node = [...dq, ...nodes.filter((n): n is NodeProto => n !== undefined)];
+  graph.node = [...first, ...nodes.flat()];
   return { weights: reports, skipped, opset };
 }
 
-function dequantizeNode(w: Weight, codes: TensorProto, scale: TensorProto, q: ScaledWeight, name: string): NodeProto {
+/** Whether values rounded into a FLOAT or FLOAT16 tensor's bytes kept their value. */
+function sameValues(values: Float64Array, bytes: Uint8Array, type: number): boolean {
+  const back =
+    type === DataType.FLOAT
+      ? new Float32Array(bytes.buffer, bytes.byteOffset, values.length)
+      : dequantize(new Uint16Array(bytes.buffer, bytes.byteOffset, values.length), "binary16");
+  return values.every((v, i) => v === back[i]);
+}
+
+function dequantizeNode(codes: TensorProto, scale: TensorProto, q: ScaledWeight, output: string, name: string): NodeProto {
   const attribute = [];
   // AttributeProto.AttributeType INT = 2
   if (q.axis !== undefined) attribute.push(newAttribute({ name: "axis", type: 2, i: q.axis }));
   if (q.blockSize !== undefined) attribute.push(newAttribute({ name: "block_size", type: 2, i: q.blockSize }));
-  return newNode({ name, op_type: "DequantizeLinear", input: [codes.name!, scale.name!], output: [w.name], attribute });
-}
-
-/** qdq: the weight's tensor goes away; its DequantizeLinear takes the place of its Constant node, or comes first. */
-function replaceSource(w: Weight, initializers: (TensorProto | undefined)[], nodes: (NodeProto | undefined)[], node: NodeProto, dq: NodeProto[]): void {
-  if (w.source.kind === "initializer") {
-    initializers[w.source.index] = undefined;
-    dq.push(node);
-  } else {
-    nodes[w.source.node] = node;
-  }
+  return newNode({ name, op_type: "DequantizeLinear", input: [codes.name!, scale.name!], output: [output], attribute });
 }
 
 /** fake: the weight's tensor replaced by one of its own type and shape. */
-function replaceTensor(w: Weight, t: TensorProto, initializers: (TensorProto | undefined)[], nodes: (NodeProto | undefined)[]): void {
+function replaceTensor(w: Weight, t: TensorProto, initializers: (TensorProto | undefined)[], nodes: NodeProto[][]): void {
   if (w.source.kind === "initializer") {
     initializers[w.source.index] = t;
     return;
   }
-  const node = nodes[w.source.node]!;
-  nodes[w.source.node] = newNode({ ...node, attribute: node.attribute.map((a) => (a.name === "value" ? newAttribute({ ...a, t }) : a)) });
+  const node = nodes[w.source.node]![0]!;
+  nodes[w.source.node] = [newNode({ ...node, attribute: node.attribute.map((a) => (a.name === "value" ? newAttribute({ ...a, t }) : a)) })];
 }

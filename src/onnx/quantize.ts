@@ -136,7 +136,8 @@ export function quantizeScaled(
 /**
  * A block scheme (MXFP8, MXFP4, NVFP4, …) along the reduction axis, as the library's quantizeBlocks computes it on
  * each row of the weight with that axis made contiguous and zero-padded to whole blocks (zeros change no block's
- * amax): the exact dequantized values, element value · scale value (· NVFP4's float32 tensor scale).
+ * amax): element codes in the weight's order, the block scales' values (NVFP4: S · T, not a float32 in general) laid
+ * out as DequantizeLinear's blocked scales, and the exact values, element value · scale value (· NVFP4's T).
  */
 export function quantizeBlockScheme(
   name: string,
@@ -144,15 +145,15 @@ export function quantizeBlockScheme(
   dims: readonly number[],
   axes: WeightAxes,
   scheme: BlockScheme,
-  blockSize: number | undefined,
-): { values: Float64Array; scales: number } {
+  B: number,
+): ScaledWeight {
   requireFinite(name, values);
-  const B = blockSize ?? scheme.blockSize;
   const axis = axes.reduction;
   const d = dims[axis]!;
   const inner = dims.slice(axis + 1).reduce((a, b) => a * b, 1);
   const rows = values.length / d;
-  const padded = Math.ceil(d / B) * B;
+  const nb = Math.ceil(d / B);
+  const padded = nb * B;
   const flat = new Float32Array(rows * padded);
   const at = (r: number, a: number): number => (Math.floor(r / inner) * d + a) * inner + (r % inner);
   for (let r = 0; r < rows; r++) for (let a = 0; a < d; a++) flat[r * padded + a] = values[at(r, a)]!;
@@ -160,15 +161,22 @@ export function quantizeBlockScheme(
   const ev = elementValues(scheme);
   const sv = scaleValues(scheme);
   const t = q.tensorScale ?? 1;
-  const out = new Float64Array(values.length);
+  const codes = new Uint8Array(values.length);
+  const exact = new Float64Array(values.length);
+  const scales = new Float64Array(rows * nb);
   for (let r = 0; r < rows; r++) {
+    const scaleRow = Math.floor(r / inner) * nb * inner + (r % inner);
+    for (let k = 0; k < nb; k++) scales[scaleRow + k * inner] = sv[q.scales[r * nb + k]!]! * t;
     for (let a = 0; a < d; a++) {
       const i = r * padded + a;
       const code = scheme.packed ? (q.elements[i >> 1]! >> ((i & 1) * 4)) & 0xf : q.elements[i]!;
-      out[at(r, a)] = ev[code]! * sv[q.scales[Math.floor(i / B)]!]! * t;
+      codes[at(r, a)] = code;
+      exact[at(r, a)] = ev[code]! * scales[scaleRow + Math.floor(a / B) * inner]!;
     }
   }
-  return { values: out, scales: q.scales.length };
+  const scaleDims = dims.slice();
+  scaleDims[axis] = nb;
+  return { codes, scales, scaleDims, axis, blockSize: B, values: exact };
 }
 
 /** Exact values rounded once into FLOAT or FLOAT16, as raw little-endian bytes. */

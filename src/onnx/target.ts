@@ -31,7 +31,7 @@ export const INT4: Format = customFormat({
 
 export type Target =
   | { readonly kind: "element"; readonly name: string; readonly format: Format; readonly onnxType: number | undefined }
-  | { readonly kind: "block"; readonly name: string; readonly scheme: BlockScheme };
+  | { readonly kind: "block"; readonly name: string; readonly scheme: BlockScheme; readonly onnxType: number | undefined };
 
 /** The ONNX data types DequantizeLinear takes that a library format encodes exactly. */
 const ONNX_TYPES: readonly [string, number][] = [
@@ -40,11 +40,23 @@ const ONNX_TYPES: readonly [string, number][] = [
   ["float4_e2m1fn", DataType.FLOAT4E2M1],
 ];
 
+/**
+ * The MX schemes whose blocks DequantizeLinear computes exactly: their elements are ONNX types and their scales
+ * 2^e (−127 ≤ e ≤ 127) are float32 values. (NVFP4's scale S · T has up to 28 significant bits: no float32 holds it.)
+ */
+const MX_TYPES: Readonly<Record<string, number>> = {
+  mxfp8_e4m3: DataType.FLOAT8E4M3FN,
+  mxfp8_e5m2: DataType.FLOAT8E5M2,
+  mxfp4: DataType.FLOAT4E2M1,
+};
+
 /** Resolves --to: "int4", a block scheme name (mxfp8_e4m3, mxfp4, nvfp4, …) or any format name the library knows. */
 export function resolveTarget(name: string, argument: string): Target {
   const key = typeof name === "string" ? name.toLowerCase() : name;
   if (key === "int4") return { kind: "element", name: "INT4", format: INT4, onnxType: DataType.INT4 };
-  if ((MX_SCHEMES as readonly string[]).includes(key)) return { kind: "block", name: key, scheme: blockScheme(key as SchemeName, argument) };
+  if ((MX_SCHEMES as readonly string[]).includes(key)) {
+    return { kind: "block", name: key, scheme: blockScheme(key as SchemeName, argument), onnxType: MX_TYPES[key] };
+  }
   let f: Format;
   try {
     f = format(name);
@@ -60,4 +72,4 @@ export function resolveTarget(name: string, argument: string): Target {
 }
 
 /** The DequantizeLinear data types, for messages. */
-export const QDQ_TYPES = "FLOAT8E4M3FN (float8_e4m3fn), FLOAT8E5M2 (float8_e5m2), FLOAT4E2M1 (float4_e2m1fn) or INT4 (int4)";
+export const QDQ_TYPES = "FLOAT8E4M3FN (float8_e4m3fn, mxfp8_e4m3), FLOAT8E5M2 (float8_e5m2, mxfp8_e5m2), FLOAT4E2M1 (float4_e2m1fn, mxfp4) or INT4 (int4)";
