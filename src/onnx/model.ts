@@ -1,10 +1,10 @@
 // Quantizing the weights of a decoded model: qdq (codes + scales + DequantizeLinear) or fake (values written back).
+import { dequantize } from "../api/bulk.js";
 import { packCodes } from "../api/packed.js";
 import { DataType, dataTypeName } from "./dtypes.js";
 import { OnnxError } from "./errors.js";
 import { defaultOpset, irVersionFor, requireOpset } from "./opset.js";
-import { dequantize } from "../api/bulk.js";
-import { type Skipped, type Weight, findWeights } from "./plan.js";
+import { type Skipped, type Weight, allNames, findWeights } from "./plan.js";
 import { type Granularity, type ScaledWeight, quantizeBlockScheme, quantizeScaled, roundInto } from "./quantize.js";
 import { type ModelProto, type NodeProto, type TensorProto, int, newAttribute, newNode } from "./schema.js";
 import { QDQ_TYPES, type Target } from "./target.js";
@@ -97,7 +97,8 @@ export function quantizeModel(model: ModelProto, s: ModelQuantizeSettings): Quan
       : opset;
     if (weights.length && int(model.ir_version) < irVersionFor(opset.to)) model.ir_version = irVersionFor(opset.to);
   }
-  const used = new Set<string>([...graph.initializer.map((t) => t.name ?? ""), ...graph.node.flatMap((n) => [...n.output, ...n.input])]);
+  // New names must differ from every name of the graph, subgraphs included (a subgraph may not shadow them).
+  const used = allNames(graph);
   const initializers: (TensorProto | undefined)[] = [...graph.initializer];
   // Each node's replacement (a Constant weight becomes its DequantizeLinear, and a Reshape for Conv blocks).
   const nodes: NodeProto[][] = graph.node.map((n) => [n]);

@@ -52,6 +52,17 @@ function weightAxes(node: NodeProto, rank: number): WeightAxes | undefined {
   }
 }
 
+/** Every value name of a graph and its subgraphs (initializers, inputs, outputs, node inputs and outputs). */
+export function allNames(graph: GraphProto, out = new Set<string>()): Set<string> {
+  for (const t of graph.initializer) out.add(t.name ?? "");
+  for (const v of [...graph.input, ...graph.output]) out.add(v.name ?? "");
+  for (const node of graph.node) {
+    for (const n of [...node.input, ...node.output]) out.add(n);
+    for (const a of node.attribute) for (const g of [...(a.g ? [a.g] : []), ...a.graphs]) allNames(g, out);
+  }
+  return out;
+}
+
 /** Names read by nodes of subgraphs (If/Loop/Scan bodies): such uses are not weight uses. */
 function subgraphInputs(graph: GraphProto, out: Set<string>): void {
   for (const node of graph.node) {
