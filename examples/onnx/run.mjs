@@ -164,11 +164,11 @@ console.log(`\n${qdqNote}`);
 
 const mib = (n) => `${(n / 2 ** 20).toFixed(2)} MiB`;
 const table = [
-  "| weights | model size as stored | recognised text | same text | same argmax | max \\|Δp\\| | mean \\|Δp\\| | run time |",
-  "| --- | ---: | --- | :---: | ---: | ---: | ---: | ---: |",
+  "| weights | model size as stored | recognised text | same text | same argmax | max \\|Δp\\| | mean \\|Δp\\| | run time | quantize time |",
+  "| --- | ---: | --- | :---: | ---: | ---: | ---: | ---: | ---: |",
   ...rows.map(
     (r) =>
-      `| ${r.variant} | ${mib(r.size)} | \`${r.text}\` | ${r.same ? "yes" : "no"} | ${r.steps} | ${r.max.toExponential(2)} | ${r.mean.toExponential(2)} | ${r.ms.toFixed(0)} ms |`,
+      `| ${r.variant} | ${mib(r.size)} | \`${r.text}\` | ${r.same ? "yes" : "no"} | ${r.steps} | ${r.max.toExponential(2)} | ${r.mean.toExponential(2)} | ${r.ms.toFixed(0)} ms | ${r.quantizeMs ? `${(r.quantizeMs / 1000).toFixed(1)} s` : ""} |`,
   ),
 ];
 const section = [
