@@ -22,7 +22,7 @@ export interface ModelExpected {
   fake?: Record<string, Record<string, string>>;
 }
 
-export const expected: Record<"mlp" | "conv" | "mlp16", ModelExpected> = JSON.parse(readFileSync(join(FIXTURES, "expected.json"), "utf8"));
+export const expected: Record<"mlp" | "conv" | "mlp16" | "ir3", ModelExpected> = JSON.parse(readFileSync(join(FIXTURES, "expected.json"), "utf8"));
 
 export function fixture(name: string): Uint8Array {
   return readFileSync(join(FIXTURES, `${name}.onnx`));

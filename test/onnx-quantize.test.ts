@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { FormatError } from "../src/index.js";
 import { DataType, OnnxError, type OnnxQuantizeOptions, quantizeOnnx } from "../src/onnx/index.js";
-import { decodeModel, int } from "../src/onnx/schema.js";
+import { decodeModel, encodeModel, int } from "../src/onnx/schema.js";
 import { bytes, expected, fixture, relativeMaxDifference, run, values } from "./onnx-fixtures.js";
 
 type Name = keyof typeof expected;
@@ -179,6 +179,20 @@ describe("graph rewriting", () => {
     expect(() => quantizeOnnx(fixture("mlp"), { to: "nvfp4", mode: "qdq" })).toThrow(/^options.to: nvfp4 has no DequantizeLinear data type/);
   });
 
+  it("IR < 4: initializers listed as graph inputs are weights; qdq drops the listing of the weights it computes", async () => {
+    const { result, model } = quantized("ir3", { to: "float8_e4m3fn", mode: "qdq" });
+    expect([result.weights.map((w) => w.name), result.opset, int(model.ir_version)]).toEqual([["W1"], { from: 8, to: 19 }, 9]);
+    expect(model.graph!.input.map((v) => v.name)).toEqual(["x", "C"]);
+    expect(relativeMaxDifference(await run(result.bytes, "ir3"), f32("ir3"))).toBeLessThanOrEqual(0.05);
+    const fake = quantized("ir3", { to: "float8_e4m3fn", mode: "fake" });
+    expect(fake.model.graph!.input.map((v) => v.name)).toEqual(["x", "W1", "C"]);
+    // From IR 4 on, a listed initializer is an input a caller may replace: left as it is.
+    const mlp = decodeModel(fixture("mlp"));
+    mlp.graph!.input = [...mlp.graph!.input, { name: "W2" }];
+    const listed = quantizeOnnx(encodeModel(mlp), { to: "float8_e4m3fn", mode: "qdq" });
+    expect([listed.weights.map((w) => w.name), listed.skipped]).toEqual([["W1"], [{ name: "W2", reason: "also a graph input (a caller may replace it)" }]]);
+  });
+
   it("replaces a Constant weight by its DequantizeLinear in place", () => {
     const { model } = quantized("conv", { to: "float8_e4m3fn", mode: "qdq" });
     const nodes = model.graph!.node;
@@ -190,7 +204,7 @@ describe("graph rewriting", () => {
   });
 
   it("leaves every other tensor and field as it was: quantizing nothing gives the input bytes back", () => {
-    for (const name of ["mlp", "conv", "mlp16", "clip9"]) {
+    for (const name of ["mlp", "conv", "mlp16", "clip9", "ir3"]) {
       expect(Buffer.compare(quantizeOnnx(fixture(name), { to: "int4", mode: "fake", select: () => false }).bytes, fixture(name)), name).toBe(0);
     }
     const { tensor } = quantized("mlp", { to: "float8_e4m3fn", mode: "qdq" });

@@ -77,7 +77,7 @@ function errors(w: Float32Array, stored: Float32Array): { relativeError: number;
 export function quantizeModel(model: ModelProto, s: ModelQuantizeSettings): QuantizeReport {
   const graph = model.graph;
   if (!graph) throw new OnnxError("model", "has no graph; allowed: an ONNX model (ModelProto with a graph)");
-  const { weights: found, skipped } = findWeights(graph, new Set(graph.output.map((o) => o.name ?? "")));
+  const { weights: found, skipped } = findWeights(graph, int(model.ir_version));
   const weights = found.filter((w) => s.select(w.name));
   const { target, mode, granularity } = s;
   const current = int(defaultOpset(model)?.version);
@@ -145,6 +145,11 @@ export function quantizeModel(model: ModelProto, s: ModelQuantizeSettings): Quan
     reports.push({ name: w.name, ops: w.ops, dtype: dataTypeName(type), shape: dims, scales, ...errors(values, stored) });
   }
   graph.initializer = initializers.filter((t): t is TensorProto => t !== undefined);
+  // A qdq weight is computed now: an IR < 4 listing of it as a graph input goes (the IR version is ≥ 9 by now).
+  if (mode === "qdq") {
+    const gone = new Set(weights.map((w) => w.name));
+    graph.input = graph.input.filter((v) => !gone.has(v.name ?? ""));
+  }
   graph.node = [...first, ...nodes.flat()];
   return { weights: reports, skipped, opset };
 }

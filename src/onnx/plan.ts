@@ -75,15 +75,20 @@ function subgraphInputs(graph: GraphProto, out: Set<string>): void {
   }
 }
 
-/** The weights of the main graph, and the float tensors feeding a weight input that are left as they are, with why. */
-export function findWeights(graph: GraphProto, graphOutputs: ReadonlySet<string>): { weights: Weight[]; skipped: Skipped[] } {
+/**
+ * The weights of the main graph, and the float tensors feeding a weight input that are left as they are, with why.
+ * Before IR version 4 every initializer had to be listed as a graph input, so there such a listing does not make a
+ * tensor replaceable.
+ */
+export function findWeights(graph: GraphProto, irVersion: number): { weights: Weight[]; skipped: Skipped[] } {
+  const graphOutputs = new Set(graph.output.map((o) => o.name ?? ""));
   const tensors = new Map<string, { tensor: TensorProto; source: WeightSource }>();
   graph.initializer.forEach((t, index) => tensors.set(t.name ?? "", { tensor: t, source: { kind: "initializer", index } }));
   graph.node.forEach((node, i) => {
     const value = node.op_type === "Constant" && isDefaultDomain(node) ? node.attribute.find((a) => a.name === "value")?.t : undefined;
     if (value && node.output[0]) tensors.set(node.output[0], { tensor: value, source: { kind: "constant", node: i } });
   });
-  const inputs = new Set(graph.input.map((v) => v.name ?? ""));
+  const inputs = new Set(irVersion < 4 ? [] : graph.input.map((v) => v.name ?? ""));
   const nested = new Set<string>();
   subgraphInputs(graph, nested);
   const uses = new Map<string, { axes: WeightAxes | undefined; op: string }[]>();
