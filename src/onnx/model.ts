@@ -50,14 +50,15 @@ function freshName(base: string, used: Set<string>): string {
   return name;
 }
 
-/** Stored element bytes: 8-bit codes as they are, 4-bit codes packed (INT4 in two's complement). */
+/** Stored element bytes: 8-bit codes as they are, 4-bit codes packed (INT4 in two's complement); qdq types are ≤ 8 bits. */
 function storedCodes(w: ScaledWeight, onnxType: number): Uint8Array {
+  const codes = w.codes as Uint8Array;
   if (onnxType === DataType.INT4)
     return packCodes(
-      w.codes.map((c) => (c & 8 ? (16 - (c & 7)) & 15 : c)),
+      codes.map((c) => (c & 8 ? (16 - (c & 7)) & 15 : c)),
       4,
     );
-  return onnxType === DataType.FLOAT4E2M1 ? packCodes(w.codes, 4) : w.codes;
+  return onnxType === DataType.FLOAT4E2M1 ? packCodes(codes, 4) : codes;
 }
 
 function errors(w: Float32Array, stored: Float32Array): { relativeError: number; maxAbsError: number } {

@@ -19,6 +19,8 @@ import { quantizeBlocks } from "../block/index.js";
 import { elementValues, maxValue, scaleValues } from "../block/mx.js";
 import { dequantize, quantize } from "../api/bulk.js";
 import type { BlockScheme } from "../block/mx.js";
+import type { CodeArray } from "../api/validate.js";
+import { valueTableOrNaN } from "../exact/tables.js";
 import type { Format } from "../format/model.js";
 import { DataType } from "./dtypes.js";
 import { OnnxError } from "./errors.js";
@@ -36,8 +38,8 @@ export interface WeightAxes {
 }
 
 export interface ScaledWeight {
-  /** Element codes, one per element (sign–magnitude for INT4, as the format encodes them). */
-  readonly codes: Uint8Array;
+  /** Element codes, one per element (sign–magnitude for INT4, as the format encodes them; Uint16Array above 8 bits). */
+  readonly codes: CodeArray;
   /** The stored scale values (exact in the scale's type); length 1 when the granularity is "none" (s = 1). */
   readonly scales: Float64Array;
   readonly scaleDims: number[];
@@ -119,10 +121,11 @@ export function quantizeScaled(
   const scales = g.kind === "none" ? Float64Array.of(1) : amax.map((a) => scaleOf(a, max, scaleType));
   const quotients = new Float64Array(values.length);
   for (let i = 0; i < values.length; i++) quotients[i] = values[i]! / scales[grp.of ? grp.of[i]! : 0]!;
-  const codes = quantize(quotients, f, { saturation: "SatFinite" }) as Uint8Array;
-  const decoded = dequantize(codes, f);
+  const codes = quantize(quotients, f, { saturation: "SatFinite" });
+  // Code values as float64 (exact for every code a finite weight can round to: their magnitudes are ≤ MaxFinite).
+  const table = valueTableOrNaN(f);
   const exact = new Float64Array(values.length);
-  for (let i = 0; i < values.length; i++) exact[i] = decoded[i]! * scales[grp.of ? grp.of[i]! : 0]!;
+  for (let i = 0; i < values.length; i++) exact[i] = table[codes[i]!]! * scales[grp.of ? grp.of[i]! : 0]!;
   return {
     codes,
     scales,
