@@ -20,12 +20,14 @@ output appears only when complete.
                  float4_e2m1fn (opset 23), or mxfp8_e4m3 | mxfp8_e5m2 | mxfp4 (blocked, power-of-two scales).
                  The opset is raised only if no operator of the graph changed its signature in between; scales
                  are float32 (float16 for float16 weights).
-  --mode fake    the dequantized values written back in the weight's own type: any format (P3109 names such as
-                 Binary8p3se included), or a block scheme ${MX_SCHEMES.join(", ")} with blocks along the
-                 reduction axis (--block overrides the scheme's block size).
+  --mode fake    the dequantized values written back in the weight's own type: any format of at most 16 bits
+                 (P3109 names such as Binary8p3se included), or a block scheme with blocks along the reduction
+                 axis (--block overrides the scheme's block size):
+                 ${MX_SCHEMES.join(", ")}.
   --to <format>  target format or block scheme (see above)
   --scale <s>    axis: one scale per output channel (default); tensor: one scale; none: no scale (fake mode)
-  --block <n>    one scale per block of n elements along the reduction axis (K of MatMul/Gemm, input channels of Conv)
+  --block <n>    one scale per block of n elements along the reduction axis (K of MatMul/Gemm, the input
+                 channels of Conv; a block scheme's blocks take a Conv weight's whole reduction)
   --only <glob>  quantize only weights whose name matches (* any characters, ? one); repeatable
   -o, --output   output .onnx file
   --force        replace an existing output file
