@@ -108,6 +108,7 @@ function storedBytes(v, weights) {
   return size;
 }
 
+await evaluate(modelBytes); // the first session also warms up the WebAssembly runtime itself: not timed
 const reference = await evaluate(modelBytes);
 const referenceText = decode(reference.probs, reference.dims);
 const rows = [];
