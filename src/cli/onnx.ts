@@ -26,8 +26,8 @@ output appears only when complete.
                  ${MX_SCHEMES.join(", ")}.
   --to <format>  target format or block scheme (see above)
   --scale <s>    axis: one scale per output channel (default); tensor: one scale; none: no scale (fake mode)
-  --block <n>    one scale per block of n elements along the reduction axis (K of MatMul/Gemm, the input
-                 channels of Conv; a block scheme's blocks take a Conv weight's whole reduction)
+  --block <n>    one scale per block of n elements along the reduction axis (K of MatMul/Gemm; for Conv the
+                 whole reduction, input channels × kernel, with a Reshape after DequantizeLinear)
   --only <glob>  quantize only weights whose name matches (* any characters, ? one); repeatable
   -o, --output   output .onnx file
   --force        replace an existing output file

@@ -112,7 +112,7 @@ export function quantizeModel(model: ModelProto, s: ModelQuantizeSettings): Quan
     const blocked = target.kind === "block";
     const q = blocked
       ? quantizeBlockScheme(w.name, values, w.blockDims, w.axes, target.scheme, granularity.kind === "block" ? granularity.size : target.scheme.blockSize)
-      : quantizeScaled(w.name, values, dims, w.axes, target.format, granularity, type);
+      : quantizeScaled(w.name, values, granularity.kind === "block" ? w.blockDims : dims, w.axes, target.format, granularity, type);
     // INT4 stores no −0 (its sign–magnitude −0 code becomes 0): DequantizeLinear gives +0.
     const exact = onnxType === DataType.INT4 ? q.values.map((v) => v + 0) : q.values;
     if (mode === "qdq") {
@@ -120,7 +120,7 @@ export function quantizeModel(model: ModelProto, s: ModelQuantizeSettings): Quan
       if (blocked && !sameValues(q.scales, scaleBytes, type)) {
         throw new OnnxError(w.name, `has ${target.name} block scales that are not ${dataTypeName(type)} values; allowed: FLOAT weights, or fake mode`);
       }
-      const codeDims = blocked ? w.blockDims : dims;
+      const codeDims = granularity.kind === "block" ? w.blockDims : dims;
       const codes = rawTensor(freshName(`${w.name}_quantized`, used), onnxType!, codeDims, storedCodes(q, onnxType!));
       const scale = rawTensor(freshName(`${w.name}_scale`, used), type, q.scaleDims, scaleBytes);
       initializers.push(codes, scale);

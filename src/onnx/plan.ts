@@ -16,8 +16,8 @@ export interface Weight {
   /** The operators it feeds (for reports). */
   readonly ops: string[];
   /**
-   * The shape block schemes see: a Conv weight [O, I, k…] as [O, I·k…] (its whole reduction, contiguous), every
-   * other weight as it is.
+   * The shape blocks see: a Conv weight [O, I, k…] as [O, I·k…] (its whole reduction, contiguous; qdq stores the
+   * codes so and reshapes after DequantizeLinear), every other weight as it is.
    */
   readonly blockDims: number[];
 }
