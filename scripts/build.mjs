@@ -2,7 +2,7 @@
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { renderAssembly, renderTypeScript } from "./encode-layout.mjs";
@@ -94,15 +94,18 @@ for (const [platform, file, plugins] of [
 const library = { index: join(root, "src/index.ts"), p3109: join(root, "src/p3109.ts"), parallel: join(root, "src/parallel/index.ts") };
 const split = { splitting: true, chunkNames: "chunks/[name]-[hash]" };
 for (const platform of ["node", "browser"]) rmSync(join(root, "build", platform), { recursive: true, force: true });
-// Node: the library, the `minifloat` executable (build/node/cli.js) and the safetensors/GGUF I/O.
+// Node: the library, the `minifloat` executable (build/node/cli.js), the safetensors/GGUF I/O and minifloat/onnx
+// (Node only: it reads and writes files; protobufjs is bundled into its chunk, so the package keeps no dependencies).
 await build({
   ...common,
   ...split,
-  entryPoints: { ...library, safetensors: join(root, "src/io/index.ts"), cli: join(root, "src/cli/bin.ts") },
+  entryPoints: { ...library, safetensors: join(root, "src/io/index.ts"), onnx: join(root, "src/onnx/index.ts"), cli: join(root, "src/cli/bin.ts") },
   platform: "node",
   outdir: join(root, "build/node"),
   banner: { js: "#!/usr/bin/env node" },
 });
+// protobufjs (BSD-3-Clause) ships inside that chunk: its licence goes with it.
+copyFileSync(join(root, "node_modules/protobufjs/LICENSE"), join(root, "build/node/protobufjs.LICENSE"));
 // Browsers: minifloat/safetensors is the reader alone (HTTP range requests, Blobs); node:fs stays an unused dynamic
 // import there.
 await build({

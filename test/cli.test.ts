@@ -68,7 +68,7 @@ describe("minifloat CLI (in-process)", () => {
   it("prints help for the program and for every command", async () => {
     const top = await cli("--help");
     expect(top.code).toBe(0);
-    for (const name of ["quantize", "dequantize", "inspect", "table", "conformance"]) {
+    for (const name of ["quantize", "dequantize", "inspect", "table", "conformance", "gguf", "onnx"]) {
       expect(top.out).toContain(`  ${name} `);
       const h = await cli(name, "--help");
       expect(h.code).toBe(0);

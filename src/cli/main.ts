@@ -5,10 +5,11 @@ import { dequantizeCommand } from "./dequantize.js";
 import { ggufCommand } from "./gguf.js";
 import { inspectCommand } from "./inspect.js";
 import type { CliIO, Command } from "./io.js";
+import { onnxCommand } from "./onnx.js";
 import { quantizeCommand } from "./quantize.js";
 import { tableCommand } from "./table.js";
 
-const COMMANDS: readonly Command[] = [quantizeCommand, dequantizeCommand, inspectCommand, tableCommand, conformanceCommand, ggufCommand];
+const COMMANDS: readonly Command[] = [quantizeCommand, dequantizeCommand, inspectCommand, tableCommand, conformanceCommand, ggufCommand, onnxCommand];
 
 const HELP = `Usage: minifloat <command> [options]    (minifloat <command> --help for details)
 

@@ -1,0 +1,57 @@
+// Tensor contents: the values of float32/float16 tensors (raw_data or typed fields) and new tensors in raw_data.
+import { dequantize } from "../api/bulk.js";
+import { DataType, dataTypeName, rawBytes } from "./dtypes.js";
+import { OnnxError } from "./errors.js";
+import { type TensorProto, int, newTensor } from "./schema.js";
+
+export function tensorDims(t: TensorProto): number[] {
+  return t.dims.map(int);
+}
+
+export function tensorLength(t: TensorProto): number {
+  return tensorDims(t).reduce((a, b) => a * b, 1);
+}
+
+/** Whether the tensor keeps its data in a file beside the model. */
+export function isExternal(t: TensorProto): boolean {
+  return t.data_location === 1 || t.external_data.length > 0;
+}
+
+/** Bytes the tensor's data takes in its data type (4-bit types packed). */
+export function tensorBytes(t: TensorProto): number {
+  return rawBytes(t.data_type ?? 0, tensorLength(t));
+}
+
+/** The exact values of a FLOAT or FLOAT16 tensor as float32. */
+export function readFloats(name: string, t: TensorProto): Float32Array {
+  const type = t.data_type ?? 0;
+  if (isExternal(t)) throw new OnnxError(name, "keeps its data in an external file; allowed: tensors stored inside the model (raw_data or typed fields)");
+  const n = tensorLength(t);
+  const raw = t.raw_data !== undefined && t.raw_data.length > 0 ? t.raw_data : undefined;
+  let out: Float32Array;
+  if (type === DataType.FLOAT) {
+    out = raw ? new Float32Array(copy(raw).buffer) : Float32Array.from(t.float_data);
+  } else if (type === DataType.FLOAT16) {
+    const bits = raw ? new Uint16Array(copy(raw).buffer) : Uint16Array.from(t.int32_data);
+    out = dequantize(bits, "binary16");
+  } else {
+    throw new OnnxError(name, `is ${dataTypeName(type)}; allowed: FLOAT or FLOAT16`);
+  }
+  if (out.length !== n) throw new OnnxError(name, `holds ${out.length} values but its shape [${tensorDims(t).join(", ")}] has ${n}`);
+  return out;
+}
+
+/** An aligned copy of raw bytes (raw_data may be a view at any offset of the model's buffer; Buffer#slice copies nothing). */
+function copy(bytes: Uint8Array): Uint8Array {
+  return new Uint8Array(bytes);
+}
+
+/** A new tensor with its data in raw_data. */
+export function rawTensor(name: string, type: number, dims: readonly number[], raw: Uint8Array): TensorProto {
+  return newTensor({ name, data_type: type, dims: [...dims], raw_data: raw });
+}
+
+/** The tensor with new contents of its own type and shape in raw_data (typed fields cleared). */
+export function withRawData(t: TensorProto, raw: Uint8Array): TensorProto {
+  return newTensor({ ...t, raw_data: raw, float_data: [], int32_data: [], double_data: [], int64_data: [], uint64_data: [] });
+}
