@@ -33,7 +33,12 @@ function run(command: string, args: string[], cwd: string): string {
 }
 
 /** The subpaths of the exports map besides ".", each with a name it must export. */
-const SUBPATHS = { "minifloat/p3109": "specialize", "minifloat/parallel": "createPool", "minifloat/safetensors": "SafetensorsReader" } as const;
+const SUBPATHS = {
+  "minifloat/p3109": "specialize",
+  "minifloat/parallel": "createPool",
+  "minifloat/safetensors": "SafetensorsReader",
+  "minifloat/webgpu": "wgsl",
+} as const;
 
 /**
  * What the consumer script prints: decode/encode/quantize results, a MiniFloatArray round trip, every subpath's
@@ -44,6 +49,7 @@ import { MiniFloatArray, decode, encode, format, quantize, kernelStatus, Argumen
 import * as p3109 from "minifloat/p3109";
 import * as parallel from "minifloat/parallel";
 import * as safetensors from "minifloat/safetensors";
+import * as webgpu from "minifloat/webgpu";
 const x = new Float32Array([0.1, -2.5, 1000, 3.3e-3, -0]);
 const view = MiniFloatArray.from(x, "bfloat16");
 const result = {
@@ -54,9 +60,9 @@ const result = {
   stochastic: Array.from(quantize(x, "Binary8p3se", { rounding: "StochasticC", stochasticBits: 6, seed: 99 })),
   view: Array.from(view.toFloat32Array(), (v) => Object.is(v, -0) ? "-0" : v),
   kernels: kernelStatus().available,
-  subpaths: [typeof p3109.${SUBPATHS["minifloat/p3109"]}, typeof parallel.${SUBPATHS["minifloat/parallel"]}, typeof safetensors.${SUBPATHS["minifloat/safetensors"]}],
+  subpaths: [typeof p3109.${SUBPATHS["minifloat/p3109"]}, typeof parallel.${SUBPATHS["minifloat/parallel"]}, typeof safetensors.${SUBPATHS["minifloat/safetensors"]}, typeof webgpu.${SUBPATHS["minifloat/webgpu"]}],
   sharedClasses: (() => { try { p3109.specialize("Add", { operands: [format("Binary8p3se")], result: format("Binary8p3se") }); } catch (e) { return e instanceof CodeRangeError; } })(),
-  sameClassObjects: [p3109, parallel, safetensors].every((m) => m.ArgumentTypeError === ArgumentTypeError && m.CodeRangeError === CodeRangeError && m.FormatError === FormatError && m.ProjectionError === ProjectionError),
+  sameClassObjects: [p3109, parallel, safetensors, webgpu].every((m) => m.ArgumentTypeError === ArgumentTypeError && m.CodeRangeError === CodeRangeError && m.FormatError === FormatError && m.ProjectionError === ProjectionError),
 };
 view.free();
 console.log(JSON.stringify(result));
@@ -114,7 +120,7 @@ describe("npm package", () => {
       stochastic: Array.from(built.quantize(x, "Binary8p3se", { rounding: "StochasticC", stochasticBits: 6, seed: 99 })),
       view: [0.10009765625, -2.5, 1000, 0.0032958984375, "-0"],
       kernels: true,
-      subpaths: ["function", "function", "function"],
+      subpaths: ["function", "function", "function", "function"],
       sharedClasses: true,
       sameClassObjects: true,
     };
