@@ -47,13 +47,16 @@ async function harness(): Promise<Page> {
 
 async function call(name: string, arg: unknown): Promise<Report> {
   const p = await harness();
-  return p.evaluate(([n, a]) => (globalThis as unknown as { harness: Record<string, (x: unknown) => Promise<Report>> }).harness[n as string]!(a), [name, arg] as const);
+  return p.evaluate(([n, a]) => (globalThis as unknown as { harness: Record<string, (x: unknown) => Promise<Report>> }).harness[n as string]!(a), [
+    name,
+    arg,
+  ] as const);
 }
 
 /** Distinct formats of 9–16 bits: the registered ones and P3109's 16-bit ones, plus a spread of narrower P3109 ones. */
 const WIDE = [
   ...new Map(
-    [...registeredNames(), ...p3109Names(16).filter((n) => /^Binary(16|12|9)p/.test(n))].map((n) => [format(n), n]),
+    [...registeredNames(), ...p3109Names(16).filter((n) => /^Binary(16p(1|2|5|8|11|15|16)|12p(1|6)|9p(1|4|8))[su][ef]$/.test(n))].map((n) => [format(n), n]),
   ).entries(),
 ]
   .filter(([f]) => f.K > 8 && f.K <= 16)
@@ -70,5 +73,59 @@ describe("WebGPU (SwiftShader in headless Chromium)", () => {
     const r = await call("decodeAll", WIDE);
     expect(r.first).toEqual([]);
     expect(r.checked).toBe(WIDE.reduce((s, n) => s + format(n).codeCount, 0));
+  });
+});
+
+/** Registered formats (aliases once) and every P3109 format, 8 bits and under, and the wider registered ones. */
+const ENCODE_DEFAULT = [...EIGHT_BIT_FORMATS, ...WIDE.filter((n) => !/^Binary/.test(n))];
+const DETERMINISTIC = ["NearestTiesToEven", "NearestTiesToAway", "TowardZero", "TowardPositive", "TowardNegative", "TowardMaxMagnitude", "ToOdd"];
+const SATURATION = ["SatFinite", "SatPropagate", "SatNone"];
+/** Every deterministic rounding and saturation on a spread of formats (ml_dtypes, OCP, P3109, E8M0, 16-bit). */
+const ENCODE_PROJECTED = ["float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "float8_e8m0fnu", "Binary8p3se", "bfloat16"].flatMap((name) =>
+  DETERMINISTIC.flatMap((rounding) => SATURATION.map((saturation) => ({ name, projection: { rounding, saturation } }))),
+);
+
+describe("WebGPU encodeBits over the strided float32 sweep (every 65 521st pattern, codes, midpoints, neighbours)", () => {
+  it(`equals quantize for the default projection of ${ENCODE_DEFAULT.length} formats`, async () => {
+    const r = await call(
+      "encodeSweep",
+      ENCODE_DEFAULT.map((name) => ({ name })),
+    );
+    expect(r.first).toEqual([]);
+    expect(r.checked).toBeGreaterThan(ENCODE_DEFAULT.length * 65_536);
+  });
+
+  it(`equals quantize under every deterministic rounding × saturation (${ENCODE_PROJECTED.length} cases)`, async () => {
+    const r = await call("encodeSweep", ENCODE_PROJECTED);
+    expect(r.first).toEqual([]);
+    expect(r.checked).toBeGreaterThan(ENCODE_PROJECTED.length * 65_536);
+  });
+});
+
+describe("WebGPU bulk kernels", () => {
+  it("dequantize (u4 in both nibble orders, u8, u16; float32 and binary16 bits) and quantize equal the CPU's", async () => {
+    const r = await call("bulk", ["float4_e2m1fn", "float8_e4m3fn", "float8_e5m2", "Binary8p3se", "float6_e3m2fn", "bfloat16", "float16"]);
+    expect(r.first).toEqual([]);
+    expect(r.checked).toBeGreaterThan(100_000);
+  });
+
+  it("MX and NVFP4 block dequantize equals dequantizeBlocks in every nibble order, for every scale code", async () => {
+    const r = await call("blocks", ["mxfp4", "mxfp6_e2m3", "mxfp6_e3m2", "mxfp8_e4m3", "mxfp8_e5m2", "nvfp4"]);
+    expect(r.first).toEqual([]);
+    expect(r.checked).toBe(3 * (256 * 32 + 5) + 4 * (256 * 32 + 5) + 3 * (256 * 16 + 5));
+  });
+
+  it("matvec equals the CPU model of its accumulation order bit for bit (8-bit, packed 4-bit, MXFP4, NVFP4)", async () => {
+    const cases = [
+      { format: "float8_e4m3fn", layout: "u8" },
+      { format: "Binary8p3se", layout: "u8" },
+      { format: "float4_e2m1fn", layout: "u4" },
+      { scheme: "mxfp4" },
+      { scheme: "mxfp8_e5m2" },
+      { scheme: "nvfp4" },
+    ];
+    const r = await call("matvec", cases);
+    expect(r.first).toEqual([]);
+    expect(r.checked).toBe(cases.length * 48);
   });
 });

@@ -17,7 +17,7 @@ import { u32, wgsl } from "./wgsl.js";
  * Where the codes sit: "u8" one per byte, "u16" one per 16-bit half, "u4" two per byte. `nibbleOrder` for "u4":
  * "low-first" (element 2j in the low nibble of byte j: OCP MX, gpt-oss, compressed-tensors, safetensors F4),
  * "high-first", or "split-half" (GGUF's MXFP4 blocks: in each block of B elements, byte j holds element j in its
- * low nibble and element j + B/2 in its high one).
+ * low nibble and element j + B/2 in its high one; whole blocks, so a partial last block still takes B/2 bytes).
  */
 export interface CodeLayout {
   layout?: "u8" | "u16" | "u4";
@@ -164,7 +164,9 @@ function blocksSource(q: GpuBlocks, n: number, argument: string): Source {
     throw new CodeRangeError(`${argument}.tensorScale`, `got ${describe(T)}; allowed: a positive finite float32`);
   }
   const { bits, order } = resolveLayout(s.element, { layout: s.packed ? "u4" : "u8", ...(q.nibbleOrder && { nibbleOrder: q.nibbleOrder }) }, argument);
-  const elements = requireSize(q.elements, Math.ceil((n * bits) / 8), `${argument}.elements`);
+  // split-half stores whole blocks (a partial last block still takes B/2 bytes).
+  const elementBytes = order === "split-half" ? Math.ceil(n / B) * (B / 2) : Math.ceil((n * bits) / 8);
+  const elements = requireSize(q.elements, elementBytes, `${argument}.elements`);
   const scales = requireSize(q.scales, Math.ceil(n / B), `${argument}.scales`);
   const code = `@group(0) @binding(1) var<storage, read> elements: array<u32>;
 @group(0) @binding(2) var<storage, read> scales: array<u32>;

@@ -190,7 +190,7 @@ function encodeWgsl(f: Format, name: string, projection: Projection | undefined)
     "    fl = select(bitcast<i32>(M >> r), 0i, r >= 32u);",
     "    let rem = select(M & ((1u << r) - 1u), M, r >= 32u);",
     "    if (r <= 31u) {",
-    "      nuS = rem << (31u - r) << 1u;",
+    "      nuS = (rem << (31u - r)) << 1u;",
     "    } else {",
     "      let k = r - 31u;",
     "      let kept = select(rem >> k, 0u, k >= 32u);",
