@@ -8,7 +8,7 @@ import { compose } from "../src/webgpu/compose.js";
 import { p3109Names } from "./format-lists.js";
 
 /** Every distinct format of at most 16 bits: registered (aliases once) and P3109. */
-export const ALL_FORMATS = [...new Map([...registeredNames(), ...p3109Names(16)].map((n) => [format(n), n])).entries()]
+const ALL_FORMATS = [...new Map([...registeredNames(), ...p3109Names(16)].map((n) => [format(n), n])).entries()]
   .filter(([f]) => f.K <= 16)
   .map(([, n]) => n);
 
