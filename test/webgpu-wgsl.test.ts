@@ -8,9 +8,7 @@ import { compose } from "../src/webgpu/compose.js";
 import { p3109Names } from "./format-lists.js";
 
 /** Every distinct format of at most 16 bits: registered (aliases once) and P3109. */
-const ALL_FORMATS = [...new Map([...registeredNames(), ...p3109Names(16)].map((n) => [format(n), n])).entries()]
-  .filter(([f]) => f.K <= 16)
-  .map(([, n]) => n);
+const ALL_FORMATS = [...new Map([...registeredNames(), ...p3109Names(16)].map((n) => [format(n), n])).entries()].filter(([f]) => f.K <= 16).map(([, n]) => n);
 
 describe("wgsl()", () => {
   it(`generates every op for all ${ALL_FORMATS.length} formats of ≤ 16 bits, without tables above 8 bits or floats in encoders`, () => {
