@@ -1,7 +1,8 @@
 // WGSL generated from a format's parameters: decoders (code → float32 bits or f32) and the integer-only encoder
-// (float32 bits → code). ≤ 8-bit decoders index decodeTable32, the table the Wasm decode kernels upload; wider ones
-// compute the value from the format's fields with the compose rounding, proven against that table on generation.
-// The encoder writes the constants of src/kernel/encode-constants.ts (the Wasm kernel's) into the generic algorithm.
+// (float32 bits → code). Decoders compute the value from the format's fields with the compose rounding, proven on
+// generation against decodeTable32 (the table the Wasm decode kernels upload) on every code; no table is indexed at
+// run time (a dynamically indexed WGSL const array decoded 7× slower than the arithmetic on SwiftShader). The encoder
+// writes the constants of src/kernel/encode-constants.ts (the Wasm kernel's) into the generic algorithm.
 import { resolveFormat, type FormatLike } from "../api/scalar.js";
 import { ArgumentTypeError, FormatError, ProjectionError, describe } from "../errors.js";
 import { type Projection, isStochastic, resolveProjection } from "../exact/projection.js";
@@ -29,8 +30,8 @@ export const u32 = (v: number): string => `0x${(v >>> 0).toString(16)}u`;
 const i32 = (v: number): string => ((v | 0) >= 0 ? `${v | 0}i` : `bitcast<i32>(${u32(v)})`);
 
 /**
- * The WGSL source of one self-contained function for a format of at most 16 bits: its own helpers and table, if any,
- * are in the text under names that start with the function's. `decodeBits`: `fn NAME(code: u32) -> u32`, the float32
+ * The WGSL source of one self-contained function for a format of at most 16 bits: its helper, if any, is in the
+ * text under a name that starts with the function's. `decodeBits`: `fn NAME(code: u32) -> u32`, the float32
  * bits of the code's value (the low K bits of code are read); `decode`: `fn NAME(code: u32) -> f32`; `encodeBits`:
  * `fn NAME(bits: u32) -> u32`, the code of a float32 given as bits under options.projection, integer arithmetic only.
  */
@@ -53,24 +54,12 @@ fn ${name}(code: u32) -> f32 {
 `;
 }
 
-/** ≤ 8 bits: the table; 9–16 bits: the field arithmetic. */
+/** The field arithmetic of every format (decodeTable32 is the proof, not the code: see fieldRule). */
 function decodeBitsWgsl(f: Format, name: string): string {
-  const table = decodeTable32(f);
-  if (f.K <= 8) {
-    const words = Array.from(table, u32);
-    const rows = Array.from({ length: Math.ceil(words.length / 8) }, (_, r) => `  ${words.slice(8 * r, 8 * r + 8).join(", ")},`);
-    return `const ${name}_table = array<u32, ${table.length}>(
-${rows.join("\n")}
-);
-fn ${name}(code: u32) -> u32 {
-  return ${name}_table[code & ${u32(f.codeCount - 1)}];
-}
-`;
-  }
-  return fieldDecoder(f, name, table);
+  return fieldDecoder(f, name, decodeTable32(f));
 }
 
-/** The rule of a 9–16-bit decoder: the generic field arithmetic, and the codes where the table says otherwise. */
+/** The rule of a decoder: the generic field arithmetic, and the codes where the table says otherwise. */
 interface FieldRule {
   readonly K: number;
   readonly signed: boolean;
@@ -140,15 +129,15 @@ function fieldDecoder(f: Format, name: string, table: Uint32Array): string {
   const m = r.zero ? `select(T | ${u32(2 ** r.t)}, ${r.gradual ? "T" : "0u"}, E == 0u)` : `T | ${u32(2 ** r.t)}`;
   const e = r.zero ? `i32(max(E, 1u)) - ${r.bias + r.t}` : `i32(E) - ${r.bias + r.t}`;
   const zeroSign = r.signedSpecials ? "s" : `select(s, 0u, m == 0u)`;
+  // Magnitudes above MaxFinite (∞, NaNs), where the format has any.
+  const inf = r.infMagnitude >= 0 ? `    if (mag == ${u32(r.infMagnitude)}) { return s | 0x7f800000u; }\n` : "";
+  const specialsWgsl = r.maxFinite < 2 ** magBits - 1 ? `  if (mag > ${u32(r.maxFinite)}) {\n${inf}    return ${nan};\n  }\n` : "";
   return `${composeWgsl(`${name}_compose`)}
 fn ${name}(code: u32) -> u32 {
   let c = code & ${u32(2 ** r.K - 1)};
 ${r.exceptions.map(([c, v]) => `  if (c == ${u32(c)}) { return ${u32(v)}; }\n`).join("")}  let mag = c & ${u32(2 ** magBits - 1)};
   let s = ${r.signed ? `(c >> ${r.K - 1}u) << 31u` : "0u"};
-  if (mag > ${u32(r.maxFinite)}) {
-${r.infMagnitude >= 0 ? `    if (mag == ${u32(r.infMagnitude)}) { return s | 0x7f800000u; }\n` : ""}    return ${nan};
-  }
-  let E = mag >> ${r.t}u;
+${specialsWgsl}  let E = mag >> ${r.t}u;
   let T = mag & ${u32(2 ** r.t - 1)};
   let m = ${m};
   return ${name}_compose(m, ${e}) | ${zeroSign};
