@@ -1,6 +1,8 @@
 // The WebGPU example page (examples/webgpu/) in headless Chromium with SwiftShader: random fp8, MXFP4 and NVFP4
-// weights decode and multiply on the GPU bit-identically to the CPU, the benchmark names the adapter next to every
-// figure, and the WGSL panel shows a generated decoder.
+// weights decode and multiply on the GPU bit-identically to the CPU, an uploaded safetensors file (fp8 and gpt-oss
+// MXFP4) decodes to ml_dtypes' values, the benchmark names the adapter next to every figure, and the WGSL panel
+// shows a generated encoder.
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -53,6 +55,25 @@ it("decodes and multiplies fp8/MXFP4/NVFP4 weights like the CPU, and benchmarks 
   const lines = (await page.locator("#bench-out").textContent())!.split("\n");
   expect(lines.map((l) => l.split(":")[0])).toEqual(["decode float8_e4m3fn → float32", "encode float32 → float8_e4m3fn", "matvec MXFP4 512 × 2048"]);
   for (const line of lines) expect(line).toMatch(new RegExp(`[0-9.]+ M elements/s on ${adapter}$`));
+
+  // An uploaded file (built by scripts/fixtures/webgpu.py with ml_dtypes): the GPU decodes as ml_dtypes does.
+  const fixture = join(root, "test", "fixtures", "webgpu");
+  const expected = JSON.parse(readFileSync(join(fixture, "weights.expected.json"), "utf8")) as Record<string, { rows: number; cols: number; values: string }>;
+  await page.setInputFiles("#file", join(fixture, "weights.safetensors"));
+  await page.waitForFunction(() => document.body.dataset.tensors !== undefined);
+  expect(await page.evaluate(() => document.body.dataset.tensors)).toBe(Object.keys(expected).join(" "));
+  for (const [choice, e] of Object.entries(expected)) {
+    await page.selectOption("#tensor", choice);
+    await page.evaluate(() => delete document.body.dataset.matvecEqual);
+    await page.click("#run");
+    await page.waitForFunction(() => document.body.dataset.matvecEqual !== undefined, undefined, { timeout: 60_000 });
+    expect(await page.evaluate(() => document.body.dataset.matvecEqual), choice).toBe(`${e.rows}/${e.rows}`);
+    const decoded = await page.evaluate(() => {
+      const d = (globalThis as unknown as { lastRun: { decoded: Float32Array } }).lastRun.decoded;
+      return btoa(String.fromCharCode(...new Uint8Array(d.buffer, d.byteOffset, d.byteLength)));
+    });
+    expect(decoded, choice).toBe(e.values);
+  }
 
   await page.selectOption("#wgsl-op", "encodeBits");
   expect(await page.locator("#wgsl").textContent()).toContain("fn encodeBits_float8_e4m3fn(bits: u32) -> u32 {");

@@ -73,6 +73,7 @@ async function listTensors(file) {
   }
   $("tensor").replaceChildren(...options);
   $("tensor").hidden = options.length === 0;
+  document.body.dataset.tensors = options.map((o) => o.value).join(" ");
   $("result").textContent = options.length ? "" : `${file.name}: no fp8 matrix or MXFP4 pair in it`;
 }
 
@@ -121,6 +122,7 @@ async function run() {
   const yCpu = matvecCpu(w.values, x, w.rows, w.cols);
   const decodeSame = countEqual(bits(decoded), bits(w.values));
   const matvecSame = countEqual(bits(y), bits(yCpu));
+  globalThis.lastRun = { decoded, y, yCpu }; // for scripts and tests driving the page
   document.body.dataset.decodeEqual = `${decodeSame}/${n}`;
   document.body.dataset.matvecEqual = `${matvecSame}/${w.rows}`;
   const rowsShown = Array.from({ length: Math.min(8, w.rows) }, (_, r) => `<tr><td>${r}</td><td>${y[r]}</td><td>${yCpu[r]}</td></tr>`);
