@@ -244,8 +244,8 @@ export function quantizeGpu(device: GpuDevice, src: GpuBuffer, n: number, fmt: F
   if (order === "split-half") throw new ArgumentTypeError("options.nibbleOrder", "split-half applies to block-scaled tensors; allowed: low-first, high-first");
   requireSize(src, 4 * n, "src");
   const per = 32 / bits;
-  const out = output(device, o.out, Math.ceil((n * bits) / 8), "options.out");
   const slot = bits === 4 && order === "high-first" ? "(k ^ 1u)" : "k";
+  // The WGSL first: it checks the projection before anything is allocated on the device.
   const code = `${PRELUDE}@group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> out: array<u32>;
 ${wgsl(f, "encodeBits", { name: "encodeBits", ...(o.projection && { projection: o.projection }) })}
@@ -260,6 +260,7 @@ ${wgsl(f, "encodeBits", { name: "encodeBits", ...(o.projection && { projection: 
   out[w] = word;
 }
 `;
+  const out = output(device, o.out, Math.ceil((n * bits) / 8), "options.out");
   dispatch(device, code, Math.ceil(n / per), [n], [src, out]);
   return out;
 }

@@ -145,6 +145,13 @@ ${specialsWgsl}  let E = mag >> ${r.t}u;
 `;
 }
 
+const INT_MIN = -(2 ** 31);
+
+/** `select(a, b, cond)` as u32, or the one literal when a = b. */
+const pick = (a: number, b: number, cond: string): string => (a === b ? u32(a) : `select(${u32(a)}, ${u32(b)}, ${cond})`);
+/** A u32 sum without its zero terms. */
+const sum = (terms: string[]): string => terms.filter((t) => t !== "0x0u").join(" + ") || "0u";
+
 /** The encoder: the generic kernel's per-lane algorithm (assembly/encode-generic.ts) with integer-only steps. */
 function encodeWgsl(f: Format, name: string, projection: Projection | undefined): string {
   const rho = resolveProjection(f, projection, "options.projection");
@@ -191,24 +198,24 @@ function encodeWgsl(f: Format, name: string, projection: Projection | undefined)
     "  let truncated = select(fl, magN, normal);",
     "  let nu = select(nuS, nuN, normal);",
     // RoundAway (P3109 §4.7.4) as the carry out of ν + T.
-    `  let t = ${u32(c.tBase)} + select(${u32(c.tEven)}, ${u32(c.tOdd)}, (truncated & 1i) != 0i) + select(${u32(c.tPositive)}, ${u32(c.tNegative)}, neg);`,
+    `  let t = ${sum([u32(c.tBase), pick(c.tEven, c.tOdd, "(truncated & 1i) != 0i"), pick(c.tPositive, c.tNegative, "neg")])};`,
     `  let kept = nu & ${u32(c.fractionMask)};`,
     "  let away = kept + t < kept;",
-    `  var mag = select(fl + ${i32(c.zeroMagnitude)}, magN, normal) + select(0i, 1i, away);`,
-    `  if (mag < ${i32(c.flushBelow)}) { mag = 0i; }`,
+    `  var mag = select(${c.zeroMagnitude ? `fl + ${i32(c.zeroMagnitude)}` : "fl"}, magN, normal) + select(0i, 1i, away);`,
+    ...(c.flushBelow !== INT_MIN ? [`  if (mag < ${i32(c.flushBelow)}) { mag = 0i; }`] : []),
     "  let zeroIn = a == 0u;",
     `  let zero = zeroIn || mag == ${i32(c.zeroMagnitude)};`,
     `  let over = mag > ${i32(c.maxMagnitude)};`,
     // ωSaturate/ωEncode (§4.7.5–4.7.6): the outcome codes the host read off the exact reference for this projection.
-    `  var code = select(bitcast<u32>(mag) + select(0u, ${u32(c.signBit)}, neg), select(0u, ${u32(c.negativeZero)}, neg), zero);`,
+    `  var code = select(${sum(["bitcast<u32>(mag)", pick(0, c.signBit, "neg")])}, ${pick(0, c.negativeZero, "neg")}, zero);`,
     `  if (over && !(neg || zero)) { code = ${u32(c.above)}; }`,
-    `  if ((neg && (over${c.unsigned ? " || !zero" : ""}))${c.noZero ? " || zero" : ""}) { code = select(${u32(c.belowPositive)}, ${u32(c.belowNegative)}, neg); }`,
-    `  if (a == 0x7f800000u) { code = select(${u32(c.infPositive)}, ${u32(c.infNegative)}, neg); }`,
+    `  if (${c.noZero ? "(" : ""}neg && ${c.unsigned ? "(over || !zero)" : "over"}${c.noZero ? ") || zero" : ""}) { code = ${pick(c.belowPositive, c.belowNegative, "neg")}; }`,
+    `  if (a == 0x7f800000u) { code = ${pick(c.infPositive, c.infNegative, "neg")}; }`,
     c.keepPayload
-      ? `  if (a > 0x7f800000u) { code = select(${u32(c.nanPositive)}, ${u32(c.nanNegative)}, neg) + max((a & 0x7fffffu) >> ${c.shift}u, 1u) + ${u32(c.keepOffset)}; }`
-      : `  if (a > 0x7f800000u) { code = select(${u32(c.nanPositive)}, ${u32(c.nanNegative)}, neg); }`,
+      ? `  if (a > 0x7f800000u) { code = ${sum([pick(c.nanPositive, c.nanNegative, "neg"), `max((a & 0x7fffffu) >> ${c.shift}u, 1u)`, u32(c.keepOffset)])}; }`
+      : `  if (a > 0x7f800000u) { code = ${pick(c.nanPositive, c.nanNegative, "neg")}; }`,
     // ml_dtypes' float8_e8m0fnu cast: positive float32 subnormals give MinPositive up to its value, the next code above.
-    ...(c.quirk ? [`  if (sub32 && !neg && !zeroIn) { code = ${u32(c.minPositive)} + select(0u, 1u, a > ${u32(threshold)}); }`] : []),
+    ...(c.quirk ? [`  if (sub32 && !neg && !zeroIn) { code = ${sum([u32(c.minPositive), `select(0u, 1u, a > ${u32(threshold)})`])}; }`] : []),
     "  return code;",
     "}",
   ];
