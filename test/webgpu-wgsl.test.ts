@@ -42,7 +42,10 @@ describe("wgsl()", () => {
     expect(() => wgsl("e4m3", "decodeBitz" as "decode")).toThrow(ArgumentTypeError);
     expect(() => wgsl("e4m3", "decode", { name: "1x" })).toThrow(/options\.name/);
     expect(() => wgsl("e4m3", "decode", { projection: {} })).toThrow(/options\.projection/);
-    expect(() => wgsl("e4m3", "encodeBits", { projection: { rounding: "StochasticA", stochasticBits: 4 } })).toThrow(ProjectionError);
+    expect(() => wgsl("e4m3", "encodeBits", { projection: { rounding: "StochasticA", stochasticBits: 31 } })).toThrow(
+      /options\.projection\.stochasticBits: is 31; allowed: at most 30/,
+    );
+    expect(wgsl("e4m3", "encodeBits", { projection: { rounding: "StochasticA", stochasticBits: 4 } })).toContain("(bits: u32, random: u32) -> u32");
     expect(() => wgsl("e4m3", "encodeBits", { projection: { rounding: "Up" as "ToOdd" } })).toThrow(ProjectionError);
   });
 });

@@ -85,6 +85,13 @@ const ENCODE_PROJECTED = ["float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "floa
   DETERMINISTIC.flatMap((rounding) => SATURATION.map((saturation) => ({ name, projection: { rounding, saturation } }))),
 );
 
+/** The stochastic roundings with caller R, N from 1 to the largest the constants cover. */
+const ENCODE_STOCHASTIC = ["float8_e4m3fn", "Binary8p3se", "float4_e2m1fn", "bfloat16"].flatMap((name) =>
+  ["StochasticA", "StochasticB", "StochasticC"].flatMap((rounding) =>
+    [1, 5, 12, 30].map((stochasticBits) => ({ name, projection: { rounding, stochasticBits, saturation: "SatFinite" } })),
+  ),
+);
+
 describe("WebGPU encodeBits over the strided float32 sweep (every 65 521st pattern, codes, midpoints, neighbours)", () => {
   it(`equals quantize for the default projection of ${ENCODE_DEFAULT.length} formats`, async () => {
     const r = await call(
@@ -99,6 +106,14 @@ describe("WebGPU encodeBits over the strided float32 sweep (every 65 521st patte
     const r = await call("encodeSweep", ENCODE_PROJECTED);
     expect(r.first).toEqual([]);
     expect(r.checked).toBeGreaterThan(ENCODE_PROJECTED.length * 65_536);
+  });
+});
+
+describe("WebGPU encodeBits with random bits", () => {
+  it(`equals quantize given the same R under StochasticA/B/C (${ENCODE_STOCHASTIC.length} cases)`, async () => {
+    const r = await call("encodeSweep", ENCODE_STOCHASTIC);
+    expect(r.first).toEqual([]);
+    expect(r.checked).toBeGreaterThan(ENCODE_STOCHASTIC.length * 65_536);
   });
 });
 

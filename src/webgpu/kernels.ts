@@ -3,8 +3,8 @@
 // storage buffers (bytes little-endian, as the CPU's typed arrays lay them out).
 import { type FormatLike, resolveFormat } from "../api/scalar.js";
 import { type BlockScheme, blockScheme, type CustomScheme, type SchemeName } from "../block/mx.js";
-import { ArgumentTypeError, CodeRangeError, describe } from "../errors.js";
-import type { Projection } from "../exact/projection.js";
+import { ArgumentTypeError, CodeRangeError, ProjectionError, describe } from "../errors.js";
+import { type Projection, isStochastic, resolveProjection } from "../exact/projection.js";
 import { valuesFitFloat32 } from "../exact/tables.js";
 import type { Format } from "../format/model.js";
 import { format } from "../format/registry.js";
@@ -230,7 +230,7 @@ export function dequantizeGpu(device: GpuDevice, src: GpuCodes | GpuBlocks, n: n
 }
 
 export interface GpuQuantizeOptions extends CodeLayout {
-  /** The projection (default the format's); deterministic roundings (see wgsl's encodeBits). */
+  /** The projection (default the format's); deterministic roundings (stochastic ones need R: wgsl's encodeBits). */
   projection?: Projection;
   out?: GpuBuffer;
 }
@@ -243,6 +243,12 @@ export function quantizeGpu(device: GpuDevice, src: GpuBuffer, n: number, fmt: F
   const { bits, order } = resolveLayout(f, o, "options");
   if (order === "split-half") throw new ArgumentTypeError("options.nibbleOrder", "split-half applies to block-scaled tensors; allowed: low-first, high-first");
   requireSize(src, 4 * n, "src");
+  if (o.projection && isStochastic(resolveProjection(f, o.projection, "options.projection").rounding)) {
+    throw new ProjectionError(
+      "options.projection.rounding",
+      `is ${o.projection.rounding}; allowed: a deterministic rounding (quantizeGpu has no random input: call wgsl(fmt, "encodeBits", …) with your own R)`,
+    );
+  }
   const per = 32 / bits;
   const slot = bits === 4 && order === "high-first" ? "(k ^ 1u)" : "k";
   // The WGSL first: it checks the projection before anything is allocated on the device.

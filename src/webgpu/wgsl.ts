@@ -8,7 +8,7 @@ import { ArgumentTypeError, FormatError, ProjectionError, describe } from "../er
 import { type Projection, isStochastic, resolveProjection } from "../exact/projection.js";
 import { decodeTable32 } from "../exact/tables.js";
 import type { Format } from "../format/model.js";
-import { encodeConstants, encodeSupported } from "../kernel/encode-constants.js";
+import { MAX_KERNEL_STOCHASTIC_BITS, encodeConstants, encodeSupported } from "../kernel/encode-constants.js";
 import { checkOptions } from "../options.js";
 import { compose, composeWgsl } from "./compose.js";
 
@@ -18,7 +18,7 @@ export type WgslOp = (typeof WGSL_OPS)[number];
 export interface WgslOptions {
   /** The function's name (default: the op and the format's name, e.g. `decodeBits_float8_e4m3fn`). */
   name?: string;
-  /** encodeBits: the projection (default the format's); deterministic roundings only. */
+  /** encodeBits: the projection (default the format's); a stochastic rounding adds the `random` parameter. */
   projection?: Projection;
 }
 
@@ -33,7 +33,8 @@ const i32 = (v: number): string => ((v | 0) >= 0 ? `${v | 0}i` : `bitcast<i32>($
  * The WGSL source of one self-contained function for a format of at most 16 bits: its helper, if any, is in the
  * text under a name that starts with the function's. `decodeBits`: `fn NAME(code: u32) -> u32`, the float32
  * bits of the code's value (the low K bits of code are read); `decode`: `fn NAME(code: u32) -> f32`; `encodeBits`:
- * `fn NAME(bits: u32) -> u32`, the code of a float32 given as bits under options.projection, integer arithmetic only.
+ * `fn NAME(bits: u32) -> u32`, the code of a float32 given as bits under options.projection, integer arithmetic only;
+ * under a stochastic rounding `fn NAME(bits: u32, random: u32) -> u32` with R = random < 2^N (P3109 §4.7.4).
  */
 export function wgsl(fmt: FormatLike, op: WgslOp, options?: WgslOptions): string {
   const f = resolveFormat(fmt);
@@ -155,14 +156,15 @@ const sum = (terms: string[]): string => terms.filter((t) => t !== "0x0u").join(
 /** The encoder: the generic kernel's per-lane algorithm (assembly/encode-generic.ts) with integer-only steps. */
 function encodeWgsl(f: Format, name: string, projection: Projection | undefined): string {
   const rho = resolveProjection(f, projection, "options.projection");
-  if (isStochastic(rho.rounding)) {
-    throw new ProjectionError("options.projection.rounding", `is ${rho.rounding}; allowed: a deterministic rounding (encodeBits has no random input)`);
+  const stochastic = isStochastic(rho.rounding);
+  if (stochastic && rho.stochasticBits > MAX_KERNEL_STOCHASTIC_BITS) {
+    throw new ProjectionError("options.projection.stochasticBits", `is ${rho.stochasticBits}; allowed: at most ${MAX_KERNEL_STOCHASTIC_BITS} in encodeBits`);
   }
   if (!encodeSupported(f, rho)) throw new FormatError("fmt", `${f.name} has no generated encoder; allowed: formats the encode constants cover`);
   const c = encodeConstants(f, rho);
   const threshold = new Uint32Array(new Float32Array([c.quirkThreshold]).buffer)[0]!;
   const lines = [
-    `fn ${name}(bits: u32) -> u32 {`,
+    `fn ${name}(bits: u32${stochastic ? ", random: u32" : ""}) -> u32 {`,
     "  let a = bits & 0x7fffffffu;",
     "  let neg = (bits >> 31u) != 0u;",
     "  let sub32 = a < 0x00800000u;",
@@ -196,11 +198,18 @@ function encodeWgsl(f: Format, name: string, projection: Projection | undefined)
     "  }",
     `  let normal = bn >= ${i32(c.normalMin)};`,
     "  let truncated = select(fl, magN, normal);",
-    "  let nu = select(nuS, nuN, normal);",
+    ...(c.stageC
+      ? [
+          // StochasticC rounds ν to N bits (ties to even) first; that carry is a round-away too.
+          "  let nu0 = select(nuS, nuN, normal);",
+          `  let nu = nu0 + ${u32(c.cHalf)} + ((nu0 >> ${c.cShift}u) & ${u32(c.cBit)});`,
+          "  let carryC = nu < nu0;",
+        ]
+      : ["  let nu = select(nuS, nuN, normal);"]),
     // RoundAway (P3109 §4.7.4) as the carry out of ν + T.
-    `  let t = ${sum([u32(c.tBase), pick(c.tEven, c.tOdd, "(truncated & 1i) != 0i"), pick(c.tPositive, c.tNegative, "neg")])};`,
+    `  let t = ${sum([u32(c.tBase), pick(c.tEven, c.tOdd, "(truncated & 1i) != 0i"), pick(c.tPositive, c.tNegative, "neg"), ...(stochastic ? [`(random << ${c.randomShift}u)`] : [])])};`,
     `  let kept = nu & ${u32(c.fractionMask)};`,
-    "  let away = kept + t < kept;",
+    `  let away = kept + t < kept${c.stageC ? " || carryC" : ""};`,
     `  var mag = select(${c.zeroMagnitude ? `fl + ${i32(c.zeroMagnitude)}` : "fl"}, magN, normal) + select(0i, 1i, away);`,
     ...(c.flushBelow !== INT_MIN ? [`  if (mag < ${i32(c.flushBelow)}) { mag = 0i; }`] : []),
     "  let zeroIn = a == 0u;",

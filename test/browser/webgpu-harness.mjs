@@ -25,17 +25,21 @@ const USAGE = { STORAGE: 128, COPY_SRC: 4, COPY_DST: 8, UNIFORM: 64 };
 /** Functions per shader module: SwiftShader's compile time grows faster than the module. */
 const BATCH = 16;
 
-/** Runs `check(k, run)` for every k, where run(inputs) applies fns[k] on the GPU, modules of BATCH functions each. */
+/**
+ * Runs `check(k, run)` for every k, where run(inputs, random?) applies fns[k] on the GPU (with R = random[i] for the
+ * stochastic encoders), modules of BATCH functions each.
+ */
 async function each(fns, signature, check) {
   for (let start = 0; start < fns.length; start += BATCH) {
     const run = await batch(fns.slice(start, start + BATCH), signature);
-    for (let k = start; k < Math.min(fns.length, start + BATCH); k++) await check(k, (inputs) => run(k - start, inputs));
+    for (let k = start; k < Math.min(fns.length, start + BATCH); k++) await check(k, (inputs, random) => run(k - start, inputs, random));
   }
 }
 
-/** Builds one module whose main runs `fns[params.which]` over u32 inputs; returns run(which, inputs) → outputs. */
+/** Builds one module whose main runs `fns[params.which]` over u32 inputs (R after them); returns run(which, inputs, random). */
 async function batch(fns, signature) {
-  const cases = fns.map((_, k) => `    case ${k}u: { out[i] = f${k}(src[i]); }`).join("\n");
+  const args = (fn) => (fn.includes("random: u32") ? "src[i], src[params.n + i]" : "src[i]");
+  const cases = fns.map((fn, k) => `    case ${k}u: { out[i] = f${k}(${args(fn)}); }`).join("\n");
   const code = `${fns.join("\n")}
 struct Params { n: u32, which: u32 }
 @group(0) @binding(0) var<uniform> params: Params;
@@ -55,11 +59,14 @@ ${cases}
   const errors = info.messages.filter((m) => m.type === "error");
   if (errors.length) throw new Error(`${signature}: ${errors.map((m) => `${m.lineNum}: ${m.message}`).join("; ")}`);
   const pipeline = await device.createComputePipelineAsync({ layout: "auto", compute: { module, entryPoint: "main" } });
-  return async (which, inputs) => {
+  return async (which, inputs, random) => {
     const n = inputs.length;
     const params = device.createBuffer({ size: 16, usage: USAGE.UNIFORM | USAGE.COPY_DST });
     device.queue.writeBuffer(params, 0, new Uint32Array([n, which, 0, 0]));
-    const src = uploadBuffer(device, inputs);
+    const both = new Uint32Array(random ? 2 * n : n);
+    both.set(inputs);
+    if (random) both.set(random, n);
+    const src = uploadBuffer(device, both);
     const out = device.createBuffer({ size: Math.max(4, 4 * n), usage: USAGE.STORAGE | USAGE.COPY_SRC });
     const bindGroup = device.createBindGroup({
       layout: pipeline.getBindGroupLayout(0),
@@ -121,15 +128,18 @@ function sweep(f) {
   return Uint32Array.from(out);
 }
 
-/** encodeBits over the sweep for each { name, projection } case, against the CPU quantize. */
+/** encodeBits over the sweep for each { name, projection } case, against the CPU quantize (with the same R). */
 export async function encodeSweep(cases) {
   const report = { checked: 0, mismatches: 0, first: [] };
   const fns = cases.map((c, k) => wgsl(c.name, "encodeBits", { name: `f${k % BATCH}`, ...(c.projection && { projection: c.projection }) }));
   await each(fns, "encodeBits", async (k, run) => {
     const f = format(cases[k].name);
     const inputs = sweep(f);
-    const cpu = quantize(new Float32Array(inputs.buffer), f, cases[k].projection);
-    compare(`${cases[k].name} ${JSON.stringify(cases[k].projection ?? {})}`, inputs, await run(inputs), Uint32Array.from(cpu), report);
+    const N = cases[k].projection?.stochasticBits;
+    const next = random(k + 7);
+    const R = N ? Uint32Array.from(inputs, () => Math.floor(next() * 2 ** N)) : undefined;
+    const cpu = quantize(new Float32Array(inputs.buffer), f, { ...cases[k].projection, ...(R && { random: R }) });
+    compare(`${cases[k].name} ${JSON.stringify(cases[k].projection ?? {})}`, inputs, await run(inputs, R), Uint32Array.from(cpu), report);
   });
   return report;
 }
