@@ -124,6 +124,12 @@ describe("WebGPU bulk kernels", () => {
     expect(r.checked).toBeGreaterThan(100_000);
   });
 
+  it("dequantize spans a 2-D grid of workgroups (more than 65 535 × 64 elements)", async () => {
+    const r = await call("large", undefined);
+    expect(r.first).toEqual([]);
+    expect(r.checked).toBe(65535 * 64 + 4099);
+  });
+
   it("MX and NVFP4 block dequantize equals dequantizeBlocks in every nibble order, for every scale code", async () => {
     const r = await call("blocks", ["mxfp4", "mxfp6_e2m3", "mxfp6_e3m2", "mxfp8_e4m3", "mxfp8_e5m2", "nvfp4"]);
     expect(r.first).toEqual([]);

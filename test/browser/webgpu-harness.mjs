@@ -289,3 +289,17 @@ export async function matvec(cases) {
   }
   return report;
 }
+
+/** More elements than one dispatch dimension holds (65 535 workgroups of 64): the grid's second row decodes too. */
+export async function large() {
+  const report = { checked: 0, mismatches: 0, first: [] };
+  const n = 65535 * 64 + 4099;
+  const codes = Uint8Array.from({ length: n }, (_, i) => (i * 31) & 255);
+  const buffer = uploadBuffer(device, codes);
+  const out = dequantizeGpu(device, { format: "float8_e5m2", codes: buffer }, n);
+  const cpu = dequantize(codes, "float8_e5m2");
+  compare("float8_e5m2 × 4.2M", codes, new Uint32Array(await readBuffer(device, out, 4 * n)), new Uint32Array(cpu.buffer), report);
+  buffer.destroy();
+  out.destroy();
+  return report;
+}
