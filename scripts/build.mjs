@@ -91,7 +91,12 @@ for (const [platform, file, plugins] of [
 // subpaths then use the same classes (a Format or a typed error from one is `instanceof` the other's) and the
 // inlined kernels exist once. The pool's worker source (above) is a string started from a data:/blob: URL, which
 // cannot import a chunk: it keeps its own copy. Chunk names carry a content hash, so earlier builds are removed.
-const library = { index: join(root, "src/index.ts"), p3109: join(root, "src/p3109.ts"), parallel: join(root, "src/parallel/index.ts") };
+const library = {
+  index: join(root, "src/index.ts"),
+  p3109: join(root, "src/p3109.ts"),
+  parallel: join(root, "src/parallel/index.ts"),
+  webgpu: join(root, "src/webgpu/index.ts"),
+};
 const split = { splitting: true, chunkNames: "chunks/[name]-[hash]" };
 for (const platform of ["node", "browser"]) rmSync(join(root, "build", platform), { recursive: true, force: true });
 // Node: the library, the `minifloat` executable (build/node/cli.js), the safetensors/GGUF I/O and minifloat/onnx

@@ -3,7 +3,7 @@
 //
 // The block: 16-byte slots (a value splatted over four i32 lanes; "f32" slots hold float32 bits, "narrow" slots a
 // byte (K ≤ 8) or 16-bit value repeated in every byte or half of the lanes), grouped by the kernel variant that reads
-// them; then scalar i32 words; then the tail scratch of the kernel. src/wasm/encode-constants.ts derives every value
+// them; then scalar i32 words; then the tail scratch of the kernel. src/kernel/encode-constants.ts derives every value
 // from the Format and the projection as plain numbers; src/wasm/encode.ts packs them.
 
 /** Slots by variant: [name, type, what it holds]. */

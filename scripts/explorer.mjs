@@ -1,5 +1,6 @@
-// `npm run explorer`: serves the format explorer (explorer/) and the browser bundle (build/browser/) on 127.0.0.1 and
-// prints the page's URL. Builds first when the bundle is missing. The browser tests use the same static server.
+// `npm run explorer`: serves the format explorer (explorer/), the WebGPU page (examples/webgpu/) and the browser
+// bundle (build/browser/) on 127.0.0.1 and prints the page's URL. Builds first when the bundle is missing. The
+// browser tests use the same static server.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -12,6 +13,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const MOUNTS = {
   "/explorer/": join(root, "explorer"),
   "/build/browser/": join(root, "build", "browser"),
+  "/examples/webgpu/": join(root, "examples", "webgpu"),
 };
 
 if (!existsSync(join(root, "build/browser/index.js"))) {

@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { quantizePacked } from "../src/index.js";
-import { type Browser, WEBGPU_ARGS, launchChromium } from "./browser/chromium.js";
+import { type Browser, launchChromium } from "./browser/chromium.js";
 import { type StaticServer, serveStatic } from "../scripts/static-server.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -62,7 +62,7 @@ describe("in Chromium", () => {
   it.each(names)(
     "runs %s",
     async (name) => {
-      const page = await (await (browser ??= launchChromium(WEBGPU_ARGS))).context.newPage();
+      const page = await (await (browser ??= launchChromium({ webgpu: true }))).context.newPage();
       const logs: string[] = [];
       const problems: string[] = [];
       page.on("console", (m) => (m.type() === "log" ? logs : problems).push(m.text()));

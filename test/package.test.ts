@@ -38,6 +38,7 @@ const SUBPATHS = {
   "minifloat/parallel": "createPool",
   "minifloat/safetensors": "SafetensorsReader",
   "minifloat/onnx": "quantizeOnnx",
+  "minifloat/webgpu": "wgsl",
 } as const;
 
 /**
@@ -50,6 +51,7 @@ import * as p3109 from "minifloat/p3109";
 import * as parallel from "minifloat/parallel";
 import * as safetensors from "minifloat/safetensors";
 import * as onnx from "minifloat/onnx";
+import * as webgpu from "minifloat/webgpu";
 const x = new Float32Array([0.1, -2.5, 1000, 3.3e-3, -0]);
 const view = MiniFloatArray.from(x, "bfloat16");
 const result = {
@@ -60,9 +62,9 @@ const result = {
   stochastic: Array.from(quantize(x, "Binary8p3se", { rounding: "StochasticC", stochasticBits: 6, seed: 99 })),
   view: Array.from(view.toFloat32Array(), (v) => Object.is(v, -0) ? "-0" : v),
   kernels: kernelStatus().available,
-  subpaths: [typeof p3109.${SUBPATHS["minifloat/p3109"]}, typeof parallel.${SUBPATHS["minifloat/parallel"]}, typeof safetensors.${SUBPATHS["minifloat/safetensors"]}, typeof onnx.${SUBPATHS["minifloat/onnx"]}],
+  subpaths: [typeof p3109.${SUBPATHS["minifloat/p3109"]}, typeof parallel.${SUBPATHS["minifloat/parallel"]}, typeof safetensors.${SUBPATHS["minifloat/safetensors"]}, typeof onnx.${SUBPATHS["minifloat/onnx"]}, typeof webgpu.${SUBPATHS["minifloat/webgpu"]}],
   sharedClasses: (() => { try { p3109.specialize("Add", { operands: [format("Binary8p3se")], result: format("Binary8p3se") }); } catch (e) { return e instanceof CodeRangeError; } })(),
-  sameClassObjects: [p3109, parallel, safetensors].every((m) => m.ArgumentTypeError === ArgumentTypeError && m.CodeRangeError === CodeRangeError && m.FormatError === FormatError && m.ProjectionError === ProjectionError),
+  sameClassObjects: [p3109, parallel, safetensors, webgpu].every((m) => m.ArgumentTypeError === ArgumentTypeError && m.CodeRangeError === CodeRangeError && m.FormatError === FormatError && m.ProjectionError === ProjectionError),
 };
 view.free();
 console.log(JSON.stringify(result));

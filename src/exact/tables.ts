@@ -160,7 +160,7 @@ function projectionKey(rho: ResolvedProjection): string {
 }
 
 /** True when every value of f is a float32 (so decodeTable32 holds each exactly, NaNs aside). */
-function valuesFitFloat32(f: Format): boolean {
+export function valuesFitFloat32(f: Format): boolean {
   // MaxFinite < 2^128, and every value a multiple of 2^minQuantumExponent ≥ 2^−149 with P ≤ 24 bits.
   return f.P <= 24 && f.minQuantumExponent >= -149 && maxFiniteBinade(f) < 128;
 }

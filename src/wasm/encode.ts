@@ -1,16 +1,16 @@
-// Quantize in Wasm: packs the encode kernel's constants (encode-constants.ts) into its parameter block (layout:
+// Quantize in Wasm: packs the encode kernel's constants (src/kernel/encode-constants.ts) into its parameter block (layout:
 // encode-layout.ts, generated from scripts/encode-layout.mjs) and streams float32 arrays through it. Unsupported
 // cases return undefined so the caller runs the exact reference.
 import { type ResolvedProjection, isStochastic } from "../exact/projection.js";
 import type { Format } from "../format/model.js";
-import { seedKeys } from "../random.js";
-import { type EncodeConstants, encodeConstants, encodeSupported } from "./encode-constants.js";
-import { BLOCK_WORDS, RandomSource, SCALAR, SLOT, SLOT_TYPE, type SlotName, Variant } from "./encode-layout.js";
+import { type EncodeConstants, encodeConstants, encodeSupported } from "../kernel/encode-constants.js";
+import { fieldsLog2, seedKeys } from "../random.js";
+import { BLOCK_WORDS, RandomSource, SCALAR, SLOT, SLOT_TYPE, type ScalarName, type SlotName, Variant } from "./encode-layout.js";
 import { kernels } from "./instance.js";
 import { keep, memoryBuffer, stream, type WasmView } from "./memory.js";
 
 export { BLOCK_WORDS } from "./encode-layout.js";
-export { MAX_KERNEL_STOCHASTIC_BITS, encodeSupported } from "./encode-constants.js";
+export { MAX_KERNEL_STOCHASTIC_BITS, encodeSupported } from "../kernel/encode-constants.js";
 
 export type WasmRandom = { seed: number } | { array: Uint8Array | Uint16Array | Uint32Array } | undefined;
 
@@ -28,8 +28,23 @@ function laneWord(type: "i32" | "f32" | "narrow", v: number, wide: boolean): num
   return v | 0;
 }
 
+/** The Wasm kernel's words: the shared constants plus the random source, its seed keys and the variant flags. */
+function wasmConstants(
+  c: EncodeConstants,
+  f: Format,
+  rho: ResolvedProjection,
+  random: number,
+  key0: number,
+  key1: number,
+): Record<SlotName | ScalarName, number> {
+  const N = rho.stochasticBits;
+  const fast = c.fast ? Variant.fast | (c.fastKeepPayload ? Variant.keepPayload : 0) | (c.fastDirected ? Variant.directed : 0) : 0;
+  const variant = (f.K > 8 ? Variant.wide : 0) | (c.stageC ? Variant.stageC : 0) | fast;
+  return { ...c, key0, key1, random, fields: N > 0 ? fieldsLog2(N) : 0, variant };
+}
+
 /** The parameter block's words: every slot splatted over its four lanes, then the scalar words. */
-function packBlock(c: EncodeConstants, wide: boolean): Int32Array {
+function packBlock(c: Record<SlotName | ScalarName, number>, wide: boolean): Int32Array {
   const block = new Int32Array(BLOCK_WORDS);
   for (const name of Object.keys(SLOT) as SlotName[]) block.fill(laneWord(SLOT_TYPE[name], c[name], wide), SLOT[name] * 4, SLOT[name] * 4 + 4);
   const scalars = Object.keys(SLOT).length * 4;
@@ -45,7 +60,7 @@ function cachedBlock(f: Format, rho: ResolvedProjection, kind: number, key0: num
   const key = `${rho.rounding}/${rho.saturation}/${rho.stochasticBits}/${rho.vendor}/${kind}/${key0}/${key1}`;
   let block = perFormat.get(key);
   if (!block) {
-    block = packBlock(encodeConstants(f, rho, kind, key0, key1), f.K > 8);
+    block = packBlock(wasmConstants(encodeConstants(f, rho), f, rho, kind, key0, key1), f.K > 8);
     if (perFormat.size > 64) perFormat.clear();
     perFormat.set(key, block);
   }

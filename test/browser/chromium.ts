@@ -30,13 +30,14 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** Switches that give pages a WebGPU adapter without a GPU (SwiftShader, which the npm package ships). */
-export const WEBGPU_ARGS = ["--enable-unsafe-webgpu", "--use-webgpu-adapter=swiftshader"];
+// WebGPU without a GPU: the build's SwiftShader adapter (a CPU implementation; it has no shader-f16).
+const WEBGPU_ARGS = ["--enable-unsafe-webgpu", "--use-webgpu-adapter=swiftshader"];
 
-/** Launches Chromium with a fresh profile; `extra` adds switches (WEBGPU_ARGS). */
-export async function launchChromium(extra: readonly string[] = []): Promise<Browser> {
+/** Launches Chromium with a fresh profile; `webgpu` turns on WebGPU through SwiftShader. */
+export async function launchChromium(options: { webgpu?: boolean } = {}): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), "minifloat-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: await chromiumPath(), headless: true, args: [...ARGS, ...extra] });
+  const args = options.webgpu ? [...ARGS.filter((a) => a !== "--disable-gpu"), ...WEBGPU_ARGS] : ARGS;
+  const context = await chromium.launchPersistentContext(profile, { executablePath: await chromiumPath(), headless: true, args });
   return {
     context,
     close: async () => {

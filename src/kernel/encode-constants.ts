@@ -1,16 +1,100 @@
-// The encode kernel's constants, derived from a Format and a projection as plain named numbers (no memory layout:
-// src/wasm/encode.ts packs them into the Wasm kernel's parameter block; other kernels may take the same record).
+// The encode kernels' constants, derived from a Format and a projection as plain named numbers: the layer from format
+// to kernel constants, shared by every kernel generator. It knows no memory layout and no random source: src/wasm
+// packs the record into the Wasm kernel's parameter block (adding the seed keys and its variant word), src/webgpu
+// writes it into WGSL literals.
 import { project } from "../exact/cast.js";
 import { type ResolvedProjection, type Rounding, isStochastic } from "../exact/projection.js";
 import { type Exact, finite } from "../exact/value.js";
 import type { Format } from "../format/model.js";
-import { fieldsLog2 } from "../random.js";
-import { SCALAR, SLOT, type ScalarName, type SlotName, Variant } from "./encode-layout.js";
 
-/** The named constants of one (format, projection, random source): every slot and scalar word of the layout. */
-export type EncodeConstants = Record<SlotName | ScalarName, number>;
+/**
+ * The names of the constants (see the Wasm layout, scripts/encode-layout.mjs, for what each means). Besides those:
+ * `scaleExponent` = log2(scale1·scale2), the subnormal path's exact scale as an integer (integer-only kernels shift
+ * by it); `fast`, `fastDirected`, `fastKeepPayload` (0/1) say whether and how the fast path applies; `stageC` (0/1)
+ * marks StochasticC's extra rounding step.
+ */
+export const ENCODE_CONSTANT_NAMES = [
+  "magOffset",
+  "remainderMask",
+  "normalMin",
+  "scale1",
+  "scale2",
+  "zeroMagnitude",
+  "flushBelow",
+  "maxMagnitude",
+  "tBase",
+  "tOdd",
+  "tEven",
+  "tPositive",
+  "tNegative",
+  "fractionMask",
+  "cHalf",
+  "cBit",
+  "randomMask",
+  "signBit",
+  "negativeZero",
+  "unsigned",
+  "noZero",
+  "above",
+  "belowPositive",
+  "belowNegative",
+  "infPositive",
+  "infNegative",
+  "nanPositive",
+  "nanNegative",
+  "keepPayload",
+  "keepOffset",
+  "quirk",
+  "quirkThreshold",
+  "minPositive",
+  "fastRebias",
+  "fastHalf",
+  "fastMagic",
+  "fastNormalBits",
+  "fastLimit",
+  "narrowSignBit",
+  "narrowZeroClear",
+  "narrowUnsigned",
+  "narrowNaNPositive",
+  "narrowNaNNegative",
+  "narrowOne",
+  "narrowKeepOffset",
+  "narrowBelowNegative",
+  "narrowInfPositive",
+  "narrowInfNegative",
+  "stochasticMask",
+  "stochasticScale",
+  "stochasticScale2",
+  "stochasticOneAt",
+  "stochasticCRebias",
+  "stochasticCBit",
+  "stochasticClamp",
+  "stochasticUp",
+  "stochasticSubnormalUp",
+  "stochasticYCap",
+  "directedTBase",
+  "directedTOdd",
+  "directedTNegative",
+  "directedTPositive",
+  "directedGBase",
+  "directedGOdd",
+  "directedGNegative",
+  "directedGPositive",
+  "directedLimitNegative",
+  "shift",
+  "fractionShift",
+  "cShift",
+  "randomShift",
+  "scaleExponent",
+  "fast",
+  "fastDirected",
+  "fastKeepPayload",
+  "stageC",
+] as const;
+export type EncodeConstantName = (typeof ENCODE_CONSTANT_NAMES)[number];
+/** The named constants of one (format, projection). */
+export type EncodeConstants = Record<EncodeConstantName, number>;
 
-const NONE = 0;
 /** Largest N the kernel handles: ν carries 31 exact fraction bits + sticky, B needs N + 1 of them, C N + 1 + sticky. */
 export const MAX_KERNEL_STOCHASTIC_BITS = 30;
 
@@ -65,12 +149,11 @@ function probe(f: Format, rho: ResolvedProjection, x: Exact): number {
 }
 
 /**
- * The encode kernel's constants for (f, ρ) and the random source: a record of named numbers (i32 values, float values
- * of the "f32" slots, codes of the "narrow" slots; see SLOT_TYPE), with no layout in it. The scalar `variant` says
- * which kernel applies.
+ * The encode kernels' constants for (f, ρ): a record of named numbers (i32 values; float values for scale1, scale2,
+ * quirkThreshold, fastMagic, stochasticScale, stochasticScale2, stochasticYCap; codes for the narrow* names).
  */
-export function encodeConstants(f: Format, rho: ResolvedProjection, random: number, key0: number, key1: number): EncodeConstants {
-  const c = Object.fromEntries([...Object.keys(SLOT), ...Object.keys(SCALAR)].map((name) => [name, 0])) as EncodeConstants;
+export function encodeConstants(f: Format, rho: ResolvedProjection): EncodeConstants {
+  const c = Object.fromEntries(ENCODE_CONSTANT_NAMES.map((name) => [name, 0])) as EncodeConstants;
   const P = f.P;
   const minQ = f.minQuantumExponent;
   const shift = 24 - P;
@@ -87,6 +170,7 @@ export function encodeConstants(f: Format, rho: ResolvedProjection, random: numb
   const e1 = Math.min(scaled, 127);
   c.scale1 = 2 ** e1;
   c.scale2 = 2 ** (scaled - e1);
+  c.scaleExponent = scaled;
   c.zeroMagnitude = (minQ + P + f.bias - 2) * 2 ** (P - 1);
   c.flushBelow = f.subnormals === "flush" ? 2 ** (P - 1) : INT_MIN;
   c.maxMagnitude = f.maxFiniteMagnitude;
@@ -118,20 +202,17 @@ export function encodeConstants(f: Format, rho: ResolvedProjection, random: numb
   c.quirk = quirk ? ALL : 0;
   c.quirkThreshold = quirk ? 2 ** minQ : 0;
   c.minPositive = f.minPositiveCode;
-  c.key0 = key0;
-  c.key1 = key1;
   c.shift = shift;
   c.fractionShift = 32 - shift;
   c.cShift = 32 - N;
   c.randomShift = 32 - N;
-  c.random = random;
-  c.fields = N > 0 ? fieldsLog2(N) : 0;
-  c.variant = (f.K > 8 ? Variant.wide : 0) | (stageC ? Variant.stageC : 0) | fastPath(f, rho, c, keepPayload);
+  c.stageC = stageC ? 1 : 0;
+  c.fast = fastPath(f, rho, c, keepPayload) ? 1 : 0;
   return c;
 }
 
 /**
- * Fills the fast-path slots and returns its Variant flags, or 0 when it does not apply. The fast path rounds
+ * Fills the fast-path constants (and fastDirected, fastKeepPayload) and returns whether the fast path applies. The fast path rounds
  * NearestTiesToEven (the float-add trick for subnormal results), StochasticA/B/C (R' added at the fraction bits) or
  * the other modes (an addend on the float32 bits, a threshold on the fraction of subnormal results) with MinNormal ≥ 2^−127,
  * so every float32 subnormal has the subnormal quantum, and saturates with a clamp: it applies when the overflow
@@ -139,15 +220,15 @@ export function encodeConstants(f: Format, rho: ResolvedProjection, random: numb
  * (one clamp for both signs except in the directed variant); negative values of unsigned formats, ±∞ and NaN take
  * their probed codes.
  */
-function fastPath(f: Format, rho: ResolvedProjection, c: EncodeConstants, keepPayload: boolean): number {
+function fastPath(f: Format, rho: ResolvedProjection, c: EncodeConstants, keepPayload: boolean): boolean {
   const P = f.P;
   const minQ = f.minQuantumExponent;
   const lowNormal = minNormalExponent(f);
   let directed = false;
   // Float32 subnormals must all have the subnormal quantum 2^minQ (MinNormal ≥ 2^−127; then 2^−126 splits the paths).
-  if (rho.vendor !== "none" || !f.zero || f.subnormals !== "gradual" || lowNormal < -127) return NONE;
+  if (rho.vendor !== "none" || !f.zero || f.subnormals !== "gradual" || lowNormal < -127) return false;
   if (rho.rounding === "NearestTiesToEven") {
-    if (minQ + 23 > 127) return NONE;
+    if (minQ + 23 > 127) return false;
   } else if (isStochastic(rho.rounding)) {
     // stochasticMagnitude: codes at bit c0 with NS fraction bits below; every product must stay below 2^32.
     const N = rho.stochasticBits;
@@ -171,7 +252,7 @@ function fastPath(f: Format, rho: ResolvedProjection, c: EncodeConstants, keepPa
       limit * 2 ** shift >= 2 ** 32 ||
       limit >= 2 ** (32 - c0)
     )
-      return NONE;
+      return false;
     c.stochasticYCap = 2 ** yBits;
     const d = shift - NS;
     c.stochasticMask = d > 0 ? ~(2 ** d - 1) : ALL;
@@ -216,7 +297,7 @@ function fastPath(f: Format, rho: ResolvedProjection, c: EncodeConstants, keepPa
         Object.assign(g, { base: 0, odd: never });
         break;
       default:
-        return NONE;
+        return false;
     }
     Object.assign(c, { directedTBase: t.base, directedTOdd: t.odd, directedTNegative: t.negative, directedTPositive: t.positive });
     Object.assign(c, { directedGBase: g.base, directedGOdd: g.odd, directedGNegative: g.negative, directedGPositive: g.positive });
@@ -229,10 +310,10 @@ function fastPath(f: Format, rho: ResolvedProjection, c: EncodeConstants, keepPa
   // directed variant clamps each sign on its own, the others need one clamp for both.
   const limits = [max, max + 1];
   const limitNegative = f.signed ? (limits.find((m) => (m | f.signBit) === belowNegative) ?? -1) : above;
-  if (!limits.includes(above) || limitNegative < 0 || (!directed && limitNegative !== above)) return NONE;
+  if (!limits.includes(above) || limitNegative < 0 || (!directed && limitNegative !== above)) return false;
   c.directedLimitNegative = limitNegative;
   const zeroSign = c.negativeZero;
-  if (zeroSign !== 0 && zeroSign !== f.signBit) return NONE;
+  if (zeroSign !== 0 && zeroSign !== f.signBit) return false;
   c.fastRebias = (f.bias - 127) * 2 ** 23;
   c.fastHalf = 2 ** (23 - P) - 1;
   c.fastMagic = 2 ** (minQ + 23);
@@ -249,6 +330,8 @@ function fastPath(f: Format, rho: ResolvedProjection, c: EncodeConstants, keepPa
   c.narrowNaNNegative = c.nanNegative;
   c.narrowOne = 1;
   c.narrowKeepOffset = c.keepOffset;
-  if (f.K <= 8 && keepPayload) return NONE;
-  return Variant.fast | (keepPayload ? Variant.keepPayload : 0) | (directed ? Variant.directed : 0);
+  if (f.K <= 8 && keepPayload) return false;
+  c.fastKeepPayload = keepPayload ? 1 : 0;
+  c.fastDirected = directed ? 1 : 0;
+  return true;
 }
