@@ -20,7 +20,12 @@ let browser: Promise<Browser> | undefined;
 
 beforeAll(async () => {
   server = await serveStatic(
-    { "/build/browser/": join(root, "build", "browser"), "/test/browser/": join(root, "test", "browser"), "/examples/frameworks/": folder },
+    {
+      "/build/browser/": join(root, "build", "browser"),
+      "/test/browser/": join(root, "test", "browser"),
+      "/examples/frameworks/": folder,
+      "/node_modules/onnxruntime-web/dist/": join(root, "node_modules", "onnxruntime-web", "dist"),
+    },
     requests,
   );
 });

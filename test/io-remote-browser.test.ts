@@ -1,5 +1,6 @@
 // Remote safetensors reading in headless Chromium: the browser bundle (build/browser/safetensors.js) reads the same
-// values over range requests and from a Blob as Node does from the file, with the same typed errors, and the
+// values over range requests and from a Blob as Node does from the file, with the same typed errors (a server that
+// ignores Range, a truncated body, a missing file), and the
 // example page (examples/remote/) lists the tensors and dequantizes one in a Web Worker.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -78,6 +79,12 @@ describe("remote safetensors in headless Chromium", () => {
           (e: Error) => `${e.name}: ${e.message}`,
         );
       const last = events.at(-1);
+      const short = await m.openSafetensors("/files/model.safetensors?short=4096");
+      const truncated = await short.readValues(short.tensor("big")).then(
+        () => "read",
+        (e: Error) => `${e.name}: ${e.message}`,
+      );
+      await short.close();
       return {
         path,
         fromUrl,
@@ -85,6 +92,7 @@ describe("remote safetensors in headless Chromium", () => {
         last,
         ignored: await failure("/files/model.safetensors?ignore-range"),
         missing: await failure("/files/none.safetensors"),
+        truncated,
       };
     });
     const expected = await localValues();
@@ -93,6 +101,9 @@ describe("remote safetensors in headless Chromium", () => {
     expect(result.fromBlob).toEqual(expected);
     expect(result.last).toEqual({ loaded: 4, total: 4 }); // the last read: "p", seven FP4 codes in 4 bytes ("e" is empty)
     expect(result.ignored).toMatch(/^IoError: http:\/\/127\.0\.0\.1:\d+\/files\/model\.safetensors\?ignore-range: the server does not support range requests/);
+    expect(result.truncated).toMatch(
+      /^IoError: .*model\.safetensors\?short=4096: truncated body: the response to bytes=\d+-\d+ ended after 4096 of \d+ bytes$/,
+    );
     expect(result.missing).toMatch(/^IoError: http:\/\/127\.0\.0\.1:\d+\/files\/none\.safetensors: not found \(HTTP 404 Not Found\)$/);
     expect(problems.filter((p) => !p.includes("404") && !p.includes("ERR_ABORTED"))).toEqual([]);
     await page.close();

@@ -3,12 +3,13 @@
 // elements per byte, the first in the low nibble: the layout of quantizePacked.
 import assert from "node:assert/strict";
 import { dequantize, quantize, quantizePacked } from "minifloat";
+import * as ort from "onnxruntime-web";
 
 const weights = Float32Array.of(0.5, -1, 3, 6, -0.25, 2);
 const fp8 = quantize(weights, "float8_e4m3fn");
-// The arguments of new ort.Tensor("float16", data, dims):
-const tensor = { type: "float16", data: dequantize(fp8, "float8_e4m3fn", { to: "float16" }), dims: [2, 3] };
-assert.equal(tensor.data.length, 2 * 3);
+const tensor = new ort.Tensor("float16", dequantize(fp8, "float8_e4m3fn", { to: "float16" }), [2, 3]);
+assert.equal(tensor.type, "float16");
+assert.deepEqual(tensor.dims, [2, 3]);
 
 const fp4 = quantizePacked(weights, "float4_e2m1fn"); // the raw bytes of a FLOAT4E2M1 tensor: 3 bytes for 6 elements
 const codes = quantize(weights, "float4_e2m1fn");
