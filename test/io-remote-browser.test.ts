@@ -1,7 +1,7 @@
 // Remote safetensors reading in headless Chromium: the browser bundle (build/browser/safetensors.js) reads the same
 // values over range requests and from a Blob as Node does from the file, with the same typed errors (a server that
-// ignores Range, a truncated body, a missing file), and the
-// example page (examples/remote/) lists the tensors and dequantizes one in a Web Worker.
+// ignores Range, a truncated body, a missing file), and the example page (examples/remote/) lists the tensors and
+// dequantizes one in a Web Worker.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
