@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { main } from "../src/cli/main.js";
+import { cli } from "./cli-bundle.js";
 import { num } from "../src/cli/text.js";
 import { SafetensorsReader } from "../src/io/index.js";
 import { GOOD, bits, checkpoint, expectedTensors } from "./checkpoint-fixtures.js";
@@ -14,13 +14,6 @@ import { bitsOf, expected as ggufExpected, fixture as ggufFixture } from "./io-g
 const dir = mkdtempSync(join(tmpdir(), "minifloat-checkpoint-cli-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const at = (...names: string[]) => join(dir, ...names);
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main(argv, { stdout: (s) => (out += s), stderr: (s) => (err += s), isTTY: false });
-  return { code, out, err };
-}
 
 /** Stored bit patterns of every tensor of the output file(s) of a dequantize run. */
 async function stored(paths: string[]): Promise<Map<string, { dtype: string; shape: readonly number[]; bits: number[] }>> {

@@ -5,19 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { main } from "../src/cli/main.js";
+import { cli } from "./cli-bundle.js";
 import { SafetensorsReader } from "../src/io/index.js";
 
 const fixtures = fileURLToPath(new URL("fixtures/checkpoint-produce/", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "minifloat-produce-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main(argv, { stdout: (s) => (out += s), stderr: (s) => (err += s), isTTY: false });
-  return { code, out, err };
-}
 
 /** Every tensor of a safetensors file: dtype, shape and stored bytes, by name. */
 async function tensors(path: string): Promise<Map<string, { dtype: string; shape: readonly number[]; bytes: Uint8Array }>> {

@@ -4,7 +4,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { main } from "../src/cli/main.js";
+import { cli } from "./cli-bundle.js";
 import { GgufReader } from "../src/io/index.js";
 import { bitsOf } from "./io-gguf-fixtures.js";
 
@@ -26,13 +26,6 @@ const expected: { metadata: Record<string, string>; runs: Record<string, Expecte
 const dir = mkdtempSync(join(tmpdir(), "minifloat-cli-gguf-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const at = (name: string) => join(dir, name);
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main(argv, { stdout: (s) => (out += s), stderr: (s) => (err += s), isTTY: false });
-  return { code, out, err };
-}
 
 async function withReader<T>(path: string, f: (r: GgufReader) => Promise<T>): Promise<T> {
   const r = await GgufReader.open(path);

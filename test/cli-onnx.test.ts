@@ -4,19 +4,12 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { main } from "../src/cli/main.js";
+import { cli } from "./cli-bundle.js";
 import { bytes, expected, fixture, relativeMaxDifference, run, values } from "./onnx-fixtures.js";
 
 const dir = mkdtempSync(join(tmpdir(), "minifloat-onnx-cli-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const at = (name: string) => join(dir, name);
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main(argv, { stdout: (s) => (out += s), stderr: (s) => (err += s), isTTY: false });
-  return { code, out, err };
-}
 
 describe("minifloat onnx", () => {
   it("quantize writes a qdq model that runs, reports each weight, and leaves the input as it was", async () => {

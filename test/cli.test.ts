@@ -7,19 +7,11 @@ import { main } from "../src/cli/main.js";
 import { SafetensorsReader, SafetensorsWriter, type TensorSpec } from "../src/io/index.js";
 import { dequantizeBlocks, quantizeBlocks } from "../src/block/index.js";
 import { dequantize, quantize, unpackCodes } from "../src/index.js";
-import { bundleCli } from "./cli-bundle.js";
+import { bundleCli, cli } from "./cli-bundle.js";
 
 const dir = mkdtempSync(join(tmpdir(), "minifloat-cli-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const at = (name: string) => join(dir, name);
-
-/** Runs the CLI in-process with captured output. */
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main(argv, { stdout: (s) => (out += s), stderr: (s) => (err += s), isTTY: false });
-  return { code, out, err };
-}
 
 /** A deterministic weight-like sample: mostly small Gaussian-ish values with rare large outliers. */
 function sample(n: number, seed: number): Float32Array {

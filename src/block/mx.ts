@@ -12,8 +12,8 @@ import { project } from "../exact/cast.js";
 import { type ResolvedProjection, type Rounding, ROUNDINGS, isStochastic, resolveProjection } from "../exact/projection.js";
 import { maxFiniteValue, valueTableOrNaN } from "../exact/tables.js";
 import { fromNumber } from "../exact/value.js";
-import { type Format, makeFormat } from "../format/model.js";
-import { format } from "../format/registry.js";
+import type { Format } from "../format/model.js";
+import { format, integerFormat } from "../format/registry.js";
 import { type FormatLike, resolveFormat } from "../api/scalar.js";
 import { rejectRemoved } from "../api/validate.js";
 import { checkOptions } from "../options.js";
@@ -22,24 +22,7 @@ export const MX_SCHEMES = ["mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3
 export type SchemeName = (typeof MX_SCHEMES)[number];
 
 /** MXINT8's elements as a sign–magnitude format: magnitudes k·2^−6 for k = 0…127 (P = 7, one exponent bit, bias 1). */
-export const MXINT8_ELEMENT: Format = makeFormat({
-  name: "mxint8_element",
-  family: "MX",
-  K: 8,
-  P: 7,
-  bias: 1,
-  signed: true,
-  infinity: false,
-  highNaNs: 0,
-  negativeZero: "zero",
-  zero: true,
-  subnormals: "gradual",
-  finiteOverflow: "clamp",
-  nanSubstitute: "negzero-xor-sign",
-  nanPayload: "drop",
-  signedZeroAndNaN: true,
-  defaultProjection: "P3109",
-});
+export const MXINT8_ELEMENT: Format = integerFormat("mxint8_element", "MX", 8, 1);
 
 /** A resolved scheme: every constant the reference and the kernel need. */
 export interface BlockScheme {

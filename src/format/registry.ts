@@ -1,6 +1,6 @@
 // Resolves format names (P3109, ml_dtypes, ONNX, OCP, safetensors, IEEE, Tesla) to Format values.
 import { FormatError, describe } from "../errors.js";
-import { Format, type FormatSpec, makeFormat } from "./model.js";
+import { type Family, Format, type FormatSpec, makeFormat } from "./model.js";
 
 /** The P3109 rules for zero, NaN, subnormals and overflow (§3.2), also the defaults of a custom format. */
 const P3109_SPECIALS = {
@@ -207,6 +207,32 @@ export function format(name: string | Format, params?: { bias?: number }): Forma
 /** Every name `format()` accepts without parameters (P3109 names excepted): for documentation and tests. */
 export function registeredNames(): string[] {
   return [...fixed.keys()];
+}
+
+/**
+ * Integers as a sign–magnitude format of K-bit codes: P = K − 1 with one exponent bit, so the magnitudes are the
+ * multiples of 2^(2 − bias − P) below 2^(K−1) of them (subnormals, then one binade), with zero and −0, no
+ * infinities or NaNs, overflow clamped. MX's INT8 elements (bias 1: k·2^−6) and ONNX INT4 (bias −1: −7…7) are two.
+ */
+export function integerFormat(name: string, family: Family, K: number, bias: number): Format {
+  return makeFormat({
+    name,
+    family,
+    K,
+    P: K - 1,
+    bias,
+    signed: true,
+    infinity: false,
+    highNaNs: 0,
+    negativeZero: "zero",
+    zero: true,
+    subnormals: "gradual",
+    finiteOverflow: "clamp",
+    nanSubstitute: "negzero-xor-sign",
+    nanPayload: "drop",
+    signedZeroAndNaN: true,
+    defaultProjection: "P3109",
+  });
 }
 
 /** A user-defined format from parameters (validated); semantics default to IEEE-style layout with the given specials. */

@@ -3,7 +3,7 @@ import { MX_SCHEMES, type SchemeName, blockScheme } from "../block/index.js";
 import type { BlockScheme } from "../block/mx.js";
 import { FormatError } from "../errors.js";
 import type { Format } from "../format/model.js";
-import { customFormat, format } from "../format/registry.js";
+import { format, integerFormat } from "../format/registry.js";
 import { DataType } from "./dtypes.js";
 
 /**
@@ -11,23 +11,7 @@ import { DataType } from "./dtypes.js";
  * normals 4…7), so the library's quantize rounds x/scale to an integer (ties to even) and saturates at ±7.
  * Codes become two's complement nibbles when stored; −8 is never produced (symmetric quantization).
  */
-export const INT4: Format = customFormat({
-  name: "onnx_int4",
-  K: 4,
-  P: 3,
-  bias: -1,
-  signed: true,
-  infinity: false,
-  highNaNs: 0,
-  negativeZero: "zero",
-  zero: true,
-  subnormals: "gradual",
-  finiteOverflow: "clamp",
-  nanSubstitute: "negzero-xor-sign",
-  nanPayload: "drop",
-  signedZeroAndNaN: true,
-  defaultProjection: "P3109",
-});
+export const INT4: Format = integerFormat("onnx_int4", "Custom", 4, -1);
 
 export type Target =
   | { readonly kind: "element"; readonly name: string; readonly format: Format; readonly onnxType: number | undefined }
