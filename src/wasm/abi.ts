@@ -61,7 +61,7 @@ export interface DotExports {
 export interface BlockExports {
   /** Bytes of one mxQuantize parameter block. */
   mxParamsBytes(): number;
-  mxQuantize(params: number, src: number, blocks: number, scales: number, elems: number): void;
+  mxQuantize(params: number, src: number, n: number, scales: number, elems: number): void;
 }
 
 export interface LutExports {
