@@ -35,19 +35,15 @@ export function mxParamsBytes(): usize {
 }
 
 // @ts-ignore: decorator
-@inline function quant4(x: v128, scale: v128, shift: i32, kAbs: v128, kMax: v128, kExp: v128, kStep: v128, kC: v128, kSign: v128, kByte: v128, t: usize, twos: bool, negZero: bool, ratio: bool): v128 {
+@inline function quant4(x: v128, scale: v128, shift: i32, kAbs: v128, kMax: v128, kExp: v128, kStep: v128, kC: v128, kSign: v128, kByte: v128, t0: v128, t1: v128, t2: v128, t3: v128, t4: v128, t5: v128, t6: v128, twos: bool, negZero: bool, ratio: bool): v128 {
   const negative = i32x4.shr_s(x, 31);
   let mag: v128;
   if (ratio) {
     // The magnitude code is the number of thresholds |x| reaches (thresholds ascend; +∞ is never reached).
     const y = v128.and(x, kAbs);
-    mag = f32x4.ge(y, v128.load32_splat(t));
-    mag = i32x4.add(mag, f32x4.ge(y, v128.load32_splat(t, 4)));
-    mag = i32x4.add(mag, f32x4.ge(y, v128.load32_splat(t, 8)));
-    mag = i32x4.add(mag, f32x4.ge(y, v128.load32_splat(t, 12)));
-    mag = i32x4.add(mag, f32x4.ge(y, v128.load32_splat(t, 16)));
-    mag = i32x4.add(mag, f32x4.ge(y, v128.load32_splat(t, 20)));
-    mag = i32x4.sub(i32x4.splat(0), i32x4.add(mag, f32x4.ge(y, v128.load32_splat(t, 24))));
+    const a = i32x4.add(i32x4.add(f32x4.ge(y, t0), f32x4.ge(y, t1)), i32x4.add(f32x4.ge(y, t2), f32x4.ge(y, t3)));
+    const b = i32x4.add(i32x4.add(f32x4.ge(y, t4), f32x4.ge(y, t5)), f32x4.ge(y, t6));
+    mag = i32x4.sub(i32x4.splat(0), i32x4.add(a, b));
   } else {
     // y is a finite or +∞ non-negative float32 (blocks holding NaN/∞ never get here), so signed integer compares
     // order its bits like the values (one instruction each on x86, where unsigned compares take four).
@@ -138,8 +134,11 @@ export function mxQuantize(p: usize, src: usize, n: i32, scales: usize, elems: u
     const full = L & ~15;
     const rem = L & 15;
     let m: v128;
-    if (B == 32 && L == 32) {
-      m = amax16(amax16(i32x4.splat(0), at, kAbs), at + 64, kAbs);
+    // The OCP and NVFP4 block sizes, unrolled.
+    const short = L == B && (B == 16 || B == 32);
+    if (short) {
+      m = amax16(i32x4.splat(0), at, kAbs);
+      if (B == 32) m = amax16(m, at + 64, kAbs);
     } else {
       m = i32x4.splat(0);
       for (let g = 0; g < full; g += 16) m = amax16(m, at + (<usize>g << 2), kAbs);
@@ -173,10 +172,9 @@ export function mxQuantize(p: usize, src: usize, n: i32, scales: usize, elems: u
       // 2^−e as a float32 (2^−127 … 2^127; 2^−127 itself is the subnormal 0x00400000).
       inv = f32x4.splat(e == 127 ? reinterpret<f32>(0x00400000) : reinterpret<f32>((127 - e) << 23));
     }
-    if (B == 32 && L == 32) {
-      // The OCP block size, unrolled.
+    if (short) {
       quant16(at, out, inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, kNib, t, packed, twos, negZero, ratio);
-      quant16(at + 64, out + (packed ? 8 : 16), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, kNib, t, packed, twos, negZero, ratio);
+      if (B == 32) quant16(at + 64, out + (packed ? 8 : 16), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, kNib, t, packed, twos, negZero, ratio);
     } else {
       for (let g = 0; g < full; g += 16) {
         quant16(at + (<usize>g << 2), out + (packed ? <usize>g >> 1 : <usize>g), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, kNib, t, packed, twos, negZero, ratio);
@@ -193,10 +191,15 @@ export function mxQuantize(p: usize, src: usize, n: i32, scales: usize, elems: u
 /** Quantizes the 16 floats at q (scaled by inv, or against the thresholds at t) into 16 codes (8 bytes when packed) at out. */
 // @ts-ignore: decorator
 @inline function quant16(q: usize, out: usize, inv: v128, shift: i32, kAbs: v128, kMax: v128, kExp: v128, kStep: v128, kC: v128, kSign: v128, kLow: v128, kNib: v128, t: usize, packed: bool, twos: bool, negZero: bool, ratio: bool): void {
-  const c0 = quant4(v128.load(q), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, t, twos, negZero, ratio);
-  const c1 = quant4(v128.load(q, 16), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, t, twos, negZero, ratio);
-  const c2 = quant4(v128.load(q, 32), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, t, twos, negZero, ratio);
-  const c3 = quant4(v128.load(q, 48), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, t, twos, negZero, ratio);
+  // The ratio rule's thresholds, loaded once for the 16 elements (unused, and never loaded, by the pow2 copies).
+  const z = i32x4.splat(0);
+  const t0 = ratio ? v128.load32_splat(t) : z, t1 = ratio ? v128.load32_splat(t, 4) : z, t2 = ratio ? v128.load32_splat(t, 8) : z;
+  const t3 = ratio ? v128.load32_splat(t, 12) : z, t4 = ratio ? v128.load32_splat(t, 16) : z, t5 = ratio ? v128.load32_splat(t, 20) : z;
+  const t6 = ratio ? v128.load32_splat(t, 24) : z;
+  const c0 = quant4(v128.load(q), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, t0, t1, t2, t3, t4, t5, t6, twos, negZero, ratio);
+  const c1 = quant4(v128.load(q, 16), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, t0, t1, t2, t3, t4, t5, t6, twos, negZero, ratio);
+  const c2 = quant4(v128.load(q, 32), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, t0, t1, t2, t3, t4, t5, t6, twos, negZero, ratio);
+  const c3 = quant4(v128.load(q, 48), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, t0, t1, t2, t3, t4, t5, t6, twos, negZero, ratio);
   // Codes are 0…255 in i32 lanes, so the (signed-input, unsigned-saturating) narrows keep them exactly.
   const bytes = i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(c0, c1), i16x8.narrow_i32x4_u(c2, c3));
   if (packed) {

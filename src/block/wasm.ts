@@ -53,11 +53,15 @@ export function kernelApplies(plan: BlockPlan): boolean {
   return e.subnormals === "gradual" && e.minQuantumExponent >= -100 && e.bias + e.P < 120 && s.scale.K <= 8 && s.scale.P === 1 && s.scale.signBit === 0;
 }
 
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
 /** The smallest float32 above t (t ≥ 0; +∞ past the largest finite). */
 function nextUp32(t: number): number {
   const f = Math.fround(t);
   if (f > t) return f;
-  return new Float32Array(Uint32Array.of(float32Bits(f) + 1).buffer)[0]!;
+  u32[0] = float32Bits(f) + 1;
+  return f32[0]!;
 }
 
 /**
@@ -81,6 +85,22 @@ function ratioThresholds(plan: BlockPlan): Float32Array {
     }
   }
   return out;
+}
+
+/** Parameter blocks of recent plans (a ratio block holds up to 2,048 thresholds, worth keeping for repeated calls). */
+const paramCache = new WeakMap<BlockScheme, Map<string, Uint8Array>>();
+
+function cachedParams(plan: BlockPlan): Uint8Array {
+  let perScheme = paramCache.get(plan.scheme);
+  if (!perScheme) paramCache.set(plan.scheme, (perScheme = new Map()));
+  const key = `${plan.blockSize}/${plan.fixedExp}/${plan.tensorScale}`;
+  let params = perScheme.get(key);
+  if (!params) {
+    params = mxParams(plan);
+    if (perScheme.size > 16) perScheme.clear();
+    perScheme.set(key, params);
+  }
+  return params;
 }
 
 /** mxQuantize's parameter block for a plan (layout in assembly/block.ts). */
@@ -135,7 +155,7 @@ export function quantizeBlocksKernel(src: Float32Array, plan: BlockPlan, scales:
   // Taken before allocating: a memory growth detaches Wasm views, keep() re-creates them at the same address.
   const [srcNow, scalesNow, elementsNow] = [keep(src), keep(scales), keep(elements)];
   if (src.length === 0) return true;
-  const params = mxParams(plan);
+  const params = cachedParams(plan);
   const p = allocBytesRaw(params.byteLength);
   try {
     new Uint8Array(memoryBuffer(), p, params.length).set(params);
