@@ -211,3 +211,25 @@ export function mxQuantize(p: usize, src: usize, n: i32, scales: usize, elems: u
     v128.store(out, bytes);
   }
 }
+
+/** max(acc, the largest finite |x| of n floats at src) as float32 bits (NaN and ±∞ skipped): tensorScale "auto". */
+export function amaxFinite(src: usize, n: i32, acc: u32): u32 {
+  const kAbs = i32x4.splat(0x7fffffff);
+  const kInf = i32x4.splat(0x7f800000);
+  let m0 = i32x4.splat(0), m1 = i32x4.splat(0);
+  let i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const a = v128.and(v128.load(src + (<usize>i << 2)), kAbs);
+    const b = v128.and(v128.load(src + (<usize>i << 2), 16), kAbs);
+    // Masked to 0 from 0x7f800000 up (signed compare: the masked bits are non-negative).
+    m0 = i32x4.max_s(m0, v128.and(a, i32x4.lt_s(a, kInf)));
+    m1 = i32x4.max_s(m1, v128.and(b, i32x4.lt_s(b, kInf)));
+  }
+  const m = i32x4.max_s(m0, m1);
+  let top = max(max(acc, <u32>i32x4.extract_lane(m, 0)), max(<u32>i32x4.extract_lane(m, 1), max(<u32>i32x4.extract_lane(m, 2), <u32>i32x4.extract_lane(m, 3))));
+  for (; i < n; i++) {
+    const a = load<u32>(src + (<usize>i << 2)) & 0x7fffffff;
+    if (a < 0x7f800000 && a > top) top = a;
+  }
+  return top;
+}

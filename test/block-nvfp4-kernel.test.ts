@@ -126,6 +126,13 @@ describe("NVFP4 on the Wasm block kernel", () => {
     src[777] = NaN;
     expectSame(src, "nvfp4", { tensorScale: "auto" }, "auto");
     expectSame(src, "nvfp4", { tensorScale: "auto", blockSize: 66 }, "auto, B = 66");
+    // "auto" skips NaN and ±∞ (the kernel's amax pass and the reference's loop agree), 1 when nothing finite is non-zero.
+    src[5] = -Infinity;
+    src[123457] = bitsToFloat(0x7f7fffff);
+    for (const s of [src, new Float32Array([NaN, Infinity, 0, -0]), Float32Array.of(-bitsToFloat(3), bitsToFloat(1)), src.subarray(5, 12)]) {
+      const q = expectSame(s, "nvfp4", { tensorScale: "auto" }, `auto, n = ${s.length}`);
+      expect(q.tensorScale).toBeGreaterThan(0);
+    }
     for (const scale of ["float8_e5m2", "float8_e4m3fnuz", "Binary8p4sf"]) {
       const scheme = { element: "float4_e2m1fn", scale, blockSize: 32 };
       expect(kernelApplies(planBlocks(src, blockScheme(scheme), {}))).toBe(true);

@@ -4,10 +4,10 @@
 // elements of at most 8 magnitudes, whose codes the kernel counts against per-scale float32 thresholds computed
 // here exactly. Streams the input through the fixed scratch region (memory does not grow with the input).
 import { float32Bits } from "../exact/value.js";
-import { valueTableOrNaN } from "../exact/tables.js";
 import { kernels } from "../wasm/instance.js";
 import { CHUNK, allocBytesRaw, freeBytesRaw, keep, memoryBuffer, stream } from "../wasm/memory.js";
-import { type BlockPlan, type BlockScheme, maxValue } from "./mx.js";
+import { maxFiniteValue as maxValue, valueTableOrNaN } from "../exact/tables.js";
+import type { BlockPlan, BlockScheme } from "./mx.js";
 
 /** Byte offsets in mxQuantize's parameter block (layout in assembly/block.ts). */
 const R_DENOM = 176;
@@ -168,4 +168,24 @@ export function quantizeBlocksKernel(src: Float32Array, plan: BlockPlan, scales:
     freeBytesRaw(p, params.byteLength);
   }
   return true;
+}
+
+/** The largest finite |x| of src as float32 bits (0 when there is none): tensorScale "auto". */
+export function finiteAmaxBits(src: Float32Array): number {
+  const k = kernels();
+  if (k) {
+    let top = 0;
+    stream(src, null, (s, _d, count) => {
+      top = k.amaxFinite(s, count, top) >>> 0;
+    });
+    return top;
+  }
+  // |x| orders like its bits; NaN and ±∞ are ≥ 0x7f800000.
+  const bits = new Uint32Array(src.buffer, src.byteOffset, src.length);
+  let top = 0;
+  for (let i = 0; i < bits.length; i++) {
+    const m = bits[i]! & 0x7fffffff;
+    if (m > top && m < 0x7f800000) top = m;
+  }
+  return top;
 }
