@@ -148,7 +148,10 @@ export function mxQuantize(p: usize, src: usize, n: i32, scales: usize, elems: u
         m = amax16(m, pad, kAbs);
       }
     }
-    const amax = max(max(<u32>i32x4.extract_lane(m, 0), <u32>i32x4.extract_lane(m, 1)), max(<u32>i32x4.extract_lane(m, 2), <u32>i32x4.extract_lane(m, 3)));
+    // Horizontal maximum by two shuffles (cheaper than four lane extracts and scalar compares).
+    m = i32x4.max_u(m, i8x16.shuffle(m, m, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7));
+    m = i32x4.max_u(m, i8x16.shuffle(m, m, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3));
+    const amax = <u32>i32x4.extract_lane(m, 0);
     if (amax > 0x7f7fffff) {
       store<u8>(scales + <usize>k, nanCode);
       memory.fill(out, 0, packed ? <usize>(L + 1) >> 1 : <usize>L);
