@@ -120,7 +120,7 @@ describe("NVFP4 on the Wasm block kernel", () => {
     );
   });
 
-  it('tensorScale "auto", long inputs through the scratch chunks, and custom ratio schemes', () => {
+  it('tensorScale "auto", long inputs through the scratch chunks, custom ratio schemes and the ones the kernel declines', () => {
     const n = 200003;
     const src = new Float32Array(n).map((_, i) => Math.sin(i * 0.731) * 2 ** ((i % 61) - 30));
     src[777] = NaN;
@@ -133,10 +133,19 @@ describe("NVFP4 on the Wasm block kernel", () => {
       const q = expectSame(s, "nvfp4", { tensorScale: "auto" }, `auto, n = ${s.length}`);
       expect(q.tensorScale).toBeGreaterThan(0);
     }
-    for (const scale of ["float8_e5m2", "float8_e4m3fnuz", "Binary8p4sf"]) {
-      const scheme = { element: "float4_e2m1fn", scale, blockSize: 32 };
-      expect(kernelApplies(planBlocks(src, blockScheme(scheme), {}))).toBe(true);
-      expectSame(src.subarray(0, 5001), scheme, { tensorScale: Math.fround(0.01) }, scale);
+    // Ratio schemes built from their parameters: FP4/FP3-like elements (P3109 ones without −0, with ±∞) × scales.
+    for (const element of ["float4_e2m1fn", "Binary4p2sf", "Binary4p2se", "Binary4p3sf", "Binary3p2sf"]) {
+      for (const scale of ["float8_e5m2", "float8_e4m3fnuz", "Binary8p4sf", "Binary8p3uf"]) {
+        const scheme = { element, scale, blockSize: 32 };
+        expect(kernelApplies(planBlocks(src, blockScheme(scheme), {}))).toBe(true);
+        expectSame(src.subarray(0, 5001), scheme, { tensorScale: Math.fround(0.01) }, `${element} × ${scale}`);
+      }
+    }
+    // Declined (and then computed by the reference): P = 1 elements, elements of more than 8 magnitudes.
+    for (const element of ["Binary4p1se", "float6_e2m3fn"]) {
+      const scheme = { element, scale: "float8_e4m3fn", blockSize: 32 };
+      expect(kernelApplies(planBlocks(src, blockScheme(scheme), {}))).toBe(false);
+      expectSame(src.subarray(0, 500), scheme, {}, element);
     }
   });
 });
