@@ -1,6 +1,6 @@
 // npm run bench: throughput of the built package (elements/s), interleaved rounds, median and best, with
 // baselines measured in the same process. Not part of npm test. Writes bench/results/<timestamp>.json.
-//   node bench/run.mjs [--sizes 65536,1048576] [--rounds 7] [--only dequantize]
+//   node bench/run.mjs [--sizes 65536,1048576] [--rounds 7] [--only dequantize|quantize|blocks]
 // To add rows (e.g. quantize kernels), append to CASES: { op, format, path, sizes?, make(n) → { run(), free?() } }.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { arch, cpus, loadavg } from "node:os";
