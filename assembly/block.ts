@@ -1,39 +1,60 @@
-// OCP MX quantization of whole blocks (power-of-two scales, round to nearest even, saturation): per block a SIMD
-// amax over the float32 bit patterns, the shared exponent from its exponent bits, then every element scaled by
-// 2^−e and rounded into the element format without branches (one float addition of 2^23 times the element's
-// quantum, taken from its exponent bits, rounds it RNE; see quant4), the sign ORed in (two's complement for
-// MXINT8), 4-bit codes packed two per byte (first element in the low nibble). The common layouts run their own
-// copies of the loop with constant shifts and signs (mxQuantize).
-// Blocks of B = 16·j elements; the host runs a trailing partial block through the reference.
+// Quantization of whole blocks into block-scaled formats (elements rounded to nearest even and saturated), for two
+// scale rules chosen by the host from the scheme's parameters:
+// - pow2 (OCP MX): a SIMD amax over the float32 bit patterns, the shared exponent from its exponent bits, then every
+//   element scaled by 2^−e and rounded without branches (one float addition of 2^23 times the element's quantum,
+//   taken from its exponent bits, rounds it RNE; see quant4);
+// - ratio (NVFP4): the scale amax / (MaxFinite(element)·T) in float64 (the reference's own operations), clamped to
+//   the scale format's normal range and rounded RNE to its M bits, then every element's magnitude code counted as
+//   the number of the block's float32 thresholds it reaches (the smallest float32 that rounds to each code, computed
+//   exactly by the host per scale code: no division, no double rounding).
+// The sign is ORed in (two's complement for MXINT8), 4-bit codes packed two per byte (first element in the low
+// nibble). The common layouts run their own copies of the loop with constant shifts and signs (mxQuantize). Any
+// block size: the elements after the last group of 16 (a short block, or the call's trailing partial block) go
+// through a zero-padded group in the parameter block (zeros never raise amax).
 
 // A per-call parameter block written by the host (src/block/wasm.ts), so instances sharing one memory each use their
 // own: splatted vector constants, then scalar words. Vectors: |x| mask, f32 bits of the element's MaxFinite, the
 // exponent mask, (23 − M) << 23, f32 bits of 2^(minQ+23), the sign bit, 0xff, i16 lanes of 0x0f.
 const ABS = 0, MAXB = 16, EXPMASK = 32, STEP = 48, CBITS = 64, SIGN = 80, LOWBYTE = 96, NIBBLE = 112;
-// Scalars: block size B (a multiple of 16), emax of the element, the fixed scale exponent (≥ −1000 replaces the amax
-// rule), the clamp [minExp, maxExp] of e, the scale code of e = 0 and the NaN scale code, element M (P − 1), and the
-// layout flags (packed 4-bit pairs, two's complement MXINT8, −0 kept).
+// Scalars: block size B, emax of the element, the fixed scale exponent (≥ −1000 replaces the amax rule), the clamp
+// [minExp, maxExp] of e, the scale code of e = 0 (ratio: of the scale's MinNormal) and the NaN scale code, element
+// M (P − 1), the layout flags (packed 4-bit pairs, two's complement MXINT8, −0 kept) and the ratio rule flag.
 const S_B = 128, S_EMAX = 132, S_FIXED = 136, S_MINEXP = 140, S_MAXEXP = 144, S_CODE0 = 148, S_NAN = 152, S_M = 156;
-const S_PACKED = 160, S_TWOS = 164, S_NEGZERO = 168;
-const PARAMS_BYTES: usize = 176;
+const S_PACKED = 160, S_TWOS = 164, S_NEGZERO = 168, S_RATIO = 172;
+// Ratio rule (f64): MaxFinite(element)·T (exact), the scale's MinNormal and MaxFinite; i32: 52 − M of the scale.
+const R_DENOM = 176, R_MIN = 184, R_MAX = 192, R_SHIFT = 200;
+// A zero-padded group of 16 floats and its 16 code bytes (the elements after a block's last full group).
+const PAD_IN = 208, PAD_OUT = 272;
+// Ratio rule: per scale code from S_CODE0 up, 8 float32 thresholds (the 7 used; +∞ where the element has fewer).
+const THRESHOLDS = 288;
+const PARAMS_BYTES: usize = 288;
 
-/** Bytes of an mxQuantize parameter block (16-byte aligned). */
+/** Bytes of an mxQuantize parameter block before its threshold table (16-byte aligned). */
 export function mxParamsBytes(): usize {
   return PARAMS_BYTES;
 }
 
 // @ts-ignore: decorator
-@inline function quant4(x: v128, scale: v128, shift: i32, kAbs: v128, kMax: v128, kExp: v128, kStep: v128, kC: v128, kSign: v128, kByte: v128, twos: bool, negZero: bool): v128 {
+@inline function quant4(x: v128, scale: v128, shift: i32, kAbs: v128, kMax: v128, kExp: v128, kStep: v128, kC: v128, kSign: v128, kByte: v128, t0: v128, t1: v128, t2: v128, t3: v128, t4: v128, t5: v128, t6: v128, twos: bool, negZero: bool, ratio: bool): v128 {
   const negative = i32x4.shr_s(x, 31);
-  // y is a finite or +∞ non-negative float32 (blocks holding NaN/∞ never get here), so signed integer compares
-  // order its bits like the values (one instruction each on x86, where unsigned compares take four).
-  const y = i32x4.min_s(f32x4.mul(v128.and(x, kAbs), scale), kMax);
-  // One float addition rounds y to its quantum q (RNE): q = 2^(E − M) in y's binade E, 2^minQ below MinNormal.
-  // C = 2^23·q (float32 bits: max(exponent bits of y + (23 − M)·2^23, those of C_min = 2^(minQ + 23))), so y + C
-  // lies in [C, 2C) whose ulp is q, and bits(y + C) − bits(C) = RNE(y / q) (2^(M+1) when it rounds up into the
-  // next binade). The code is that count plus 2^M per binade above MinNormal's: (bits(C) − bits(C_min)) >> (23 − M).
-  const c = i32x4.max_s(i32x4.add(v128.and(y, kExp), kStep), kC);
-  let mag = i32x4.add(i32x4.sub(f32x4.add(y, c), c), i32x4.shr_u(i32x4.sub(c, kC), shift));
+  let mag: v128;
+  if (ratio) {
+    // The magnitude code is the number of thresholds |x| reaches (thresholds ascend; +∞ is never reached).
+    const y = v128.and(x, kAbs);
+    const a = i32x4.add(i32x4.add(f32x4.ge(y, t0), f32x4.ge(y, t1)), i32x4.add(f32x4.ge(y, t2), f32x4.ge(y, t3)));
+    const b = i32x4.add(i32x4.add(f32x4.ge(y, t4), f32x4.ge(y, t5)), f32x4.ge(y, t6));
+    mag = i32x4.sub(i32x4.splat(0), i32x4.add(a, b));
+  } else {
+    // y is a finite or +∞ non-negative float32 (blocks holding NaN/∞ never get here), so signed integer compares
+    // order its bits like the values (one instruction each on x86, where unsigned compares take four).
+    const y = i32x4.min_s(f32x4.mul(v128.and(x, kAbs), scale), kMax);
+    // One float addition rounds y to its quantum q (RNE): q = 2^(E − M) in y's binade E, 2^minQ below MinNormal.
+    // C = 2^23·q (float32 bits: max(exponent bits of y + (23 − M)·2^23, those of C_min = 2^(minQ + 23))), so y + C
+    // lies in [C, 2C) whose ulp is q, and bits(y + C) − bits(C) = RNE(y / q) (2^(M+1) when it rounds up into the
+    // next binade). The code is that count plus 2^M per binade above MinNormal's: (bits(C) − bits(C_min)) >> (23 − M).
+    const c = i32x4.max_s(i32x4.add(v128.and(y, kExp), kStep), kC);
+    mag = i32x4.add(i32x4.sub(f32x4.add(y, c), c), i32x4.shr_u(i32x4.sub(c, kC), shift));
+  }
   if (twos) return v128.and(v128.bitselect(i32x4.sub(i32x4.splat(0), mag), mag, negative), kByte);
   let sign = v128.and(negative, kSign);
   if (!negZero) sign = v128.andnot(sign, i32x4.eq(mag, i32x4.splat(0)));
@@ -41,36 +62,48 @@ export function mxParamsBytes(): usize {
 }
 
 /**
- * Quantizes `blocks` blocks of B floats at src under the parameter block at p. Scale codes go to scales (code0 + e;
- * the NaN code for a block holding NaN or ±∞, whose elements are then 0), elements to elems (packed: B/2 bytes per
- * block, else B).
+ * Quantizes n floats at src (blocks of B under the parameter block at p; the last block may be shorter) into one
+ * scale code per block at scales (the NaN code for a block holding NaN or ±∞, whose elements are then 0) and the
+ * elements at elems (packed: ⌈n/2⌉ bytes, B even; else n).
  */
-export function mxQuantize(p: usize, src: usize, blocks: i32, scales: usize, elems: usize): void {
+export function mxQuantize(p: usize, src: usize, n: i32, scales: usize, elems: usize): void {
   const M = load<i32>(p + S_M);
   const packed = load<i32>(p + S_PACKED) != 0;
   const twos = load<i32>(p + S_TWOS) != 0;
   const negZero = load<i32>(p + S_NEGZERO) != 0;
-  // The element layouts of the OCP schemes get their own copies of the loop, with M, packing and signs as constants
-  // (immediate shifts, no per-vector branches: about twice as fast); any other layout runs the generic copy.
-  if (twos) {
-    if (M == 6 && !packed) quantizeBlocks(p, src, blocks, scales, elems, 6, false, true, false);
-    else quantizeBlocks(p, src, blocks, scales, elems, M, packed, twos, negZero);
+  const ratio = load<i32>(p + S_RATIO) != 0;
+  // The element layouts of the OCP and NVFP4 schemes get their own copies of the loop, with M, packing and signs as
+  // constants (immediate shifts, no per-vector branches: about twice as fast); any other layout runs a generic copy.
+  if (ratio) {
+    if (M == 1 && packed && negZero) quantizeBlocks(p, src, n, scales, elems, 1, true, false, true, true);
+    else quantizeBlocks(p, src, n, scales, elems, M, packed, false, negZero, true);
+  } else if (twos) {
+    if (M == 6 && !packed) quantizeBlocks(p, src, n, scales, elems, 6, false, true, false, false);
+    else quantizeBlocks(p, src, n, scales, elems, M, packed, twos, negZero, false);
   } else if (M == 1 && packed) {
-    if (negZero) quantizeBlocks(p, src, blocks, scales, elems, 1, true, false, true);
-    else quantizeBlocks(p, src, blocks, scales, elems, 1, true, false, false);
+    if (negZero) quantizeBlocks(p, src, n, scales, elems, 1, true, false, true, false);
+    else quantizeBlocks(p, src, n, scales, elems, 1, true, false, false, false);
   } else if (M == 3 && !packed) {
-    if (negZero) quantizeBlocks(p, src, blocks, scales, elems, 3, false, false, true);
-    else quantizeBlocks(p, src, blocks, scales, elems, 3, false, false, false);
+    if (negZero) quantizeBlocks(p, src, n, scales, elems, 3, false, false, true, false);
+    else quantizeBlocks(p, src, n, scales, elems, 3, false, false, false, false);
   } else if (M == 2 && !packed) {
-    if (negZero) quantizeBlocks(p, src, blocks, scales, elems, 2, false, false, true);
-    else quantizeBlocks(p, src, blocks, scales, elems, 2, false, false, false);
+    if (negZero) quantizeBlocks(p, src, n, scales, elems, 2, false, false, true, false);
+    else quantizeBlocks(p, src, n, scales, elems, 2, false, false, false, false);
   } else {
-    quantizeBlocks(p, src, blocks, scales, elems, M, packed, twos, negZero);
+    quantizeBlocks(p, src, n, scales, elems, M, packed, twos, negZero, false);
   }
 }
 
+/** max(acc, |16 floats at q|) as unsigned bit patterns, four vectors folded into one. */
 // @ts-ignore: decorator
-@inline function quantizeBlocks(p: usize, src: usize, blocks: i32, scales: usize, elems: usize, M: i32, packed: bool, twos: bool, negZero: bool): void {
+@inline function amax16(acc: v128, q: usize, kAbs: v128): v128 {
+  const a = i32x4.max_u(v128.and(v128.load(q), kAbs), v128.and(v128.load(q, 16), kAbs));
+  const b = i32x4.max_u(v128.and(v128.load(q, 32), kAbs), v128.and(v128.load(q, 48), kAbs));
+  return i32x4.max_u(acc, i32x4.max_u(a, b));
+}
+
+// @ts-ignore: decorator
+@inline function quantizeBlocks(p: usize, src: usize, n: i32, scales: usize, elems: usize, M: i32, packed: bool, twos: bool, negZero: bool, ratio: bool): void {
   const kAbs = v128.load(p + ABS);
   const kMax = v128.load(p + MAXB);
   const kExp = v128.load(p + EXPMASK);
@@ -86,53 +119,90 @@ export function mxQuantize(p: usize, src: usize, blocks: i32, scales: usize, ele
   const maxExp = load<i32>(p + S_MAXEXP);
   const code0 = load<i32>(p + S_CODE0);
   const nanCode = load<i32>(p + S_NAN);
+  const denom = load<f64>(p + R_DENOM);
+  const minScale = load<f64>(p + R_MIN);
+  const maxScale = load<f64>(p + R_MAX);
+  const drop = <u64>load<i32>(p + R_SHIFT);
   const shift = 23 - M;
-  const bytesPerBlock = packed ? B >> 1 : B;
+  const pad = p + PAD_IN;
+  const padOut = p + PAD_OUT;
+  const blocks = (n + B - 1) / B;
   for (let k = 0; k < blocks; k++) {
     const at = src + (<usize>k * <usize>B << 2);
-    const out = elems + <usize>k * <usize>bytesPerBlock;
-    let m0 = v128.and(v128.load(at), kAbs);
-    let m1 = v128.and(v128.load(at, 16), kAbs);
-    let m2 = v128.and(v128.load(at, 32), kAbs);
-    let m3 = v128.and(v128.load(at, 48), kAbs);
-    for (let g = 16; g < B; g += 16) {
-      const q = at + (<usize>g << 2);
-      m0 = i32x4.max_u(m0, v128.and(v128.load(q), kAbs));
-      m1 = i32x4.max_u(m1, v128.and(v128.load(q, 16), kAbs));
-      m2 = i32x4.max_u(m2, v128.and(v128.load(q, 32), kAbs));
-      m3 = i32x4.max_u(m3, v128.and(v128.load(q, 48), kAbs));
+    const out = elems + (packed ? <usize>k * <usize>(B >> 1) : <usize>k * <usize>B);
+    const L = min(B, n - k * B);
+    const full = L & ~15;
+    const rem = L & 15;
+    let m: v128;
+    // The OCP and NVFP4 block sizes, unrolled.
+    const short = L == B && (B == 16 || B == 32);
+    if (short) {
+      m = amax16(i32x4.splat(0), at, kAbs);
+      if (B == 32) m = amax16(m, at + 64, kAbs);
+    } else {
+      m = i32x4.splat(0);
+      for (let g = 0; g < full; g += 16) m = amax16(m, at + (<usize>g << 2), kAbs);
+      if (rem) {
+        memory.copy(pad, at + (<usize>full << 2), <usize>rem << 2);
+        memory.fill(pad + (<usize>rem << 2), 0, <usize>(16 - rem) << 2);
+        m = amax16(m, pad, kAbs);
+      }
     }
-    const m = i32x4.max_u(i32x4.max_u(m0, m1), i32x4.max_u(m2, m3));
-    const amax = max(max(<u32>i32x4.extract_lane(m, 0), <u32>i32x4.extract_lane(m, 1)), max(<u32>i32x4.extract_lane(m, 2), <u32>i32x4.extract_lane(m, 3)));
+    // Horizontal maximum by two shuffles (cheaper than four lane extracts and scalar compares).
+    m = i32x4.max_u(m, i8x16.shuffle(m, m, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7));
+    m = i32x4.max_u(m, i8x16.shuffle(m, m, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3));
+    const amax = <u32>i32x4.extract_lane(m, 0);
     if (amax > 0x7f7fffff) {
       store<u8>(scales + <usize>k, nanCode);
-      memory.fill(out, 0, bytesPerBlock);
+      memory.fill(out, 0, packed ? <usize>(L + 1) >> 1 : <usize>L);
       continue;
     }
-    let e = fixedExp >= -1000 ? fixedExp : <i32>(amax >> 23) - 127 - emax;
-    e = min(maxExp, max(minExp, e));
-    store<u8>(scales + <usize>k, code0 + e);
-    // 2^−e as a float32 (2^−127 … 2^127; 2^−127 itself is the subnormal 0x00400000).
-    const inv = f32x4.splat(e == 127 ? reinterpret<f32>(0x00400000) : reinterpret<f32>((127 - e) << 23));
-    if (B == 32) {
-      // The OCP block size, unrolled.
-      quant16(at, out, inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, kNib, packed, twos, negZero);
-      quant16(at + 64, out + (packed ? 8 : 16), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, kNib, packed, twos, negZero);
+    let inv = i32x4.splat(0);
+    let t: usize = 0;
+    if (ratio) {
+      // The reference's float64 quotient, clamped to [MinNormal, MaxFinite] of the scale, rounded RNE to its M bits
+      // by an integer addition on the float64 bits (a carry moves into the next binade, as it should).
+      const r = min(maxScale, max(minScale, <f64>reinterpret<f32>(amax) / denom));
+      const bits = reinterpret<u64>(r);
+      const rounded = (bits + ((<u64>1 << (drop - 1)) - 1) + ((bits >> drop) & 1)) >> drop;
+      const code = <i32>(rounded - (reinterpret<u64>(minScale) >> drop));
+      store<u8>(scales + <usize>k, code0 + code);
+      t = p + THRESHOLDS + (<usize>code << 5);
     } else {
-      for (let g = 0; g < B; g += 16) {
-        quant16(at + (<usize>g << 2), out + (packed ? <usize>g >> 1 : <usize>g), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, kNib, packed, twos, negZero);
+      let e = fixedExp >= -1000 ? fixedExp : <i32>(amax >> 23) - 127 - emax;
+      e = min(maxExp, max(minExp, e));
+      store<u8>(scales + <usize>k, code0 + e);
+      // 2^−e as a float32 (2^−127 … 2^127; 2^−127 itself is the subnormal 0x00400000).
+      inv = f32x4.splat(e == 127 ? reinterpret<f32>(0x00400000) : reinterpret<f32>((127 - e) << 23));
+    }
+    if (short) {
+      quant16(at, out, inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, kNib, t, packed, twos, negZero, ratio);
+      if (B == 32) quant16(at + 64, out + (packed ? 8 : 16), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, kNib, t, packed, twos, negZero, ratio);
+    } else {
+      for (let g = 0; g < full; g += 16) {
+        quant16(at + (<usize>g << 2), out + (packed ? <usize>g >> 1 : <usize>g), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, kNib, t, packed, twos, negZero, ratio);
+      }
+      if (rem) {
+        // Padding zeros give code 0 (+0), so the odd element's high nibble is 0 as the reference leaves it.
+        quant16(pad, padOut, inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, kNib, t, packed, twos, negZero, ratio);
+        memory.copy(out + (packed ? <usize>full >> 1 : <usize>full), padOut, packed ? <usize>(rem + 1) >> 1 : <usize>rem);
       }
     }
   }
 }
 
-/** Quantizes the 16 floats at q (scaled by inv) into 16 codes (8 bytes when packed) at out. */
+/** Quantizes the 16 floats at q (scaled by inv, or against the thresholds at t) into 16 codes (8 bytes when packed) at out. */
 // @ts-ignore: decorator
-@inline function quant16(q: usize, out: usize, inv: v128, shift: i32, kAbs: v128, kMax: v128, kExp: v128, kStep: v128, kC: v128, kSign: v128, kLow: v128, kNib: v128, packed: bool, twos: bool, negZero: bool): void {
-  const c0 = quant4(v128.load(q), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, twos, negZero);
-  const c1 = quant4(v128.load(q, 16), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, twos, negZero);
-  const c2 = quant4(v128.load(q, 32), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, twos, negZero);
-  const c3 = quant4(v128.load(q, 48), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, twos, negZero);
+@inline function quant16(q: usize, out: usize, inv: v128, shift: i32, kAbs: v128, kMax: v128, kExp: v128, kStep: v128, kC: v128, kSign: v128, kLow: v128, kNib: v128, t: usize, packed: bool, twos: bool, negZero: bool, ratio: bool): void {
+  // The ratio rule's thresholds, loaded once for the 16 elements (unused, and never loaded, by the pow2 copies).
+  const z = i32x4.splat(0);
+  const t0 = ratio ? v128.load32_splat(t) : z, t1 = ratio ? v128.load32_splat(t, 4) : z, t2 = ratio ? v128.load32_splat(t, 8) : z;
+  const t3 = ratio ? v128.load32_splat(t, 12) : z, t4 = ratio ? v128.load32_splat(t, 16) : z, t5 = ratio ? v128.load32_splat(t, 20) : z;
+  const t6 = ratio ? v128.load32_splat(t, 24) : z;
+  const c0 = quant4(v128.load(q), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, t0, t1, t2, t3, t4, t5, t6, twos, negZero, ratio);
+  const c1 = quant4(v128.load(q, 16), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, t0, t1, t2, t3, t4, t5, t6, twos, negZero, ratio);
+  const c2 = quant4(v128.load(q, 32), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, t0, t1, t2, t3, t4, t5, t6, twos, negZero, ratio);
+  const c3 = quant4(v128.load(q, 48), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, t0, t1, t2, t3, t4, t5, t6, twos, negZero, ratio);
   // Codes are 0…255 in i32 lanes, so the (signed-input, unsigned-saturating) narrows keep them exactly.
   const bytes = i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(c0, c1), i16x8.narrow_i32x4_u(c2, c3));
   if (packed) {
@@ -143,4 +213,26 @@ export function mxQuantize(p: usize, src: usize, blocks: i32, scales: usize, ele
   } else {
     v128.store(out, bytes);
   }
+}
+
+/** max(acc, the largest finite |x| of n floats at src) as float32 bits (NaN and ±∞ skipped): tensorScale "auto". */
+export function amaxFinite(src: usize, n: i32, acc: u32): u32 {
+  const kAbs = i32x4.splat(0x7fffffff);
+  const kInf = i32x4.splat(0x7f800000);
+  let m0 = i32x4.splat(0), m1 = i32x4.splat(0);
+  let i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const a = v128.and(v128.load(src + (<usize>i << 2)), kAbs);
+    const b = v128.and(v128.load(src + (<usize>i << 2), 16), kAbs);
+    // Masked to 0 from 0x7f800000 up (signed compare: the masked bits are non-negative).
+    m0 = i32x4.max_s(m0, v128.and(a, i32x4.lt_s(a, kInf)));
+    m1 = i32x4.max_s(m1, v128.and(b, i32x4.lt_s(b, kInf)));
+  }
+  const m = i32x4.max_s(m0, m1);
+  let top = max(max(acc, <u32>i32x4.extract_lane(m, 0)), max(<u32>i32x4.extract_lane(m, 1), max(<u32>i32x4.extract_lane(m, 2), <u32>i32x4.extract_lane(m, 3))));
+  for (; i < n; i++) {
+    const a = load<u32>(src + (<usize>i << 2)) & 0x7fffffff;
+    if (a < 0x7f800000 && a > top) top = a;
+  }
+  return top;
 }

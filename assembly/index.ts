@@ -3,7 +3,7 @@ export { decodeLut8, decodeLut16, decodeLut8To16, decodeLut16To16, decodeLinear1
 export { pack4, unpack4, pack6, unpack6 } from "./pack";
 export { encodeParams, encodeParamsBytes, encodeF32 } from "./encode";
 export { dotBatch, dotParams, dotParamsBytes } from "./dot";
-export { mxParamsBytes, mxQuantize } from "./block";
+export { amaxFinite, mxParamsBytes, mxQuantize } from "./block";
 export { lutApply2x8, lutApply1x8 } from "./lut";
 
 /** First byte the host allocator may use (after the kernels' constant tables). */

@@ -1,5 +1,5 @@
 // npm run bench:dot — throughput of the narrow-partials dot product (multiply-accumulates/s per overflow mode) and
-// of MX block quantization (elements/s), each next to a plain TypeScript loop measured in the same run; the
+// of MX / NVFP4 block quantization (elements/s), each next to a plain TypeScript loop measured in the same run; the
 // targets are single-thread rates on 16M-element vectors (the "16M" rows).
 // Not part of npm test. Median and best of interleaved rounds (after warm-up calls, so that V8 has tiered the
 // Wasm up: a long first call runs in its baseline compiler).   node bench/dot.mjs [--rounds 7]
@@ -204,11 +204,13 @@ const mxCases = [
   { label: `quantizeBlocks ${N} f32 → mxfp4 (Wasm, JS arrays in/out)`, units: N, run: () => quantizeBlocks(src, "mxfp4") },
   { label: `quantizeBlocks ${N} f32 → mxfp8_e4m3 (Wasm)`, units: N, run: () => quantizeBlocks(src, "mxfp8_e4m3") },
   { label: `quantizeBlocks ${N} f32 → mxint8 (Wasm)`, units: N, run: () => quantizeBlocks(src, "mxint8") },
-  { label: "quantizeBlocks 16384 f32 → nvfp4 (TypeScript reference)", units: 1 << 14, run: () => quantizeBlocks(small, "nvfp4") },
+  { label: "quantizeBlocks 16M f32 → nvfp4 (Wasm, JS arrays in/out)", units: BIGN, run: () => quantizeBlocks(bigSrc, "nvfp4", { tensorScale: "auto" }) },
+  { label: `quantizeBlocks ${N} f32 → nvfp4 (Wasm, input in Wasm memory)`, units: N, run: () => quantizeBlocks(inWasm.array, "nvfp4") },
+  { label: "TypeScript reference (useKernels(false)) f32 → nvfp4", units: 1 << 14, run: () => onReference(() => quantizeBlocks(small, "nvfp4")) },
   { label: "plain TypeScript loop f32 → mxfp4", units: N, run: () => plainMxfp4(plainOut, plainScales) },
   { label: "TypeScript reference (useKernels(false)) f32 → mxfp4", units: 1 << 14, run: () => onReference(() => quantizeBlocks(small, "mxfp4")) },
 ];
-print("MX block quantization (elements per second)", measure(mxCases), "elem/s");
+print("MX / NVFP4 block quantization (elements per second)", measure(mxCases), "elem/s");
 console.log(
   `\nload average at the end ${loadavg()
     .map((x) => x.toFixed(2))

@@ -1,6 +1,6 @@
 // npm run bench: throughput of the built package (elements/s), interleaved rounds, median and best, with
 // baselines measured in the same process. Not part of npm test. Writes bench/results/<timestamp>.json.
-//   node bench/run.mjs [--sizes 65536,1048576] [--rounds 7] [--only dequantize]
+//   node bench/run.mjs [--sizes 65536,1048576] [--rounds 7] [--only dequantize|quantize|blocks]
 // To add rows (e.g. quantize kernels), append to CASES: { op, format, path, sizes?, make(n) → { run(), free?() } }.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { arch, cpus, loadavg } from "node:os";
@@ -211,6 +211,47 @@ for (const [family, name, options, label = name] of quantizeCases) {
   });
 }
 
+// Block-scaled quantize (quantizeBlocks): the Wasm block kernel, with the input as a JS array (streamed through the
+// scratch region) or in Wasm memory (read in place); the TypeScript reference at 64K as the baseline.
+const blockCases = [
+  ["MX", "mxfp4", {}],
+  ["MX", "mxfp8_e4m3", {}],
+  ["MX", "mxint8", {}],
+  ["NVFP4", "nvfp4", { tensorScale: "auto" }],
+];
+for (const [family, scheme, options] of blockCases) {
+  const row = { op: "blocks", family, format: scheme };
+  // Values spread over the element format's range (block scales then take many codes).
+  const f = mf.format(scheme.endsWith("fp4") ? "float4_e2m1fn" : "float8_e4m3fn");
+  CASES.push({
+    ...row,
+    path: "input in Wasm",
+    make(n) {
+      const x = mf.allocFloat32(n);
+      x.array.set(valuesFor(f, n));
+      return { run: () => mf.quantizeBlocks(x.array, scheme, options), free: () => x.free() };
+    },
+  });
+  CASES.push({
+    ...row,
+    path: "JS arrays",
+    make(n) {
+      const x = valuesFor(f, n);
+      return { run: () => mf.quantizeBlocks(x, scheme, options) };
+    },
+  });
+  CASES.push({
+    ...row,
+    path: "TS reference",
+    baseline: "js",
+    sizes: [65536],
+    make(n) {
+      const x = valuesFor(f, n);
+      return { run: () => (mf.useKernels(false), mf.quantizeBlocks(x, scheme, options), mf.useKernels(true)) };
+    },
+  });
+}
+
 /** Runs fn `reps` times and returns seconds. */
 function time(fn, reps) {
   const t0 = process.hrtime.bigint();
@@ -264,7 +305,7 @@ for (const r of results) {
     `${r.op.padEnd(11)} ${r.format.padEnd(17)} ${r.path.padEnd(22)} ${String(r.n).padStart(9)} ${M(r.median)} ${M(r.best)}  ${ratio(js)} ${ratio(copy)}`,
   );
 }
-console.log("×JS/ref: against the plain-JS LUT loop (dequantize) or the BigInt reference at N = 65536 (quantize).");
+console.log("×JS/ref: against the plain-JS LUT loop (dequantize) or the TypeScript reference at N = 65536 (quantize, blocks).");
 // Stochastic rounding against nearest-even into the same format, same path and N (kernel issue target: ≥ 0.5×).
 for (const r of results.filter((q) => q.family === "stochastic" && !q.baseline)) {
   const ne = results.find((q) => q.op === r.op && q.format === r.of && q.path === r.path && q.n === r.n);

@@ -1,6 +1,6 @@
 // The Wasm MX quantize kernel against the scalar reference, bit for bit: every power-of-two scheme, block sizes
-// 16/32/64 and lengths that leave a trailing partial block, inputs with ties, subnormals, values above the
-// element range, NaN/±∞ blocks and all-zero blocks.
+// 16/32/64 and ones that are not multiples of 16, lengths that leave a trailing partial block, inputs with ties,
+// subnormals, values above the element range, NaN/±∞ blocks and all-zero blocks. (NVFP4: block-nvfp4-kernel.test.ts.)
 import { describe, expect, it } from "vitest";
 import { MX_SCHEMES, blockScheme, quantizeBlocks } from "../src/block/index.js";
 import { planBlocks } from "../src/block/mx.js";
@@ -41,8 +41,8 @@ describe("MX quantize kernel vs reference", () => {
   });
   const pow2 = MX_SCHEMES.filter((s) => s !== "nvfp4");
   for (const scheme of pow2) {
-    it(`${scheme}: blocks of 16, 32, 64; lengths with a trailing partial block`, () => {
-      for (const blockSize of [16, 32, 64]) {
+    it(`${scheme}: blocks of 16, 32, 64 and 2, 10, 24, 40 (odd: 7 unpacked); lengths with a trailing partial block`, () => {
+      for (const blockSize of [16, 32, 64, 2, 10, 24, 40, ...(blockScheme(scheme).packed ? [] : [7])]) {
         for (const n of [0, 16, 100, 1000, 4099, 70000]) {
           const src = inputs(n, n + blockSize);
           expect(kernelApplies(planBlocks(src, blockScheme(scheme), { blockSize }))).toBe(true);
@@ -84,10 +84,10 @@ describe("MX quantize kernel vs reference", () => {
       w.free();
     }
   });
-  it("non-RNE roundings, odd block sizes and NVFP4 take the reference (the kernel declines)", () => {
+  it("non-RNE roundings and odd block sizes of packed elements take the reference (the kernel declines)", () => {
     const src = inputs(100, 1);
     expect(kernelApplies(planBlocks(src, blockScheme("mxfp4"), { rounding: "TowardZero" }))).toBe(false);
-    expect(kernelApplies(planBlocks(src, blockScheme("mxfp4"), { blockSize: 24 }))).toBe(false);
-    expect(kernelApplies(planBlocks(src, blockScheme("nvfp4"), {}))).toBe(false);
+    expect(kernelApplies(planBlocks(src, blockScheme("mxfp4"), { blockSize: 25 }))).toBe(false);
+    expect(kernelApplies(planBlocks(src, blockScheme("mxfp8_e4m3"), { blockSize: 25 }))).toBe(true);
   });
 });

@@ -3,11 +3,11 @@
 // 3 bytes. A trailing partial byte is zero-padded on pack; padding bits are ignored on unpack.
 import { ArgumentTypeError, CodeRangeError, describe } from "../errors.js";
 import type { Format } from "../format/model.js";
-import { dequantizePackedWasm, packWasm, unpackWasm } from "../wasm/pack.js";
-import { type QuantizeOptions, dequantize, quantize } from "./bulk.js";
+import { dequantizePackedWasm, packWasm, quantizePackedWasm, unpackWasm } from "../wasm/pack.js";
+import { type QuantizeOptions, dequantize, runQuantize } from "./bulk.js";
 import { decodeTable32 } from "../exact/tables.js";
 import { OUT_KEYS, requireAttached, requireInput } from "./validate.js";
-import { QUANTIZE_KEYS } from "./plan.js";
+import { QUANTIZE_KEYS, planQuantize, wasmRandom } from "./plan.js";
 import { checkOptions } from "../options.js";
 import { type FormatLike, resolveFormat } from "./scalar.js";
 
@@ -99,14 +99,23 @@ export function unpackCodes(bytes: Uint8Array, bits: PackedBits, n: number, opti
   return unpackWasm(bytes, bits, n, out) ?? unpackReference(bytes, bits, n, out);
 }
 
-/** Quantizes into a 4- or 6-bit format and returns the packed codes (the projection of quantize, then packCodes). */
+/**
+ * Quantizes into a 4- or 6-bit format and returns the packed codes (the projection of quantize, then packCodes):
+ * on the encode kernel, codes are packed chunk by chunk as they are produced.
+ */
 export function quantizePacked(src: Float32Array | Float64Array, fmt: FormatLike, options?: Omit<QuantizeOptions, "out"> & { out?: Uint8Array }): Uint8Array {
   const f = packedFormat(fmt);
+  const bits = f.K as PackedBits;
   const n = requireInput(src).length;
   const { out: given, ...rest } = checkOptions(options, QUANTIZE_KEYS);
-  const out = requireBytes(given, Uint8Array, packedLength(n, f.K as PackedBits), "options.out", `ceil(${n}·${f.K}/8) packed bytes`);
-  const codes = quantize(src, f, rest) as Uint8Array;
-  return packCodes(codes, f.K as PackedBits, { out });
+  const out = requireBytes(given, Uint8Array, packedLength(n, bits), "options.out", `ceil(${n}·${bits}/8) packed bytes`);
+  const plan = planQuantize(src, f, rest);
+  if (plan.run.kernel === "encodeF32") {
+    const first = plan.random?.kind === "seed" ? plan.random.seedIndex : 0;
+    const written = quantizePackedWasm(plan.src as Float32Array, plan.run.block, bits, out, wasmRandom(plan.random), first);
+    if (written) return written;
+  }
+  return packCodes(runQuantize(plan) as Uint8Array, bits, { out });
 }
 
 /** Dequantizes n packed codes of a 4- or 6-bit format into float32 (values as dequantize gives them). */

@@ -17,6 +17,7 @@ import { format, integerFormat } from "../format/registry.js";
 import { type FormatLike, resolveFormat } from "../api/scalar.js";
 import { rejectRemoved } from "../api/validate.js";
 import { checkOptions } from "../options.js";
+import { finiteAmaxBits } from "./wasm.js";
 
 export const MX_SCHEMES = ["mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4", "mxint8", "nvfp4"] as const;
 export type SchemeName = (typeof MX_SCHEMES)[number];
@@ -180,12 +181,8 @@ export function planBlocks(src: Float32Array, scheme: BlockScheme, options: Bloc
     if (scheme.rule !== "ratio")
       throw new ArgumentTypeError("options.tensorScale", `only allowed for NVFP4-style schemes (${scheme.name} uses power-of-two scales)`);
     if (o.tensorScale === "auto") {
-      let amax = 0;
-      for (let i = 0; i < src.length; i++) {
-        const a = Math.abs(src[i]!);
-        if (a > amax && a !== Infinity) amax = a;
-      }
-      const t = Math.fround(amax / (maxValue(scheme.scale) * maxValue(scheme.element)));
+      u32[0] = finiteAmaxBits(src);
+      const t = Math.fround(f32[0]! / (maxValue(scheme.scale) * maxValue(scheme.element)));
       tensorScale = t > 0 && Number.isFinite(t) ? t : 1;
     } else {
       const t = o.tensorScale;

@@ -66,7 +66,9 @@ export interface DotExports {
 export interface BlockExports {
   /** Bytes of one mxQuantize parameter block. */
   mxParamsBytes(): number;
-  mxQuantize(params: number, src: number, blocks: number, scales: number, elems: number): void;
+  mxQuantize(params: number, src: number, n: number, scales: number, elems: number): void;
+  /** max(acc, largest finite |x| of n float32 at src) as float32 bits. */
+  amaxFinite(src: number, n: number, acc: number): number;
 }
 
 export interface LutExports {
