@@ -1,7 +1,8 @@
-// `minifloat gguf`: a safetensors file as a GGUF file (float tensors to a ggml type, gpt-oss MXFP4 and ModelOpt
-// NVFP4 tensors repacked without re-rounding); the work is in src/io/gguf/from-safetensors.ts.
+// `minifloat gguf`: a safetensors file or model directory as a GGUF file (tensors decoded through openCheckpoint to a
+// ggml type, gpt-oss MXFP4 and ModelOpt NVFP4 tensors repacked without re-rounding); the work is in
+// src/io/gguf/from-safetensors.ts.
+import { openCheckpoint } from "../checkpoint/open.js";
 import { planGguf, writeGguf } from "../io/gguf/from-safetensors.js";
-import { SafetensorsReader } from "../io/reader.js";
 import { UsageError, stringOption } from "./args.js";
 import { parseConvertCommand } from "./convert-file.js";
 import type { Command } from "./io.js";
@@ -45,9 +46,10 @@ export const ggufCommand: Command = {
     const name = stringOption(p, "type");
     const type = name === undefined ? undefined : TYPES[name.toLowerCase() as keyof typeof TYPES];
     if (name !== undefined && !type) throw new UsageError("--type", `got ${JSON.stringify(name)}; allowed: ${Object.keys(TYPES).join(", ")}`);
-    const reader = await SafetensorsReader.open(files.input);
+    const checkpoint = await openCheckpoint(files.input);
     try {
-      const steps = await planGguf(reader, { type, selected });
+      if (checkpoint.kind === "gguf") throw new UsageError(files.input, "is a GGUF file; allowed: a .safetensors file or a model directory");
+      const steps = await planGguf(checkpoint, { type, selected });
       const long = steps.filter((s) => Buffer.byteLength(s.spec.name) >= GGML_MAX_NAME).map((s) => s.spec.name);
       if (long.length > 0) {
         io.stderr(`note: ${long.length} tensor name(s) of ${GGML_MAX_NAME} bytes or more, which ggml (llama.cpp) refuses to load: ${long.join(", ")}\n`);
@@ -59,7 +61,7 @@ export const ggufCommand: Command = {
       );
       let started = performance.now();
       const size = await writeGguf(
-        reader,
+        checkpoint,
         steps,
         files.output,
         { architecture: stringOption(p, "arch"), force: files.force },
@@ -71,10 +73,12 @@ export const ggufCommand: Command = {
           },
         },
       ).finally(() => progress.end());
-      const input = reader.dataStart + (reader.tensors.at(-1)?.end ?? 0);
-      io.stdout(`wrote ${files.output}: ${steps.length} GGUF tensor(s) from ${reader.tensors.length}; ${bytes(input)} -> ${bytes(size)}\n`);
+      const readers = [...checkpoint.readers.values()];
+      const input = readers.reduce((n, r) => n + r.dataStart + (r.tensors.at(-1)?.end ?? 0), 0);
+      const stored = readers.reduce((n, r) => n + r.tensors.length, 0);
+      io.stdout(`wrote ${files.output}: ${steps.length} GGUF tensor(s) from ${stored}; ${bytes(input)} -> ${bytes(size)}\n`);
     } finally {
-      await reader.close();
+      await checkpoint.close();
     }
     return 0;
   },
