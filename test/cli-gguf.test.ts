@@ -119,6 +119,13 @@ describe("minifloat gguf", () => {
     expect(existsSync(at("never.gguf"))).toBe(false);
   });
 
+  it("refuses a GGUF input (nothing to convert)", async () => {
+    const { code, err } = await cli("gguf", fixture("quantized.gguf"), "-o", at("from-gguf.gguf"));
+    expect(code).toBe(2);
+    expect(err).toMatch(/quantized\.gguf: is a GGUF file; allowed: a \.safetensors file or a model directory/);
+    expect(existsSync(at("from-gguf.gguf"))).toBe(false);
+  });
+
   it("keeps an existing output unless --force, and never replaces the input", async () => {
     const out = at("exists.gguf");
     writeFileSync(out, "precious");
@@ -147,6 +154,7 @@ describe("minifloat gguf", () => {
       "convert-nvfp4-nan.safetensors",
       /tensor "p\.weight_scale": has scale byte 0x7f; allowed: non-negative, non-NaN E4M3 scales/,
     ],
+    ["a NaN E8M0 scale (found while writing)", "convert-mxfp4-nan.safetensors", /tensor "a\.weight_scale": has scale byte 0xff \(NaN\); allowed: E8M0 scales/],
     [
       "a weight whose scale is missing",
       "convert-missing-scale",
@@ -188,13 +196,15 @@ describe("minifloat gguf", () => {
     });
   }
 
-  it("reads a gpt-oss directory's shards, reports the split and the decoded ModelOpt rows", async () => {
+  it("reads a gpt-oss directory's shards, reports the split, the compressed-tensors repack and the decoded ModelOpt rows", async () => {
     const oss = await cli("gguf", fixture("convert-gpt-oss"), "-o", at("oss-lines.gguf"));
     expect(oss.code).toBe(0);
     expect(oss.out).toMatch(/: 7 GGUF tensor\(s\) from 7; /);
     expect(oss.err).toMatch(/down_proj\.weight: gpt-oss MXFP4 down_proj_blocks -> MXFP4 \(repacked, exact\)/);
     const mo = await cli("gguf", fixture("convert-modelopt"), "-o", at("mo-lines.gguf"));
     expect(mo.err).toMatch(/o_proj\.weight: F4 \(modelopt-nvfp4, decoded: rows of 32 elements are not whole GGUF NVFP4 blocks \(64\)\) -> F32/);
+    const ct = await cli("gguf", fixture("convert-ct-mxfp4.safetensors"), "-o", at("ct-lines.gguf"));
+    expect(ct.err).toMatch(/a\.weight: compressed-tensors MXFP4 -> MXFP4 \(repacked, exact\)/);
     await withReader(at("oss-lines.gguf"), async (r) => expect(r.metadata.get("safetensors.format")).toEqual({ type: "STRING", value: "pt" }));
   });
 });

@@ -1,8 +1,8 @@
 // A checkpoint (one safetensors file or a model directory, opened by openCheckpoint) → GGUF: every logical tensor
-// gets steps — gpt-oss MXFP4 and ModelOpt NVFP4 repacked without re-rounding (packed.ts), every other float tensor
-// read through the checkpoint (exact values, scales applied) and written as a ggml type — which then stream in
-// chunks of rows into a GgufWriter, so memory stays bounded whatever the model size and the file appears only
-// when complete.
+// gets steps — gpt-oss and compressed-tensors MXFP4 and ModelOpt NVFP4 repacked without re-rounding (packed.ts),
+// every other float tensor read through the checkpoint (exact values, scales applied) and written as a ggml type —
+// which then stream in chunks of rows into a GgufWriter, so memory stays bounded whatever the model size and the
+// file appears only when complete.
 import { unpackCodes } from "../../api/packed.js";
 import type { Checkpoint } from "../../checkpoint/open.js";
 import type { CheckpointPart, CheckpointTensor } from "../../checkpoint/recognize.js";
@@ -52,8 +52,8 @@ export async function planGguf(c: Checkpoint, options: GgufPlanOptions = {}): Pr
       continue;
     }
     for (const p of packed) {
-      if (p.kind === "gpt-oss-bias") steps.push(biasStep(c, p));
-      else if (p.kind === "gpt-oss-mxfp4") steps.push(mxfp4Step(c, p));
+      if (p.kind === "bias") steps.push(biasStep(c, p));
+      else if (p.kind === "mxfp4") steps.push(mxfp4Step(c, t, p));
       else steps.push(nvfp4Step(c, p), ...(await sideSteps(c, p)));
     }
   }
@@ -133,23 +133,22 @@ function floatStep(c: Checkpoint, t: CheckpointTensor, options: GgufPlanOptions,
   };
 }
 
-/** gpt-oss MXFP4: scale bytes copied, each block's nibble pairs split into GGUF's halves; rows picked by p.pick. */
-function mxfp4Step(c: Checkpoint, p: PackedTensor): GgufStep {
-  const [blocks, scales] = p.sources as [CheckpointPart, CheckpointPart];
-  const G = blocks.shape.at(-2)!;
-  return packedStep(
-    c,
-    p,
-    "MXFP4",
-    `gpt-oss MXFP4 ${blocks.name.replace(/.*\./, "")}${p.pick.step === 2 ? ` rows ${p.pick.first}::2` : ""} -> MXFP4 (repacked, exact)`,
-    {
-      sources: [
-        [blocks, 16 * G],
-        [scales, G],
-      ],
-      encode: ([pairs, e]) => mxfp4BlocksFromPairs(e!, pairs!),
-    },
-  );
+/**
+ * MXFP4 from nibble pairs (gpt-oss blocks, compressed-tensors weight_packed: byte k holds element 2k low, 2k + 1
+ * high): E8M0 scale bytes copied, each block's pairs split into GGUF's halves; rows picked by p.pick.
+ */
+function mxfp4Step(c: Checkpoint, t: CheckpointTensor, p: PackedTensor): GgufStep {
+  const [codes, scales] = p.sources as [CheckpointPart, CheckpointPart];
+  const G = p.shape.at(-1)! / 32;
+  const rows = p.pick.step === 2 ? ` rows ${p.pick.first}::2` : "";
+  const from = t.scheme === "gpt-oss-mxfp4" ? `gpt-oss MXFP4 ${codes.name.replace(/.*\./, "")}${rows}` : "compressed-tensors MXFP4";
+  return packedStep(c, p, "MXFP4", `${from} -> MXFP4 (repacked, exact)`, {
+    sources: [
+      [codes, 16 * G],
+      [scales, G],
+    ],
+    encode: ([pairs, e]) => mxfp4BlocksFromPairs(e8m0(e!, scales), pairs!),
+  });
 }
 
 /** ModelOpt NVFP4: codes low nibble first into GGUF's sub-block halves, E4M3 scale bytes copied. */
@@ -252,6 +251,12 @@ function pickRows(bytes: Uint8Array, rowBytes: number, n: number, step: number):
   const out = new Uint8Array(n * rowBytes);
   for (let i = 0; i < n; i++) out.set(bytes.subarray(i * step * rowBytes, (i * step + 1) * rowBytes), i * rowBytes);
   return out;
+}
+
+/** E8M0 scale bytes, which GGUF stores as they are; 0xFF (NaN) is refused: ggml would read it as 2^128. */
+function e8m0(bytes: Uint8Array, part: CheckpointPart): Uint8Array {
+  if (bytes.includes(0xff)) throw new GgufError(`tensor "${part.name}"`, "has scale byte 0xff (NaN); allowed: E8M0 scales 0x00…0xFE");
+  return bytes;
 }
 
 /**
