@@ -1,6 +1,6 @@
-// `minifloat gguf` against test/fixtures/gguf/convert* (inputs and expected GGUF bytes built by
-// scripts/fixtures/gguf_convert.py with the gguf Python package and NumPy).
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+// `minifloat gguf` against test/fixtures/gguf/convert* (inputs — files and model directories — and expected GGUF
+// bytes built by scripts/fixtures/gguf_convert.py with the gguf Python package and NumPy).
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -23,9 +23,18 @@ const expected: { metadata: Record<string, string>; runs: Record<string, Expecte
   readFileSync(join(FIXTURES, "convert.expected.json"), "utf8"),
 );
 
+const checkpoints: Record<string, { input: string; type: string; tensors: ExpectedTensor[] }> = JSON.parse(
+  readFileSync(join(FIXTURES, "convert-checkpoints.expected.json"), "utf8"),
+);
+
 const dir = mkdtempSync(join(tmpdir(), "minifloat-cli-gguf-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const at = (name: string) => join(dir, name);
+
+/** Every file of an input (a file or a directory) with its bytes: the input must not change. */
+function contents(path: string): [string, Buffer][] {
+  return statSync(path).isDirectory() ? readdirSync(path).map((f) => [f, readFileSync(join(path, f))]) : [[path, readFileSync(path)]];
+}
 
 async function withReader<T>(path: string, f: (r: GgufReader) => Promise<T>): Promise<T> {
   const r = await GgufReader.open(path);
@@ -103,6 +112,13 @@ describe("minifloat gguf", () => {
     expect(existsSync(at("never.gguf"))).toBe(false);
   });
 
+  it("refuses a GGUF input (nothing to convert)", async () => {
+    const { code, err } = await cli("gguf", fixture("quantized.gguf"), "-o", at("from-gguf.gguf"));
+    expect(code).toBe(2);
+    expect(err).toMatch(/quantized\.gguf: is a GGUF file; allowed: a \.safetensors file or a model directory/);
+    expect(existsSync(at("from-gguf.gguf"))).toBe(false);
+  });
+
   it("keeps an existing output unless --force, and never replaces the input", async () => {
     const out = at("exists.gguf");
     writeFileSync(out, "precious");
@@ -121,27 +137,67 @@ describe("minifloat gguf", () => {
 
   it.each([
     ["a truncated input", "truncated", /truncated/],
-    ["an integer tensor", "convert-int.safetensors", /tensor "position_ids": I64 \[8\] cannot be converted; allowed: float tensors, gpt-oss MXFP4/],
     [
-      "NVFP4 rows that are not whole GGUF blocks",
-      "convert-nvfp4-rows.safetensors",
-      /tensor "p\.weight": U8 \[2, 16\] cannot be converted: has rows of 32 elements; allowed: a multiple of 64/,
+      "an integer tensor",
+      "convert-int.safetensors",
+      /tensor "position_ids": I64 \[8\] cannot be converted; allowed: floating-point tensors and the quantized conventions/,
     ],
-    ["an FP8 weight scaled by another tensor", "convert-fp8.safetensors", /tensor "w\.weight": is scaled by "w\.weight_scale" \(a checkpoint convention/],
     [
       "a NaN NVFP4 scale (found while writing)",
       "convert-nvfp4-nan.safetensors",
       /tensor "p\.weight_scale": has scale byte 0x7f; allowed: non-negative, non-NaN E4M3 scales/,
     ],
+    ["a NaN E8M0 scale (found while writing)", "convert-mxfp4-nan.safetensors", /tensor "a\.weight_scale": has scale byte 0xff \(NaN\); allowed: E8M0 scales/],
+    [
+      "a weight whose scale is missing",
+      "convert-missing-scale",
+      /tensor "model\.layers\.0\.mlp\.experts\.down_proj_blocks": is a packed E2M1 weight without its scale: the mxfp4 config needs tensor "model\.layers\.0\.mlp\.experts\.down_proj_scales"/,
+    ],
+    ["a directory of shards without an index", "no-index", /has 2 \.safetensors files and no model\.safetensors\.index\.json/],
   ])("fails on %s and leaves nothing behind", async (_, file, message) => {
     const source = at(`in-${file}`);
     if (file === "truncated") writeFileSync(source, readFileSync(input).subarray(0, 3000));
-    else copyFileSync(fixture(file), source);
+    else if (file === "no-index") {
+      mkdirSync(source);
+      for (const shard of ["model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"])
+        copyFileSync(join(FIXTURES, "convert-gpt-oss", shard), join(source, shard));
+    } else if (file === "convert-missing-scale") {
+      mkdirSync(source);
+      for (const f of readdirSync(fixture(file))) copyFileSync(join(fixture(file), f), join(source, f));
+    } else copyFileSync(fixture(file), source);
     const out = at(`fail-${file}.gguf`);
     const { code, err } = await cli("gguf", source, "-o", out);
     expect(code).toBe(1);
     expect(err).toMatch(message);
     expect(existsSync(out)).toBe(false);
     expect(readdirSync(dir).filter((f) => f.includes(".tmp"))).toEqual([]);
+  });
+
+  for (const [name, c] of Object.entries(checkpoints)) {
+    it(`${name}: ${c.input} as the gguf package / NumPy computed (repacked bytes, exact products rounded once)`, async () => {
+      const out = at(`${name.replace(/ /g, "-")}.gguf`);
+      const source = fixture(c.input);
+      const before = contents(source);
+      const { code, err } = await cli("gguf", source, "-o", out, ...(c.type === "keep" ? [] : ["--type", c.type]));
+      expect(err).not.toMatch(/minifloat gguf:/);
+      expect(code).toBe(0);
+      await withReader(out, async (r) => {
+        expect(r.tensors.map((t) => [t.name, t.typeName, t.shape])).toEqual(c.tensors.map((t) => [t.name, t.type, t.shape]));
+        for (const [i, t] of c.tensors.entries()) expect(Buffer.from(await r.readTensorBytes(r.tensors[i]!)).toString("base64"), t.name).toBe(t.bytes);
+      });
+      expect(contents(source)).toEqual(before);
+    });
+  }
+
+  it("reads a gpt-oss directory's shards, reports the split, the compressed-tensors repack and the decoded ModelOpt rows", async () => {
+    const oss = await cli("gguf", fixture("convert-gpt-oss"), "-o", at("oss-lines.gguf"));
+    expect(oss.code).toBe(0);
+    expect(oss.out).toMatch(/: 7 GGUF tensor\(s\) from 7; /);
+    expect(oss.err).toMatch(/down_proj\.weight: gpt-oss MXFP4 down_proj_blocks -> MXFP4 \(repacked, exact\)/);
+    const mo = await cli("gguf", fixture("convert-modelopt"), "-o", at("mo-lines.gguf"));
+    expect(mo.err).toMatch(/o_proj\.weight: F4 \(modelopt-nvfp4, decoded: rows of 32 elements are not whole GGUF NVFP4 blocks \(64\)\) -> F32/);
+    const ct = await cli("gguf", fixture("convert-ct-mxfp4.safetensors"), "-o", at("ct-lines.gguf"));
+    expect(ct.err).toMatch(/a\.weight: compressed-tensors MXFP4 -> MXFP4 \(repacked, exact\)/);
+    await withReader(at("oss-lines.gguf"), async (r) => expect(r.metadata.get("safetensors.format")).toEqual({ type: "STRING", value: "pt" }));
   });
 });

@@ -1,7 +1,8 @@
-// `minifloat gguf`: a safetensors file as a GGUF file (float tensors to a ggml type, gpt-oss MXFP4 and ModelOpt
-// NVFP4 tensors repacked without re-rounding); the work is in src/io/gguf/from-safetensors.ts.
+// `minifloat gguf`: a safetensors file or model directory as a GGUF file (tensors decoded through openCheckpoint to a
+// ggml type, gpt-oss MXFP4 and ModelOpt NVFP4 tensors repacked without re-rounding); the work is in
+// src/io/gguf/from-safetensors.ts.
+import { openCheckpoint } from "../checkpoint/open.js";
 import { planGguf, writeGguf } from "../io/gguf/from-safetensors.js";
-import { SafetensorsReader } from "../io/reader.js";
 import { UsageError, stringOption } from "./args.js";
 import { parseConvertCommand } from "./convert-file.js";
 import type { Command } from "./io.js";
@@ -13,19 +14,23 @@ const GGML_MAX_NAME = 64;
 
 const TYPES = { f32: "F32", f16: "F16", bf16: "BF16", q8_0: "Q8_0", mxfp4: "MXFP4", nvfp4: "NVFP4" } as const;
 
-const HELP = `Usage: minifloat gguf <in.safetensors> -o <out.gguf> [--type f32|f16|bf16|q8_0|mxfp4|nvfp4] [options]
+const HELP = `Usage: minifloat gguf <in.safetensors | model directory> -o <out.gguf> [--type f32|f16|bf16|q8_0|mxfp4|nvfp4] [options]
 
-Writes the tensors of a safetensors file into a new GGUF file, under their safetensors names:
-  - float tensors of two or more dimensions: to --type (default: F32, F16, BF16 kept, F64 and minifloat formats
-    to F32), quantized as ggml's reference quantizers do along the last dimension; a tensor whose rows are not
-    a multiple of the type's block (32 for q8_0 and mxfp4, 64 for nvfp4) is kept, with a line saying so
+Writes the tensors of a safetensors file or a model directory (shards with model.safetensors.index.json, or one
+*.safetensors; config.json and hf_quant_config.json are read) into one new GGUF file:
+  - repacked bit for bit, never re-rounded, whatever --type and --only say: gpt-oss MXFP4 experts (<p>_blocks +
+    <p>_scales) as MXFP4 <p>.weight, gate_up (and its bias) split into gate/up as llama.cpp; compressed-tensors
+    MXFP4 as MXFP4; ModelOpt NVFP4 as NVFP4 <p>.weight with F32 <p>.scale and <p>.input_scale
+  - every other float tensor (plain, minifloat formats and blocks, DeepSeek / compressed-tensors / ModelOpt FP8,
+    compressed-tensors NVFP4, packed rows that are not whole GGUF blocks) decoded exactly, scales applied, under
+    its logical name; two or more dimensions to --type (default: F32, F16, BF16 kept, others F32): f16/bf16
+    rounded once from the exact values, f32/q8_0/mxfp4/nvfp4 from the values rounded once to float32 (as llama.cpp)
+    with ggml's reference quantizers along the last dimension; rows that are not a multiple of the type's block
+    (32 for q8_0 and mxfp4, 64 for nvfp4) kept, with a line saying so
   - 0-D and 1-D tensors (norms, biases): F32, as llama.cpp does
-  - gpt-oss MXFP4 experts (<p>_blocks + <p>_scales): MXFP4 <p>.weight, gate_up (and its bias) split into
-    gate/up as llama.cpp; ModelOpt NVFP4 (<p>.weight + weight_scale + weight_scale_2 [+ input_scale]): NVFP4
-    <p>.weight with F32 <p>.scale and <p>.input_scale; both repacked bit for bit, never re-rounded, whatever
-    --type and --only say
-The safetensors __metadata__ becomes string keys "safetensors.<key>". llama.cpp needs its own architecture
-metadata and tensor names to run a model: this file holds the tensors, not a runnable model.
+Integer tensors are refused. The safetensors __metadata__ becomes string keys "safetensors.<key>". llama.cpp
+needs its own architecture metadata and tensor names to run a model: this file holds the tensors, not a runnable
+model.
 
 Options:
   --type <type>         f32, f16, bf16, q8_0, mxfp4 or nvfp4 (default: keep)
@@ -38,16 +43,17 @@ Options:
 
 export const ggufCommand: Command = {
   name: "gguf",
-  summary: "convert a safetensors file to GGUF (f32, f16, bf16, q8_0, mxfp4, nvfp4; gpt-oss and ModelOpt 4-bit kept)",
+  summary: "convert a file or model directory to GGUF (f32 … nvfp4; packed MXFP4/NVFP4 repacked exactly)",
   help: HELP,
   async run(args, io) {
     const { p, files, selected } = parseConvertCommand("gguf", args, { type: { type: "string" }, arch: { type: "string" } });
     const name = stringOption(p, "type");
     const type = name === undefined ? undefined : TYPES[name.toLowerCase() as keyof typeof TYPES];
     if (name !== undefined && !type) throw new UsageError("--type", `got ${JSON.stringify(name)}; allowed: ${Object.keys(TYPES).join(", ")}`);
-    const reader = await SafetensorsReader.open(files.input);
+    const checkpoint = await openCheckpoint(files.input);
     try {
-      const steps = await planGguf(reader, { type, selected });
+      if (checkpoint.kind === "gguf") throw new UsageError(files.input, "is a GGUF file; allowed: a .safetensors file or a model directory");
+      const steps = await planGguf(checkpoint, { type, selected });
       const long = steps.filter((s) => Buffer.byteLength(s.spec.name) >= GGML_MAX_NAME).map((s) => s.spec.name);
       if (long.length > 0) {
         io.stderr(`note: ${long.length} tensor name(s) of ${GGML_MAX_NAME} bytes or more, which ggml (llama.cpp) refuses to load: ${long.join(", ")}\n`);
@@ -59,7 +65,7 @@ export const ggufCommand: Command = {
       );
       let started = performance.now();
       const size = await writeGguf(
-        reader,
+        checkpoint,
         steps,
         files.output,
         { architecture: stringOption(p, "arch"), force: files.force },
@@ -71,10 +77,12 @@ export const ggufCommand: Command = {
           },
         },
       ).finally(() => progress.end());
-      const input = reader.dataStart + (reader.tensors.at(-1)?.end ?? 0);
-      io.stdout(`wrote ${files.output}: ${steps.length} GGUF tensor(s) from ${reader.tensors.length}; ${bytes(input)} -> ${bytes(size)}\n`);
+      const readers = [...checkpoint.readers.values()];
+      const input = readers.reduce((n, r) => n + r.dataStart + (r.tensors.at(-1)?.end ?? 0), 0);
+      const stored = readers.reduce((n, r) => n + r.tensors.length, 0);
+      io.stdout(`wrote ${files.output}: ${steps.length} GGUF tensor(s) from ${stored}; ${bytes(input)} -> ${bytes(size)}\n`);
     } finally {
-      await reader.close();
+      await checkpoint.close();
     }
     return 0;
   },
