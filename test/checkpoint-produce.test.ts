@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { cli } from "./cli-bundle.js";
-import { SafetensorsReader } from "../src/io/index.js";
+import { SafetensorsReader, produceCheckpoint } from "../src/io/index.js";
 
 const fixtures = fileURLToPath(new URL("fixtures/checkpoint-produce/", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "minifloat-produce-"));
@@ -73,6 +73,15 @@ describe("quantize --scheme: a sharded model directory", () => {
       expect(readFileSync(join(out, "generation_config.json"), "utf8")).toBe(readFileSync(join(fixtures, "input", "generation_config.json"), "utf8"));
     });
   }
+
+  it("the library call under the CLI (produceCheckpoint) writes the same directory, granularity and force defaulted", async () => {
+    const out = join(dir, "library-compressed-tensors-fp8");
+    const result = await produceCheckpoint({ input: join(fixtures, "input"), output: out, scheme: "compressed-tensors-fp8" });
+    expect(result).toMatchObject({ shards: 2, copied: 5 });
+    expect(result.quantized).toHaveLength(3);
+    await expectSameDirectory(out, join(fixtures, "expected", "compressed-tensors-fp8-tensor"));
+    await expect(produceCheckpoint({ input: join(fixtures, "input"), output: out, scheme: "compressed-tensors-fp8" })).rejects.toThrow(/exists/);
+  });
 
   it("gpt-oss-mxfp4 quantizes the MoE experts along K, transposed to [E, N, K/32, 16] blocks", async () => {
     const out = join(dir, "gpt-oss");

@@ -28,10 +28,12 @@ export interface ProduceJob {
   /** The output directory. */
   readonly output: string;
   readonly scheme: ProducedScheme;
-  readonly granularity: Granularity;
+  /** compressed-tensors-fp8's scale granularity (default "tensor"; the other schemes have one). */
+  readonly granularity?: Granularity;
   /** --only: replaces the convention's choice of tensors (shape and dtype still have to fit). */
   readonly selected?: (name: string) => boolean;
-  readonly force: boolean;
+  /** Replace an existing output directory (default: refuse). */
+  readonly force?: boolean;
   /** Called after each shard with its tensor counts. */
   readonly progress?: (shard: string, quantized: number, copied: number) => void;
   /** Receives every band of a quantized weight and its decoded values, then the weight's elapsed seconds. */
@@ -68,7 +70,7 @@ export async function produceCheckpoint(job: ProduceJob): Promise<ProduceResult>
   });
   pending.add(temp);
   try {
-    const rule = scaleRule(job.scheme, job.granularity);
+    const rule = scaleRule(job.scheme, job.granularity ?? "tensor");
     const quantized: string[] = [];
     const kept: string[] = [];
     const weightMap: Record<string, string> = {};
@@ -124,13 +126,13 @@ export async function produceCheckpoint(job: ProduceJob): Promise<ProduceResult>
     // lm_head is listed even when absent (tied embeddings), as the tools' own configs do, unless --only quantized it.
     const modules = { quantized, kept: [...new Set([...kept, ...(quantized.includes("lm_head") ? [] : ["lm_head"])])].sort() };
     if (index) await writeJson(join(temp, INDEX), { ...index, metadata: { ...(index.metadata as object), total_size: totalSize }, weight_map: weightMap });
-    const qc = quantizationConfig(job.scheme, job.granularity, modules);
+    const qc = quantizationConfig(job.scheme, job.granularity ?? "tensor", modules);
     if (qc) await writeJson(join(temp, "config.json"), { ...config, quantization_config: qc });
     else if (config) await writeJson(join(temp, "config.json"), config);
     const hf = hfQuantConfig(job.scheme, modules);
     if (hf) await writeJson(join(temp, "hf_quant_config.json"), hf);
     if (isDirectory) await copyOthers(directory, temp, target, shards);
-    await place(temp, target, job.force);
+    await place(temp, target, job.force ?? false);
     return { shards: shards.length, quantized, copied };
   } finally {
     await rm(temp, { recursive: true, force: true });

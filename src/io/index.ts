@@ -31,3 +31,5 @@ export type { CheckpointPart, CheckpointTensor, TensorScheme } from "../checkpoi
 export type { QuantConfig } from "../checkpoint/config.js";
 export { type DequantizeCheckpointOptions, type DequantizeCheckpointResult, type ProgressSink, dequantizeCheckpoint } from "../checkpoint/dequantize.js";
 export type { Target } from "../checkpoint/decode.js";
+export { type ProduceJob, type ProduceResult, produceCheckpoint } from "../checkpoint/produce-files.js";
+export { PRODUCED_SCHEMES, type Granularity, type ProducedScheme } from "../checkpoint/scales.js";
