@@ -180,8 +180,10 @@ function chart(data) {
     return `<text x="${left - 6}" y="${y + bar - 3}" text-anchor="end">${label}</text><rect x="${left}" y="${y}" width="${scale(ratio).toFixed(1)}" height="${bar}" fill="${ratio >= 1 ? "#3a7" : "#c54"}"/><text x="${left + scale(ratio) + 4}" y="${y + bar - 3}">${ratio.toFixed(1)}×</text>`;
   });
   const one = left + scale(1);
+  const title = `minifloat (from JS arrays) / ml_dtypes, ${data[0]?.n >> 20}M elements, log scale`;
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="11">
-<text x="${left}" y="16">minifloat (from JS arrays) / ml_dtypes, ${data[0]?.n >> 20}M elements, log scale</text>
+<title>${title}</title>
+<text x="${left}" y="16">${title}</text>
 ${parts.join("\n")}
 <line x1="${one}" y1="24" x2="${one}" y2="${height - 8}" stroke="#333" stroke-dasharray="3,3"/>
 </svg>
