@@ -88,7 +88,7 @@ async function blockFile(name, inputs, out) {
     return { t, x, q: quantizeBlocks(x, name, name === "nvfp4" ? { tensorScale: "auto" } : {}) };
   });
   const scheme = quantized[0].q.scheme;
-  const metadata = Object.fromEntries(quantized.map(({ t, q }) => [`minifloat.block.${t.name}`, blockRecord(scheme, q.tensorScale ?? 1)]));
+  const metadata = Object.fromEntries(quantized.map(({ t, q }) => [`minifloat.block.${t.name}`, blockRecord(scheme, q.tensorScale ?? 1, t.shape)]));
   const writer = await SafetensorsWriter.create(
     out,
     inputs.flatMap(({ t }) => blockSpecs(t.name, t.shape, scheme)),

@@ -1,3 +1,7 @@
+// The package entry resolves from the repository root, and `npm start`'s job (examples/main.mjs on its bundled
+// example) runs to the end.
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { decode, encode } from "minifloat";
 
@@ -5,5 +9,13 @@ describe("package entry", () => {
   it("resolves `minifloat` from the repository root and runs a hand-checked FMA value", () => {
     expect(decode(0x5d, "Binary8p3se")).toBe(160);
     expect(encode(233, "Binary8p4se")).toBe(0x7f);
+  });
+});
+
+describe("npm start", () => {
+  it("runs examples/main.mjs to the end: quantize, block schemes, safetensors round trips and the CLI", () => {
+    const out = execFileSync(process.execPath, [join(import.meta.dirname, "..", "examples", "main.mjs")], { encoding: "utf8" });
+    expect(out).toMatch(/wrote <tmp>\/cli\.safetensors: \d+ tensor\(s\) quantized to Binary8p3se/);
+    expect(out.trim().split("\n").at(-1)).toMatch(/^More: minifloat --help/);
   });
 });
