@@ -1,8 +1,8 @@
 // `minifloat gguf`: a safetensors file or model directory as a GGUF file (tensors decoded through openCheckpoint to a
 // ggml type, gpt-oss MXFP4 and ModelOpt NVFP4 tensors repacked without re-rounding); the work is in
-// src/io/gguf/from-safetensors.ts.
+// src/io/gguf/from-checkpoint.ts.
 import { openCheckpoint } from "../checkpoint/open.js";
-import { planGguf, writeGguf } from "../io/gguf/from-safetensors.js";
+import { planGguf, writeGguf } from "../io/gguf/from-checkpoint.js";
 import { UsageError, stringOption } from "./args.js";
 import { parseConvertCommand } from "./convert-file.js";
 import type { Command } from "./io.js";
