@@ -410,6 +410,25 @@ describe("safetensors writer safety", () => {
     expect(got).toEqual(ranges.map(([start, count]) => Array.from({ length: count! }, (_, i) => start! + i)));
   });
 
+  it("reads ahead across small reads in between: chunks of 64K elements with a scale-sized read after each", async () => {
+    const path = tmp();
+    const n = 4 * 65536;
+    const w = await SafetensorsWriter.create(path, [{ name: "x", dtype: "F32", shape: [n] }]);
+    await w.writeValues(Float32Array.from({ length: n }, (_, i) => i));
+    await w.commit();
+    const got = await readAll(path, async (r) => {
+      const t = r.tensor("x");
+      const out: number[] = [];
+      for (let start = 0; start < n; start += 65536) {
+        const chunk = await r.readValues(t, start, 65536);
+        const small = await r.readValues(t, n - 1 - start / 65536, 1);
+        out.push(chunk[0]!, chunk[65535]!, small[0]!);
+      }
+      return out;
+    });
+    expect(got).toEqual([0, 65535, n - 1, 65536, 131071, n - 2, 131072, 196607, n - 3, 196608, n - 1, n - 4]);
+  });
+
   it("names a missing output directory", async () => {
     await expect(SafetensorsWriter.create(join(dir, "no-such-dir", "x.safetensors"), spec)).rejects.toThrow(
       /no-such-dir does not exist; allowed: a path in an existing directory/,

@@ -11,7 +11,7 @@ import { decodeExact } from "../exact/decode.js";
 import { project } from "../exact/cast.js";
 import { type ResolvedProjection, type Rounding, ROUNDINGS, isStochastic, resolveProjection } from "../exact/projection.js";
 import { maxFiniteValue, valueTableOrNaN } from "../exact/tables.js";
-import { fromNumber } from "../exact/value.js";
+import { float32Bits, float32FromBits, fromNumber } from "../exact/value.js";
 import type { Format } from "../format/model.js";
 import { format, integerFormat } from "../format/registry.js";
 import { type FormatLike, resolveFormat } from "../api/scalar.js";
@@ -152,13 +152,9 @@ export interface BlockPlan {
   readonly tensorScale: number;
 }
 
-const f32 = new Float32Array(1);
-const u32 = new Uint32Array(f32.buffer);
-
 /** ⌊log2 |v|⌋ of a float32 from its exponent bits; −127 for zero and subnormals (the torchao/CUDA rule). */
 export function float32Exponent(v: number): number {
-  f32[0] = v;
-  return ((u32[0]! >>> 23) & 0xff) - 127;
+  return ((float32Bits(v) >>> 23) & 0xff) - 127;
 }
 
 export function planBlocks(src: Float32Array, scheme: BlockScheme, options: BlockQuantizeOptions | undefined): BlockPlan {
@@ -181,8 +177,7 @@ export function planBlocks(src: Float32Array, scheme: BlockScheme, options: Bloc
     if (scheme.rule !== "ratio")
       throw new ArgumentTypeError("options.tensorScale", `only allowed for NVFP4-style schemes (${scheme.name} uses power-of-two scales)`);
     if (o.tensorScale === "auto") {
-      u32[0] = finiteAmaxBits(src);
-      const t = Math.fround(f32[0]! / (maxValue(scheme.scale) * maxValue(scheme.element)));
+      const t = Math.fround(float32FromBits(finiteAmaxBits(src)) / (maxValue(scheme.scale) * maxValue(scheme.element)));
       tensorScale = t > 0 && Number.isFinite(t) ? t : 1;
     } else {
       const t = o.tensorScale;

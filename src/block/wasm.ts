@@ -3,7 +3,7 @@
 // gradual subnormals; ratio scales (NVFP4: amax / (MaxFinite·T) rounded into the scale format) for sign–magnitude
 // elements of at most 8 magnitudes, whose codes the kernel counts against per-scale float32 thresholds computed
 // here exactly. Streams the input through the fixed scratch region (memory does not grow with the input).
-import { float32Bits } from "../exact/value.js";
+import { float32Bits, float32FromBits } from "../exact/value.js";
 import { kernels } from "../wasm/instance.js";
 import { CHUNK, allocBytesRaw, freeBytesRaw, keep, memoryBuffer, stream } from "../wasm/memory.js";
 import { maxFiniteValue as maxValue, valueTableOrNaN } from "../exact/tables.js";
@@ -53,15 +53,11 @@ export function kernelApplies(plan: BlockPlan): boolean {
   return e.subnormals === "gradual" && e.minQuantumExponent >= -100 && e.bias + e.P < 120 && s.scale.K <= 8 && s.scale.P === 1 && s.scale.signBit === 0;
 }
 
-const f32 = new Float32Array(1);
-const u32 = new Uint32Array(f32.buffer);
-
 /** The smallest float32 above t (t ≥ 0; +∞ past the largest finite). */
 function nextUp32(t: number): number {
   const f = Math.fround(t);
   if (f > t) return f;
-  u32[0] = float32Bits(f) + 1;
-  return f32[0]!;
+  return float32FromBits(float32Bits(f) + 1);
 }
 
 /**

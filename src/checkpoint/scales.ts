@@ -9,6 +9,7 @@ import type { Format } from "../format/model.js";
 import { format } from "../format/registry.js";
 import { quantize } from "../io/kernels.js";
 import type { CheckpointScheme } from "./schemes.js";
+import { float32Bits } from "../exact/value.js";
 
 /** The conventions minifloat writes (a subset of the shared catalogue, which may name more than the writer knows). */
 export const PRODUCED_SCHEMES = [
@@ -49,14 +50,6 @@ export interface ScaleRule {
 const E4M3 = format("float8_e4m3fn");
 const E2M1 = format("float4_e2m1fn");
 const E4M3_VALUE = valueTableOrNaN(E4M3);
-const f32 = new Float32Array(1);
-const u32 = new Uint32Array(f32.buffer);
-
-/** float32 bit pattern of a float32 value. */
-function bits(v: number): number {
-  f32[0] = v;
-  return u32[0]!;
-}
 
 /** E4M3 codes of non-negative float32 values, RNE and clamped to ±448 (torch: clamp, then .to(float8_e4m3fn)). */
 function e4m3Codes(v: Float32Array): Uint8Array {
@@ -139,7 +132,7 @@ const compressedMxfp4: ScaleRule = {
   blockScales(amax) {
     const codes = Uint8Array.from(amax, (a) => {
       if (a === 0) return 0;
-      const b = bits(a);
+      const b = float32Bits(a);
       const e = (b >>> 23) - 127 + ((b & 0x7fffff) >= 0x600000 ? 1 : 0);
       return Math.min(254, Math.max(0, 127 + e - 2));
     });
@@ -160,7 +153,7 @@ const gptOssMxfp4: ScaleRule = {
   scaleDtype: "U8",
   multiply: true,
   blockScales(amax) {
-    const codes = Uint8Array.from(amax, (a) => ((bits(Math.fround(a / 6)) + 0x7fffff) >>> 23) & 0xff);
+    const codes = Uint8Array.from(amax, (a) => ((float32Bits(Math.fround(a / 6)) + 0x7fffff) >>> 23) & 0xff);
     return { stored: codes, factor: Float32Array.from(codes, (c) => (c === 0 ? 0 : 2 ** (127 - c))) };
   },
 };

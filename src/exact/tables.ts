@@ -5,7 +5,7 @@ import type { Format } from "../format/model.js";
 import { project } from "./cast.js";
 import { decodeExact, operandValue } from "./decode.js";
 import type { ResolvedProjection } from "./projection.js";
-import { type Exact, scaleByPowerOfTwo } from "./value.js";
+import { type Exact, float32Bits, scaleByPowerOfTwo } from "./value.js";
 
 /** Tables enumerate every code, so they exist for formats of up to 16 bits (65 536 entries). */
 function requireTableFormat(f: Format): void {
@@ -117,8 +117,6 @@ export function maxFiniteValue(f: Format): number {
 }
 
 const float32Cache = new WeakMap<Format, Uint32Array>();
-const f32 = new Float32Array(1);
-const u32 = new Uint32Array(f32.buffer);
 
 /**
  * float32 bit patterns of every code: Convert<f, binary32, (NearestTiesToEven, SatNone)> (P3109 §4.9.1), exact
@@ -132,8 +130,7 @@ export function decodeTable32(f: Format): Uint32Array {
       // Below 2^−150 (half the least binary32 subnormal) RNE gives 0, from 2^129 on ∞; between these bounds m·2^e
       // is exact in float64 and Math.fround rounds it once, to nearest even, overflowing to ∞ as binary32 does.
       const high = e + 31 - Math.clz32(m);
-      f32[0] = high < -151 ? 0 : high > 128 ? Infinity : m * scale;
-      t[mag] = u32[0]!;
+      t[mag] = float32Bits(high < -151 ? 0 : high > 128 ? Infinity : m * scale);
     });
     if (f.infinity) t[f.infMagnitude] = 0x7f800000;
     for (let mag = f.highNaNStart; mag < 2 ** f.magnitudeBits; mag++) t[mag] = nanBits32(f, mag);

@@ -92,6 +92,12 @@ export function float32Bits(v: number): number {
   return u32[0]!;
 }
 
+/** The float32 value of a bit pattern. */
+export function float32FromBits(bits: number): number {
+  u32[0] = bits;
+  return f32[0]!;
+}
+
 /**
  * The float64 equal to a finite exact value, or undefined when it is not exactly representable.
  * Uses only exact operations: the significand is < 2^53 and the scaling is by powers of two within range.

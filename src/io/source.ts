@@ -27,10 +27,14 @@ export function checkRange(source: ByteSource, position: number, length: number)
   }
 }
 
+/** Reads shorter than this (headers, scale rows) neither start nor replace a read-ahead. */
+const READ_AHEAD_MIN = 65536;
+
 /**
  * A local file read with positional reads. node:fs is loaded on first use, so browser bundles never load it. Each
- * read starts the read of the range after it (same length), which the next read takes if it asks for bytes within
- * it: a conversion reading a file front to back then decodes one chunk while the disk delivers the next.
+ * read of at least READ_AHEAD_MIN bytes starts the read of the range after it (same length), which a later read takes
+ * if it asks for bytes within it: a conversion reading a file front to back then decodes one chunk while the disk
+ * delivers the next, even with small reads (its scales) in between.
  */
 export class FileSource implements ByteSource {
   private ahead: { position: number; length: number; bytes: Promise<Uint8Array | undefined> } | undefined;
@@ -58,18 +62,18 @@ export class FileSource implements ByteSource {
   async read(position: number, length: number): Promise<Uint8Array> {
     checkRange(this, position, length);
     const ahead = this.ahead;
-    this.ahead = undefined;
     const within = ahead !== undefined && position >= ahead.position && position + length <= ahead.position + ahead.length;
     // A read-ahead that failed is simply not used: the read below reports the error for the range asked for.
     const early = within ? await ahead.bytes : undefined;
     const at = position - (ahead?.position ?? 0);
     const whole = early !== undefined && at === 0 && length === early.length;
     const bytes = early === undefined ? await this.readRange(position, length) : whole ? early : early.slice(at, at + length);
-    const next = position + length;
-    const nextLength = Math.min(length, this.size - next);
-    if (nextLength > 0) {
-      const pending = this.readRange(next, nextLength).catch(() => undefined);
-      this.ahead = { position: next, length: nextLength, bytes: pending };
+    // Only streaming-sized reads move the read-ahead: a small read in between (a scale row, a header) leaves it
+    // pending for the next chunk instead of discarding it.
+    if (within || length >= READ_AHEAD_MIN) {
+      const next = position + length;
+      const nextLength = Math.min(length, this.size - next);
+      this.ahead = nextLength > 0 ? { position: next, length: nextLength, bytes: this.readRange(next, nextLength).catch(() => undefined) } : undefined;
     }
     return bytes;
   }

@@ -1,5 +1,6 @@
 // Dequantize in Wasm: each format's decode table (from the exact core) is uploaded once and applied by a kernel; so
 // are the 16-bit conversion tables of dequantize to binary16/bfloat16 and convert.
+import { float32Bits, float32FromBits } from "../exact/value.js";
 import { CodeRangeError } from "../errors.js";
 import type { Format } from "../format/model.js";
 import { callKernel } from "./abi.js";
@@ -92,16 +93,6 @@ export function linearForm(values: Uint32Array): { shift: number; offset: number
   return { shift, offset };
 }
 
-const f32 = new Float32Array(1);
-const u32 = new Uint32Array(f32.buffer);
-const asFloat32 = (bits: number) => {
-  u32[0] = bits;
-  return f32[0]!;
-};
-const bitsOf = (x: number) => {
-  f32[0] = x;
-  return u32[0]!;
-};
 /** Bytes of decodeIeee16's parameter block: 9 splatted words (assembly/decode.ts). */
 const IEEE_BYTES = 144;
 
@@ -125,12 +116,12 @@ export function ieeeForm(values: Uint32Array, f: Format): Int32Array | undefined
     const t = m * up;
     let bits: number;
     if (m >= infMag) bits = (0x7f800000 | (t & 0x7fffff)) >>> 0;
-    else if (m < 2 ** (P - 1)) bits = bitsOf(Math.fround(m * subScale));
-    else bits = bitsOf(Math.fround(asFloat32(t) * scale));
+    else if (m < 2 ** (P - 1)) bits = float32Bits(Math.fround(m * subScale));
+    else bits = float32Bits(Math.fround(float32FromBits(t) * scale));
     if (bits !== values[m] || (bits | 0x80000000) >>> 0 !== values[m + half]) return undefined;
   }
   const block = new Int32Array(IEEE_BYTES / 4);
-  [half - 1, up, bitsOf(scale), 2 ** (P - 1), bitsOf(subScale), infMag - 1, 0x7fffff, 2 ** (32 - K), 2 ** 23].forEach((v, i) =>
+  [half - 1, up, float32Bits(scale), 2 ** (P - 1), float32Bits(subScale), infMag - 1, 0x7fffff, 2 ** (32 - K), 2 ** 23].forEach((v, i) =>
     block.fill(v | 0, 4 * i, 4 * i + 4),
   );
   return block;

@@ -8,22 +8,16 @@ import { fieldsLog2, seedKeys } from "../random.js";
 import { BLOCK_WORDS, RandomSource, SCALAR, SLOT, SLOT_TYPE, type ScalarName, type SlotName, Variant } from "./encode-layout.js";
 import { kernels } from "./instance.js";
 import { keep, memoryBuffer, stream, type WasmView } from "./memory.js";
+import { float32Bits } from "../exact/value.js";
 
 export { BLOCK_WORDS } from "./encode-layout.js";
 export { MAX_KERNEL_STOCHASTIC_BITS, encodeSupported } from "../kernel/encode-constants.js";
 
 export type WasmRandom = { seed: number } | { array: Uint8Array | Uint16Array | Uint32Array } | undefined;
 
-const f32 = new Float32Array(1);
-const u32 = new Uint32Array(f32.buffer);
-function f32Bits(v: number): number {
-  f32[0] = v;
-  return u32[0]!;
-}
-
 /** The i32 word of a slot's lanes: float32 bits, a narrow code in every byte (K ≤ 8) or half, or the value. */
 function laneWord(type: "i32" | "f32" | "narrow", v: number, wide: boolean): number {
-  if (type === "f32") return f32Bits(v) | 0;
+  if (type === "f32") return float32Bits(v) | 0;
   if (type === "narrow") return wide ? (v & 0xffff) * 0x10001 : (v & 0xff) * 0x01010101;
   return v | 0;
 }

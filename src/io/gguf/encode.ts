@@ -5,6 +5,7 @@ import { CodeRangeError } from "../../errors.js";
 import { unpackCodes } from "../../api/packed.js";
 import { quantize } from "../kernels.js";
 import { KVALUES, MXFP4_HALF_SCALES, NVFP4_HALF_SCALES } from "./decode.js";
+import { float32Bits } from "../../exact/value.js";
 
 /** IEEE conversion to binary16/bfloat16 as ggml's GGML_FP32_TO_FP16 (round to nearest even, overflow to ∞). */
 export const IEEE_RNE = { rounding: "NearestTiesToEven", saturation: "SatNone" } as const;
@@ -80,7 +81,7 @@ export function quantizeNvfp4(values: Float32Array): Uint8Array {
 function fp32ToUe4m3(x: number): number {
   if (!(x > 0)) return 0;
   const y = Math.min(x, 448);
-  const bits = new Uint32Array(Float32Array.of(y).buffer)[0]!;
+  const bits = float32Bits(y);
   let exponent = ((bits >>> 23) & 255) - 127 + 7;
   if (exponent <= 0) return Math.min(7, Math.trunc(Math.fround(y * 512 + 0.5)));
   let mantissa = ((bits >>> 20) & 7) + ((bits >>> 19) & 1);
