@@ -2,21 +2,33 @@
 // headless Chromium (the test suite's static server and browser build), side by side. Not part of npm test.
 //   node bench/fp8-f16.mjs [--n 16777216] [--rounds 9]
 import sparticuz from "@sparticuz/chromium";
+import asc from "assemblyscript/asc";
 import * as mf from "minifloat";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { availableParallelism, loadavg } from "node:os";
 import { chromium } from "playwright-core";
 import { serveStatic } from "../scripts/static-server.mjs";
-import { measure } from "./fp8-f16-cases.mjs";
+import { PROBE_SOURCE, measure, probeInstance } from "./fp8-f16-cases.mjs";
 
 const args = new Map(process.argv.slice(2).flatMap((a, i, all) => (a.startsWith("--") ? [[a.slice(2), all[i + 1]]] : [])));
 const N = Number(args.get("n") ?? 2 ** 24);
 const ROUNDS = Number(args.get("rounds") ?? 9);
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
+const compiled = await asc.compileString(
+  { "probe.ts": PROBE_SOURCE },
+  { optimizeLevel: 3, runtime: "stub", noAssert: true, enable: ["simd"], importMemory: true },
+);
+if (compiled.error) throw compiled.error;
+
+/** Runs the cases in headless Chromium; the probe's bytes are served to the page as /probe/probe.bin. */
 async function inChromium() {
-  const server = await serveStatic({ "/build/browser/": join(root, "build", "browser"), "/bench/": join(root, "bench") });
+  const probeDir = await mkdtemp(join(tmpdir(), "minifloat-probe-"));
+  await writeFile(join(probeDir, "probe.bin"), compiled.binary);
+  const server = await serveStatic({ "/build/browser/": join(root, "build", "browser"), "/bench/": join(root, "bench"), "/probe/": probeDir });
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? (await sparticuz.executablePath()),
     headless: true,
@@ -32,11 +44,12 @@ async function inChromium() {
   } finally {
     await browser.close();
     await server.close();
+    await rm(probeDir, { recursive: true, force: true });
   }
 }
 
 await mf.initKernels();
-const node = measure(mf, N, ROUNDS);
+const node = measure(mf, N, ROUNDS, probeInstance(compiled.binary, N));
 const browser = await inChromium();
 const load = loadavg()[0].toFixed(2);
 console.log(`fp8 (float8_e4m3fn) → 16-bit output, ${N} elements, ${ROUNDS} rounds: median G elements/s (ms per call), best round`);
@@ -47,3 +60,7 @@ node.forEach((row, i) => {
   const cell = (r) => `${r.gps.toFixed(2)} (${r.ms.toFixed(1)} ms), ${r.best.toFixed(2)}`.padStart(24);
   console.log(`${row.name.padEnd(40)}${cell(row)}${cell(browser.rows[i])}`);
 });
+const share = (rows, kernel, probe) => `${((100 * rows[kernel].gps) / rows[probe].gps).toFixed(0)} %`;
+console.log(`\nmedians against the probe that moves the same bytes (Node, Chromium):`);
+console.log(`  dequantize → float16 bits: ${share(node, 0, 2)}, ${share(browser.rows, 0, 2)}`);
+console.log(`  dequantize → float32:      ${share(node, 3, 4)}, ${share(browser.rows, 3, 4)}`);

@@ -78,13 +78,13 @@ describe("Wasm dequantize, exhaustive per format", () => {
     for (const K of [9, 10, 11, 13, 14, 15]) for (const name of p3109(K, [1, 2, K >> 1, K - 1, K])) checkFormat(format(name));
   });
 
-  it("the exhaustive checks above cover every kernel: planes, split (2 and 3 rows), linear, IEEE rule, scalar LUTs", () => {
+  it("the exhaustive checks above cover every kernel: planes, affine (with and without an odd code), linear, IEEE rule, scalar LUTs", () => {
     const kind = (name: string) => {
       const t = wasmTable(kernels()!, format(name), decodeTable32);
       return t.planes >= 0
         ? "planes"
-        : t.split >= 0
-          ? `split${t.splitRows <= 2 ? 2 : 3}`
+        : t.affine >= 0
+          ? `affine${t.affineOdd ? "Odd" : ""}`
           : t.linear
             ? `linear<<${t.linear.shift}`
             : t.ieee >= 0
@@ -93,7 +93,7 @@ describe("Wasm dequantize, exhaustive per format", () => {
     };
     expect(
       ["float4_e2m1fn", "float8_e4m3fn", "float6_e3m2fn", "Binary8p3se", "Binary8p7se", "bfloat16", "float16", "Binary16p11se", "cfloat16_uhp"].map(kind),
-    ).toEqual(["planes", "split2", "split2", "split3", "lut", "linear<<16", "ieee", "lut", "lut"]);
+    ).toEqual(["planes", "affine", "affine", "affineOdd", "lut", "linear<<16", "ieee", "lut", "lut"]);
   });
 
   it("takes the IEEE rule only for tables that follow it in every entry", () => {

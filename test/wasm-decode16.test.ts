@@ -1,4 +1,4 @@
-// The 16-bit table kernels (decodeLut8To16, decodeLut16To16, decodeSplit2To16/3To16) behind dequantize to
+// The 16-bit table kernels (decodeLut8To16, decodeLut16To16, decodeAffineTo16/OddTo16) behind dequantize to
 // binary16/bfloat16 and convert: every code of every ≤ 8-bit format (and of three 16-bit formats) against the exact projection of its
 // value, computed element by element here (encodeExact of decodeExact), through JS arrays (streamed) and Wasm views
 // (zero copy), with tails that miss the 8-way unrolled loop.
@@ -59,18 +59,20 @@ describe("16-bit table-gather kernels", () => {
     expect(typeof kernels()?.decodeLut16To16).toBe("function");
   });
 
-  it("take the split form for 5…8-bit formats whose table has one (float8_e4m3fn → binary16), else the table", () => {
+  it("take the affine form for 5…8-bit formats whose table has one (float8_e4m3fn → binary16), else the table", () => {
     const target = format("binary16");
     const kind = (name: string) => {
       const f = format(name);
       dequantize(new Uint8Array(1), f, { to: "float16", bits: true }); // builds and uploads the table
       const t = wasmTable16(f, conversionTable(f, target, resolveProjection(target, RNE)) as Uint16Array);
-      return t.split < 0 ? "table" : t.splitRows <= 2 ? "split2" : "split3";
+      return t.affine < 0 ? "table" : t.affineOdd ? "affineOdd" : "affine";
     };
-    expect(kind("float8_e4m3fn")).toBe("split2"); // zero/subnormal rows and the NaN rows, sign-symmetric
+    expect(kind("float8_e4m3fn")).toBe("affine"); // subnormals in the low window, NaN in the top one, sign-symmetric
+    expect(kind("Binary8p3se")).toBe("affineOdd"); // NaN in −0's place
+    expect(kind("float8_e8m0fnu")).toBe("table"); // binary16 holds only part of its range: no affine rule
     expect(kind("float4_e2m1fn")).toBe("table");
     const kinds = new Set(EIGHT_BIT_FORMATS.map(kind));
-    expect([...kinds].sort()).toEqual(["split2", "split3", "table"]); // the sweeps below run all three kernels
+    expect([...kinds].sort()).toEqual(["affine", "affineOdd", "table"]); // the sweeps below run all three kernels
   });
 
   it(`dequantize to float16 and bfloat16 bits: every code of ${EIGHT_BIT_FORMATS.length} formats of ≤ 8 bits`, () => {

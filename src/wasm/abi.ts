@@ -30,12 +30,12 @@ export interface DecodeExports {
   decodeNibbles(src: number, dst: number, n: number, planes: number, table: number): void;
   decodePacked4(src: number, dst: number, n: number, planes: number, table: number): void;
   decodePacked6(src: number, dst: number, n: number, table: number): void;
-  decodeSplit2(src: number, dst: number, n: number, split: number, table: number): void;
-  decodeSplit3(src: number, dst: number, n: number, split: number, table: number): void;
-  decodeSplit2To16(src: number, dst: number, n: number, split: number, table: number): void;
-  decodeSplit3To16(src: number, dst: number, n: number, split: number, table: number): void;
-  decodePacked6Split2(src: number, dst: number, n: number, split: number, table: number): void;
-  decodePacked6Split3(src: number, dst: number, n: number, split: number, table: number): void;
+  decodeAffine(src: number, dst: number, n: number, form: number, table: number): void;
+  decodeAffineOdd(src: number, dst: number, n: number, form: number, table: number): void;
+  decodeAffineTo16(src: number, dst: number, n: number, form: number, table: number): void;
+  decodeAffineOddTo16(src: number, dst: number, n: number, form: number, table: number): void;
+  decodePacked6Affine(src: number, dst: number, n: number, form: number, table: number): void;
+  decodePacked6AffineOdd(src: number, dst: number, n: number, form: number, table: number): void;
   maxU8(src: number, n: number): number;
   maxU16(src: number, n: number): number;
 }

@@ -13,10 +13,10 @@ export interface WasmTable {
   readonly bytes: number;
   /** ≤ 4-bit formats: 64 bytes, byte b of the 16 entries at planes + 16·b; else −1. */
   readonly planes: number;
-  /** 5…8-bit formats with a split form (see splitTable); else −1. */
-  readonly split: number;
-  /** Residual rows of the split form: 2 or fewer run the cheaper kernel. */
-  readonly splitRows: number;
+  /** 5…8-bit formats with an affine form (see affineForm); else −1. */
+  readonly affine: number;
+  /** Whether the affine form has an odd code (the Odd kernels run it). */
+  readonly affineOdd: boolean;
   /** 9…16-bit formats whose table is (code << shift) + offset for every code (bfloat16); else undefined. */
   readonly linear?: { readonly shift: number; readonly offset: number };
   /** 9…16-bit formats whose table follows the IEEE rule of decodeIeee16 (binary16): its parameter block; else −1. */
@@ -30,9 +30,6 @@ const MAX_TABLES = 32;
  * Format), conversion tables by the table array (the exact core caches one per formats and projection).
  */
 const tables = new Map<Format | Uint16Array, { readonly table: number; readonly bytes: number }>();
-/** Bytes of a split table: A, B, X and 3 residual rows of 16-bit values as byte planes (assembly/decode.ts). */
-const SPLIT_BYTES = 176;
-const SPLIT_ROWS = 3;
 
 /** The most frequent element of a list. */
 function mode<T>(xs: T[]): T {
@@ -41,47 +38,49 @@ function mode<T>(xs: T[]): T {
   return [...counts.entries()].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
 }
 
+/** Bytes of the affine form: 12 rows of 16 bytes (assembly/decode.ts, F_*). */
+const AFFINE_BYTES = 192;
+
 /**
- * The split form of a ≤ 8-bit table for decodeSplit2/3: with h = code >> 4 and l = code & 15, the top 16 bits of the
- * float32 are A[h] + B[l] + R[code] (mod 2^16). B is the most common row shape (exponent and trailing bits advance
- * linearly inside a run of binades), A[h] the most common offset of row h, and R is nonzero only for zero,
- * subnormals, Inf and NaN; rows with equal residuals (a sign-symmetric pair) share one of the kernel's 3 residual
- * rows. Undefined when the values are not bfloat16-exact or need more residual rows (the scalar LUT runs then).
+ * The affine form of a table of 16-bit outputs (binary16 or bfloat16 bits, or the top halves of float32 bits) of a
+ * 5…8-bit format, for decodeAffine/decodeAffineTo16: out(c) = m·step + offset + R[m] + 0x8000·(c negative)
+ * (mod 2^16), where m is the magnitude and R is nonzero only on the 16 lowest and 16 highest magnitudes (zero,
+ * subnormals, ∞, NaN), and one code may have its own residual (P3109's NaN in −0's place). step and offset are the
+ * most common ones of the table (its normal binades). The kernel's rule is evaluated here on every code, so a table
+ * is accepted only if the kernel reproduces it bit for bit; undefined otherwise.
  */
-export function splitTable(values: Uint32Array): { bytes: Uint8Array; rows: number } | undefined {
-  if (values.length > 256 || values.some((v) => (v & 0xffff) !== 0)) return undefined;
-  const rows = values.length >> 4;
-  const hi = (c: number) => values[c]! >>> 16;
-  const lanes = Array.from({ length: 16 }, (_, l) => l);
-  const B = mode(Array.from({ length: rows }, (_, h) => lanes.map((l) => (hi(16 * h + l) - hi(16 * h)) & 0xffff).join()))
-    .split(",")
-    .map(Number);
-  const A = lanes.map((h) => (h < rows ? mode(lanes.map((l) => (hi(16 * h + l) - B[l]!) & 0xffff)) : 0));
-  const residual = (h: number) => lanes.map((l) => (hi(16 * h + l) - A[h]! - B[l]!) & 0xffff);
-  const patterns: string[] = [];
-  const out = new Uint8Array(SPLIT_BYTES);
-  for (let h = 0; h < 16; h++) {
-    out[h] = A[h]! & 255;
-    out[16 + h] = A[h]! >> 8;
-    out[32 + h] = B[h]! & 255;
-    out[48 + h] = B[h]! >> 8;
-    const r = h < rows ? residual(h) : [];
-    if (r.every((x) => x === 0)) {
-      out[64 + h] = 0x80;
-      continue;
-    }
-    let j = patterns.indexOf(r.join());
-    if (j < 0) {
-      j = patterns.push(r.join()) - 1;
-      if (j >= SPLIT_ROWS) return undefined;
-      r.forEach((x, l) => {
-        out[80 + 32 * j + l] = x & 255;
-        out[80 + 32 * j + 16 + l] = x >> 8;
-      });
-    }
-    out[64 + h] = 16 * j;
+export function affineForm(values: Uint16Array, f: Pick<Format, "K" | "signed">): { bytes: Uint8Array; odd: boolean } | undefined {
+  const { K } = f;
+  if (K < 5 || K > 8 || values.length !== 2 ** K) return undefined;
+  const mags = f.signed ? 2 ** (K - 1) : 2 ** K;
+  const step = mode(Array.from({ length: mags - 1 }, (_, m) => (values[m + 1]! - values[m]!) & 0xffff));
+  const offset = mode(Array.from({ length: mags }, (_, m) => (values[m]! - m * step) & 0xffff));
+  const top = Math.max(16, mags - 16);
+  const residual = (m: number) => (values[m]! - m * step - offset) & 0xffff;
+  for (let m = 16; m < top; m++) if (residual(m) !== 0) return undefined;
+  const odd: number[] = [];
+  for (let c = 0; c < values.length; c++) {
+    const m = c & (mags - 1);
+    if (((m * step + offset + residual(m) + (c >= mags ? 0x8000 : 0)) & 0xffff) !== values[c]) odd.push(c);
   }
-  return { bytes: out, rows: patterns.length };
+  if (odd.length > 1) return undefined;
+  const form = new Uint8Array(AFFINE_BYTES);
+  form.fill(mags - 1, 0, 16);
+  form.fill(top, 16, 32);
+  for (let j = 0; j < 16; j++) {
+    const low = j < mags ? residual(j) : 0;
+    const high = top + j < mags ? residual(top + j) : 0;
+    [form[32 + j], form[48 + j], form[64 + j], form[80 + j]] = [low & 255, low >> 8, high & 255, high >> 8];
+  }
+  new Uint16Array(form.buffer, 96, 16).fill(step & 0xffff, 0, 8).fill(offset, 8, 16);
+  form.fill(f.signed ? 0x80 - mags : 0, 128, 144);
+  form.fill(f.signed ? 0x80 : 0, 176, 192);
+  if (odd.length) {
+    const oddResidual = (values[odd[0]!]! - (odd[0]! & (mags - 1)) * step - offset) & 0xffff;
+    form.fill(odd[0]!, 144, 160);
+    [form[160], form[161]] = [oddResidual & 255, oddResidual >> 8];
+  }
+  return { bytes: form, odd: odd.length > 0 };
 }
 
 /** The shift and offset when every entry is (code << shift) + offset (mod 2^32), as for bfloat16. */
@@ -139,21 +138,27 @@ export function uploadTable(
   buffer: () => ArrayBufferLike,
 ): WasmTable {
   const entries = Math.max(16, values.length);
-  const split = f.K > 4 && f.K <= 8 ? splitTable(values) : undefined;
+  const affine =
+    f.K > 4 && f.K <= 8 && values.every((v) => (v & 0xffff) === 0)
+      ? affineForm(
+          Uint16Array.from(values, (v) => v >>> 16),
+          f,
+        )
+      : undefined;
   const linear = f.K > 8 ? linearForm(values) : undefined;
   const ieee = f.K > 8 && !linear ? ieeeForm(values, f) : undefined;
-  const bytes = entries * 4 + (f.K <= 4 ? 64 : 0) + (split ? SPLIT_BYTES : 0) + (ieee ? IEEE_BYTES : 0);
+  const bytes = entries * 4 + (f.K <= 4 ? 64 : 0) + (affine ? AFFINE_BYTES : 0) + (ieee ? IEEE_BYTES : 0);
   const table = alloc(bytes);
   const words = new Uint32Array(buffer(), table, entries);
   words.fill(0);
   words.set(values);
   const planes = f.K <= 4 ? table + entries * 4 : -1;
   if (planes >= 0) k.nibblePlanes(table, planes);
-  const splitPtr = split ? table + entries * 4 : -1;
-  if (split) new Uint8Array(buffer(), splitPtr, SPLIT_BYTES).set(split.bytes);
+  const affinePtr = affine ? table + entries * 4 : -1;
+  if (affine) new Uint8Array(buffer(), affinePtr, AFFINE_BYTES).set(affine.bytes);
   const ieeePtr = ieee ? table + entries * 4 : -1;
   if (ieee) new Int32Array(buffer(), ieeePtr, ieee.length).set(ieee);
-  return { table, bytes, planes, split: splitPtr, splitRows: split?.rows ?? 0, ieee: ieeePtr, ...(linear && { linear }) };
+  return { table, bytes, planes, affine: affinePtr, affineOdd: affine?.odd ?? false, ieee: ieeePtr, ...(linear && { linear }) };
 }
 
 /** The decode kernel for codes of `bytesPerCode` bytes under table t, and its arguments after (src, dst, n). */
@@ -163,7 +168,7 @@ export function decodeCall(t: WasmTable, bytesPerCode: number): { name: DecodeKe
     return t.ieee >= 0 ? { name: "decodeIeee16", args: [t.ieee, t.table] } : { name: "decodeLut16", args: [t.table] };
   }
   if (t.planes >= 0) return { name: "decodeNibbles", args: [t.planes, t.table] };
-  if (t.split >= 0) return { name: t.splitRows <= 2 ? "decodeSplit2" : "decodeSplit3", args: [t.split, t.table] };
+  if (t.affine >= 0) return { name: t.affineOdd ? "decodeAffineOdd" : "decodeAffine", args: [t.affine, t.table] };
   return { name: "decodeLut8", args: [t.table] };
 }
 
@@ -172,13 +177,13 @@ type DecodeKernel =
   | "decodeIeee16"
   | "decodeLut16"
   | "decodeNibbles"
-  | "decodeSplit2"
-  | "decodeSplit3"
   | "decodeLut8"
   | "decodeLut8To16"
   | "decodeLut16To16"
-  | "decodeSplit2To16"
-  | "decodeSplit3To16";
+  | "decodeAffine"
+  | "decodeAffineOdd"
+  | "decodeAffineTo16"
+  | "decodeAffineOddTo16";
 
 /** The upload of `key`'s table, made by `upload` on first use; beyond MAX_TABLES the least recently used is freed. */
 function cached<T extends { readonly table: number; readonly bytes: number }>(key: Format | Uint16Array, upload: () => T): T {
@@ -203,34 +208,35 @@ export function wasmTable(k: Kernels, f: Format, decodeTable32: (f: Format) => U
   return cached(f, () => uploadTable(k, f, decodeTable32(f), allocBytesRaw, memoryBuffer));
 }
 
-/** A conversion table of u16 entries in Wasm memory, and its split form (as WasmTable's) or −1. */
+/** A conversion table of u16 entries in Wasm memory, and its affine form (as WasmTable's) or −1. */
 export interface WasmTable16 {
   readonly table: number;
   readonly bytes: number;
-  readonly split: number;
-  readonly splitRows: number;
+  readonly affine: number;
+  readonly affineOdd: boolean;
 }
 
 /**
- * Uploads (once) the conversion table `values` of f's codes into 16-bit codes of another format, with its split form
- * when f has 5…8 bits and one exists (splitTable of the entries as the top halves of 32-bit words).
+ * Uploads (once) the conversion table `values` of f's codes into 16-bit codes of another format, with its affine
+ * form when f has 5…8 bits and one exists.
  */
 export function wasmTable16(f: Format, values: Uint16Array): WasmTable16 {
   return cached(values, () => {
-    const split = f.K > 4 && f.K <= 8 ? splitTable(Uint32Array.from(values, (v) => v << 16)) : undefined;
+    const affine = affineForm(values, f);
     const tableBytes = Math.ceil(values.byteLength / 16) * 16;
-    const bytes = tableBytes + (split ? SPLIT_BYTES : 0);
+    const bytes = tableBytes + (affine ? AFFINE_BYTES : 0);
     const table = allocBytesRaw(bytes);
     new Uint16Array(memoryBuffer(), table, values.length).set(values);
-    if (split) new Uint8Array(memoryBuffer(), table + tableBytes, SPLIT_BYTES).set(split.bytes);
-    return { table, bytes, split: split ? table + tableBytes : -1, splitRows: split?.rows ?? 0 };
+    const affinePtr = affine ? table + tableBytes : -1;
+    if (affine) new Uint8Array(memoryBuffer(), affinePtr, AFFINE_BYTES).set(affine.bytes);
+    return { table, bytes, affine: affinePtr, affineOdd: affine?.odd ?? false };
   });
 }
 
 /** The kernel for codes of `bytesPerCode` bytes through a 16-bit conversion table, and its arguments after (src, dst, n). */
 function gatherCall16(t: WasmTable16, bytesPerCode: number): { name: DecodeKernel; args: number[] } {
   if (bytesPerCode === 2) return { name: "decodeLut16To16", args: [t.table] };
-  if (t.split >= 0) return { name: t.splitRows <= 2 ? "decodeSplit2To16" : "decodeSplit3To16", args: [t.split, t.table] };
+  if (t.affine >= 0) return { name: t.affineOdd ? "decodeAffineOddTo16" : "decodeAffineTo16", args: [t.affine, t.table] };
   return { name: "decodeLut8To16", args: [t.table] };
 }
 
