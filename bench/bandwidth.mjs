@@ -5,6 +5,7 @@
 import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
 import asc from "assemblyscript/asc";
+import { PROBE_SOURCE, probeOptions } from "./probes.mjs";
 
 const { values: args } = parseArgs({ options: { threads: { type: "string", default: "2" }, rounds: { type: "string", default: "11" } } });
 const threads = Number(args.threads);
@@ -13,36 +14,9 @@ const PAGES = 2048; // 128 MiB: 16 MiB of bytes at 1 MiB, 64 MiB of float32 afte
 const SRC = 1 << 20;
 const DST = SRC + N;
 
-const source = `
-export function store(dst: usize, n: usize): void {
-  const v = f32x4.splat(2.5);
-  for (let p = dst, end = dst + (n << 2); p < end; p += 64) {
-    v128.store(p, v, 0); v128.store(p, v, 16); v128.store(p, v, 32); v128.store(p, v, 48);
-  }
-}
-export function widen(src: usize, dst: usize, n: usize): void {
-  for (let i: usize = 0; i < n; i += 16) {
-    const x = v128.load(src + i);
-    const lo = i16x8.extend_low_i8x16_u(x);
-    const hi = i16x8.extend_high_i8x16_u(x);
-    v128.store(dst + (i << 2), i32x4.extend_low_i16x8_u(lo), 0);
-    v128.store(dst + (i << 2), i32x4.extend_high_i16x8_u(lo), 16);
-    v128.store(dst + (i << 2), i32x4.extend_low_i16x8_u(hi), 32);
-    v128.store(dst + (i << 2), i32x4.extend_high_i16x8_u(hi), 48);
-  }
-}`;
 const compiled = await asc.compileString(
-  { "probe.ts": source },
-  {
-    optimizeLevel: 3,
-    runtime: "stub",
-    noAssert: true,
-    enable: ["simd", "threads"],
-    importMemory: true,
-    sharedMemory: true,
-    initialMemory: PAGES,
-    maximumMemory: PAGES,
-  },
+  { "probe.ts": PROBE_SOURCE },
+  { ...probeOptions(true), initialMemory: PAGES, maximumMemory: PAGES },
 );
 if (compiled.error) throw compiled.error;
 const module = new WebAssembly.Module(compiled.binary);
@@ -53,7 +27,7 @@ const code = `const { parentPort, workerData } = require("node:worker_threads");
 const k = new WebAssembly.Instance(workerData.module, { env: { memory: workerData.memory, abort() {} } }).exports;
 parentPort.on("message", ({ op, a, b }) => {
   if (op === "store") k.store(${DST} + 4 * a, b - a);
-  else k.widen(${SRC} + a, ${DST} + 4 * a, b - a);
+  else k.move14(${SRC} + a, ${DST} + 4 * a, b - a);
   parentPort.postMessage(0);
 });`;
 const workers = Array.from({ length: threads }, () => new Worker(code, { eval: true, workerData: { module, memory } }));
@@ -66,7 +40,7 @@ for (const op of ["store", "widen"]) {
   for (let r = 0; r < Number(args.rounds); r++) {
     let t = performance.now();
     if (op === "store") main.store(DST, N);
-    else main.widen(SRC, DST, N);
+    else main.move14(SRC, DST, N);
     one = Math.min(one, performance.now() - t);
     t = performance.now();
     await Promise.all(workers.map((w, i) => job(w, { op, a: i * part, b: (i + 1) * part })));

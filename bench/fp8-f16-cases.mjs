@@ -3,34 +3,6 @@
 // the same bytes (1 byte read, 2 or 4 written per element: what memory allows). Median of interleaved rounds in
 // G elements/s.
 
-/** The probes' AssemblyScript source: zero-extend each byte to 16 or 32 bits, 16 bytes at a time. */
-export const PROBE_SOURCE = `
-export function widen16(src: usize, dst: usize, n: usize): void {
-  for (let i: usize = 0; i < n; i += 16) {
-    const x = v128.load(src + i);
-    v128.store(dst + (i << 1), i16x8.extend_low_i8x16_u(x), 0);
-    v128.store(dst + (i << 1), i16x8.extend_high_i8x16_u(x), 16);
-  }
-}
-export function widen32(src: usize, dst: usize, n: usize): void {
-  for (let i: usize = 0; i < n; i += 16) {
-    const x = v128.load(src + i);
-    const lo = i16x8.extend_low_i8x16_u(x);
-    const hi = i16x8.extend_high_i8x16_u(x);
-    v128.store(dst + (i << 2), i32x4.extend_low_i16x8_u(lo), 0);
-    v128.store(dst + (i << 2), i32x4.extend_high_i16x8_u(lo), 16);
-    v128.store(dst + (i << 2), i32x4.extend_low_i16x8_u(hi), 32);
-    v128.store(dst + (i << 2), i32x4.extend_high_i16x8_u(hi), 48);
-  }
-}`;
-
-/** The probes' instance on its own memory, with room for n bytes and 4n bytes after them. */
-export function probeInstance(bytes, n) {
-  const pages = Math.ceil((5 * n + 65536) / 65536) + 1;
-  const memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
-  return new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory, abort() {} } }).exports;
-}
-
 /** Codes covering every E4M3 code (NaN included), in an order no branch predictor learns. */
 function fill(codes) {
   let s = 12345;
@@ -45,7 +17,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 /**
  * Runs the cases on n elements (a multiple of 16), `rounds` interleaved rounds after one warm-up call each; returns
  * [{ name, gps, ms, best }]: median G elements/s and milliseconds per call, and the best round's G elements/s (less
- * disturbed by other processes). `mf` is the minifloat module, `probe` the exports of probeInstance.
+ * disturbed by other processes). `mf` is the minifloat module, `probe` a probeInstance (bench/probes.mjs) of at least 5n + 64 KiB bytes.
  */
 export function measure(mf, n, rounds, probe) {
   const fmt = "float8_e4m3fn";
@@ -57,9 +29,9 @@ export function measure(mf, n, rounds, probe) {
   const cases = [
     ["dequantize → float16 bits", () => mf.dequantize(codes.array, fmt, { to: "float16", bits: true, out: half.array })],
     ["convert → binary16", () => mf.convert(codes.array, fmt, "binary16", { out: half.array })],
-    ["probe: the same bytes moved, 16-bit out", () => probe.widen16(65536, 65536 + n, n)],
+    ["probe: the same bytes moved, 16-bit out", () => probe.move12(65536, 65536 + n, n)],
     ["dequantize → float32", () => mf.dequantize(codes.array, fmt, { out: single.array })],
-    ["probe: the same bytes moved, 32-bit out", () => probe.widen32(65536, 65536 + n, n)],
+    ["probe: the same bytes moved, 32-bit out", () => probe.move14(65536, 65536 + n, n)],
   ];
   for (const [, run] of cases) run(); // tables built, code compiled
   const times = cases.map(() => []);

@@ -11,17 +11,15 @@ import { fileURLToPath } from "node:url";
 import { availableParallelism, loadavg } from "node:os";
 import { chromium } from "playwright-core";
 import { serveStatic } from "../scripts/static-server.mjs";
-import { PROBE_SOURCE, measure, probeInstance } from "./fp8-f16-cases.mjs";
+import { measure } from "./fp8-f16-cases.mjs";
+import { PROBE_SOURCE, probeInstance, probeOptions } from "./probes.mjs";
 
 const args = new Map(process.argv.slice(2).flatMap((a, i, all) => (a.startsWith("--") ? [[a.slice(2), all[i + 1]]] : [])));
 const N = Number(args.get("n") ?? 2 ** 24);
 const ROUNDS = Number(args.get("rounds") ?? 9);
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
-const compiled = await asc.compileString(
-  { "probe.ts": PROBE_SOURCE },
-  { optimizeLevel: 3, runtime: "stub", noAssert: true, enable: ["simd"], importMemory: true },
-);
+const compiled = await asc.compileString({ "probe.ts": PROBE_SOURCE }, probeOptions());
 if (compiled.error) throw compiled.error;
 
 /** Runs the cases in headless Chromium; the probe's bytes are served to the page as /probe/probe.bin. */
@@ -49,7 +47,7 @@ async function inChromium() {
 }
 
 await mf.initKernels();
-const node = measure(mf, N, ROUNDS, probeInstance(compiled.binary, N));
+const node = measure(mf, N, ROUNDS, probeInstance(compiled.binary, 5 * N + 65536));
 const browser = await inChromium();
 const load = loadavg()[0].toFixed(2);
 console.log(`fp8 (float8_e4m3fn) → 16-bit output, ${N} elements, ${ROUNDS} rounds: median G elements/s (ms per call), best round`);
