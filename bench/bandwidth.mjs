@@ -14,10 +14,7 @@ const PAGES = 2048; // 128 MiB: 16 MiB of bytes at 1 MiB, 64 MiB of float32 afte
 const SRC = 1 << 20;
 const DST = SRC + N;
 
-const compiled = await asc.compileString(
-  { "probe.ts": PROBE_SOURCE },
-  { ...probeOptions(true), initialMemory: PAGES, maximumMemory: PAGES },
-);
+const compiled = await asc.compileString({ "probe.ts": PROBE_SOURCE }, { ...probeOptions(true), initialMemory: PAGES, maximumMemory: PAGES });
 if (compiled.error) throw compiled.error;
 const module = new WebAssembly.Module(compiled.binary);
 const memory = new WebAssembly.Memory({ initial: PAGES, maximum: PAGES, shared: true });
