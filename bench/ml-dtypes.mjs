@@ -200,8 +200,19 @@ if (python && !args.has("no-write")) {
   const docs = join(root, "docs/performance.md");
   const start = "<!-- bench:ml_dtypes:start -->";
   const end = "<!-- bench:ml_dtypes:end -->";
-  const block = `${start}\n${header}\n\n${table}\n\n![minifloat / ml_dtypes ratios](ml_dtypes-ratios.svg)\n${end}`;
   const text = existsSync(docs) ? readFileSync(docs, "utf8") : "# Performance\n";
+  // The block keeps this run and the one before it (the issue asks for two runs side by side), newest first.
+  const previous = text.match(new RegExp(`${start}\\n### Run 1\\n\\n([\\s\\S]*?)\\n\\n(?:### Run 2|!\\[)`))?.[1];
+  const block = [
+    start,
+    "### Run 1",
+    "",
+    `${header}\n\n${table}`,
+    ...(previous ? ["", "### Run 2 (the run before)", "", previous] : []),
+    "",
+    "![minifloat / ml_dtypes ratios, run 1](ml_dtypes-ratios.svg)",
+    end,
+  ].join("\n");
   writeFileSync(
     docs,
     text.includes(start) ? text.replace(new RegExp(`${start}[\\s\\S]*?${end}`), block) : `${text.trimEnd()}\n\n## minifloat next to ml_dtypes\n\n${block}\n`,
