@@ -5,6 +5,7 @@
 // docs/checkpoints.md ("Exactness") shows that rounding it again to float32, float16 or bfloat16 gives the correctly
 // rounded exact quotient. Only the scale rows covering the range are read, so memory follows the range asked for.
 import { quantize } from "../api/bulk.js";
+import { type BlockRowSpan, gatherScaledWasm } from "../wasm/scaled.js";
 import { CheckpointError } from "./errors.js";
 import type { Entry, Recipe } from "./recognize.js";
 
@@ -51,21 +52,35 @@ export function roundTo(values: Float64Array, to: Target): Float32Array | Uint16
   return quantize(values, to === "F16" ? "binary16" : "bfloat16") as Uint16Array;
 }
 
+/** `values` copied into `out` (of the same type and length) when given. */
+export function into(values: Float32Array | Uint16Array, out: Float32Array | Uint16Array | undefined): Float32Array | Uint16Array {
+  if (out === undefined) return values;
+  (out as Uint16Array).set(values as Uint16Array);
+  return out;
+}
+
 /** A scale block of at least this many elements gets a table of every code's rounded result. */
 const TABLE_MIN = 1024;
 
 /**
  * Elements [start, start + count) rounded once to `to`. The result of an element depends only on its code and its
- * block's scale, so for large blocks (DeepSeek's 128×128, per-channel and per-tensor scales) each scale gets a
- * table of the rounded value of every code, built with the same arithmetic as readRange, and elements are looked
- * up; small blocks are computed element by element.
+ * block's scale, so for large blocks of byte codes (DeepSeek's 128×128, per-channel and per-tensor scales) each
+ * scale gets a table of the rounded value of every code, built with the same arithmetic as readRange, and elements
+ * are looked up (in Wasm, gatherRows below is the reference); small blocks are computed element by element. The
+ * result goes into `target` when given.
  */
-export async function readRounded(r: Recipe, start: number, count: number, to: Target): Promise<Float32Array | Uint16Array> {
+export async function readRounded(
+  r: Recipe,
+  start: number,
+  count: number,
+  to: Target,
+  target?: Float32Array | Uint16Array,
+): Promise<Float32Array | Uint16Array> {
   const sc = r.scale;
-  if (!sc || r.kind === "values" || sc.block[0] * sc.block[1] < TABLE_MIN) return roundTo(await readRange(r, start, count), to);
-  const out = to === "F32" ? new Float32Array(count) : new Uint16Array(count);
+  if (!sc || r.kind === "values" || sc.block[0] * sc.block[1] < TABLE_MIN || r.table!.length > 256) return into(roundTo(await readRange(r, start, count), to), target);
+  const out = target ?? (to === "F32" ? new Float32Array(count) : new Uint16Array(count));
   if (count === 0) return out;
-  const codes = await elementCodes(r, start, count);
+  const codes = (await elementCodes(r, start, count)) as Uint8Array;
   const K = rowLength(r);
   const [bh, bw] = sc.block;
   const cols = Math.ceil(K / bw);
@@ -84,20 +99,35 @@ export async function readRounded(r: Recipe, start: number, count: number, to: T
     for (let c = 0; c < n; c++) exact[k * n + c] = r.global?.divide ? (table[c]! * x) / g : table[c]! * x;
   }
   const rounded = roundTo(exact, to);
+  // One gather per row of blocks (bh rows of K elements), each with that row's cols tables.
   for (let i = 0; i < count; ) {
     const at = start + i;
     const row = Math.floor(at / K);
-    let j = at - row * K;
-    const rowEnd = Math.min(count, i + K - j);
-    const base = (Math.floor(row / bh) - s0) * cols;
-    while (i < rowEnd) {
-      const offset = (base + Math.floor(j / bw)) * n;
-      const end = Math.min(rowEnd, i + bw - (j % bw));
-      j += end - i;
-      for (; i < end; i++) out[i] = rounded[offset + codes[i]!]!;
-    }
+    const blockRow = Math.floor(row / bh);
+    const end = Math.min(count, (blockRow + 1) * bh * K - start);
+    const span = { column: at - row * K, rowLength: K, width: bw };
+    const tables = rounded.subarray((blockRow - s0) * cols * n, (blockRow - s0 + 1) * cols * n);
+    const [c, o] = [codes.subarray(i, end), out.subarray(i, end)];
+    if (!gatherScaledWasm(c, o, span, tables, n)) gatherRows(c, o, span, tables, n);
+    i = end;
   }
   return out;
+}
+
+/** The reference of gatherScaledWasm: out[i] = tables[b·n + codes[i]], b the block of element i's column. */
+export function gatherRows(codes: Uint8Array, out: Uint16Array | Float32Array, span: BlockRowSpan, tables: Uint16Array | Float32Array, n: number): void {
+  const { rowLength: K, width: bw } = span;
+  let j = span.column;
+  for (let i = 0; i < codes.length; j = 0) {
+    const rowEnd = Math.min(codes.length, i + K - j);
+    while (i < rowEnd) {
+      const block = Math.floor(j / bw);
+      const end = Math.min(rowEnd, i + (block + 1) * bw - j);
+      const offset = block * n;
+      j += end - i;
+      for (; i < end; i++) out[i] = tables[offset + codes[i]!]!;
+    }
+  }
 }
 
 /** Decoded element values (exact float64) of the range, written into `out` (which is returned). */

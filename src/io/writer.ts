@@ -22,6 +22,7 @@ export interface WriterOptions {
 }
 
 const WRITER_KEYS = ["metadata", "force", "protect"] as const satisfies readonly (keyof WriterOptions)[];
+const WRITE_BYTES_KEYS = ["copy"] as const;
 
 export class SafetensorsWriter {
   /** Index of the tensor being written and how many of its elements have arrived. */
@@ -70,14 +71,19 @@ export class SafetensorsWriter {
     return this.tensors[this.current];
   }
 
-  /** Appends stored bytes of the current tensor (pass-through copies); they must not run past its end. */
-  async writeBytes(bytes: Uint8Array): Promise<void> {
+  /**
+   * Appends stored bytes of the current tensor (pass-through copies); they must not run past its end. With
+   * `copy: false` the writer reads `bytes` in place while the caller prepares the next chunk: leave them unchanged
+   * until the writer's next call after this one has returned (three buffers in rotation suffice).
+   */
+  async writeBytes(bytes: Uint8Array, options: { copy?: boolean } = {}): Promise<void> {
+    checkOptions(options, WRITE_BYTES_KEYS);
     const t = this.requireCurrent();
     if (this.written > 0) throw new SafetensorsError(`tensor "${t.name}"`, "raw bytes cannot follow codes or values within one tensor");
     const total = t.end - t.begin;
     const done = this.position - this.dataStart - t.begin;
     if (done + bytes.length > total) throw new CodeRangeError("bytes", `has ${bytes.length} bytes; tensor "${t.name}" has ${total - done} left`);
-    await this.append(bytes);
+    await this.append(bytes, options.copy === false);
     if (done + bytes.length === total) this.advance();
   }
 
@@ -170,7 +176,8 @@ export class SafetensorsWriter {
   /**
    * Starts writing `bytes` at the current position and returns once the previous write is done: one write stays in
    * flight while the caller converts the next chunk (write-behind), and its error surfaces on the next append or on
-   * commit. `owned`: the bytes are the writer's to keep (else they are copied, as a caller may reuse its array).
+   * commit. `owned`: nothing changes the bytes until this write is done (else they are copied: a caller may reuse its
+   * array).
    */
   private async append(bytes: Uint8Array, owned = false): Promise<void> {
     const previous = this.inflight;
