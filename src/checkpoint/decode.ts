@@ -77,7 +77,8 @@ export async function readRounded(
   target?: Float32Array | Uint16Array,
 ): Promise<Float32Array | Uint16Array> {
   const sc = r.scale;
-  if (!sc || r.kind === "values" || sc.block[0] * sc.block[1] < TABLE_MIN || r.table!.length > 256) return into(roundTo(await readRange(r, start, count), to), target);
+  if (!sc || r.kind === "values" || sc.block[0] * sc.block[1] < TABLE_MIN || r.table!.length > 256)
+    return into(roundTo(await readRange(r, start, count), to), target);
   const out = target ?? (to === "F32" ? new Float32Array(count) : new Uint16Array(count));
   if (count === 0) return out;
   const codes = (await elementCodes(r, start, count)) as Uint8Array;
@@ -106,16 +107,21 @@ export async function readRounded(
     const blockRow = Math.floor(row / bh);
     const end = Math.min(count, (blockRow + 1) * bh * K - start);
     const span = { column: at - row * K, rowLength: K, width: bw };
-    const tables = rounded.subarray((blockRow - s0) * cols * n, (blockRow - s0 + 1) * cols * n);
-    const [c, o] = [codes.subarray(i, end), out.subarray(i, end)];
+    const tables = bitsOf(rounded).subarray((blockRow - s0) * cols * n, (blockRow - s0 + 1) * cols * n);
+    const [c, o] = [codes.subarray(i, end), bitsOf(out).subarray(i, end)];
     if (!gatherScaledWasm(c, o, span, tables, n)) gatherRows(c, o, span, tables, n);
     i = end;
   }
   return out;
 }
 
+/** Bit patterns of float32 results (copied as bits, so NaN payloads stay), or the 16-bit patterns themselves. */
+function bitsOf(a: Float32Array | Uint16Array): Uint32Array | Uint16Array {
+  return a instanceof Float32Array ? new Uint32Array(a.buffer, a.byteOffset, a.length) : a;
+}
+
 /** The reference of gatherScaledWasm: out[i] = tables[b·n + codes[i]], b the block of element i's column. */
-export function gatherRows(codes: Uint8Array, out: Uint16Array | Float32Array, span: BlockRowSpan, tables: Uint16Array | Float32Array, n: number): void {
+export function gatherRows(codes: Uint8Array, out: Uint16Array | Uint32Array, span: BlockRowSpan, tables: Uint16Array | Uint32Array, n: number): void {
   const { rowLength: K, width: bw } = span;
   let j = span.column;
   for (let i = 0; i < codes.length; j = 0) {

@@ -23,6 +23,8 @@ export interface WriterOptions {
 
 const WRITER_KEYS = ["metadata", "force", "protect"] as const satisfies readonly (keyof WriterOptions)[];
 const WRITE_BYTES_KEYS = ["copy"] as const;
+/** Written bytes after which an early writeback starts (see writeBack). */
+const EARLY_SYNC = 64 << 20;
 
 export class SafetensorsWriter {
   /** Index of the tensor being written and how many of its elements have arrived. */
@@ -34,6 +36,10 @@ export class SafetensorsWriter {
   private state: "open" | "committed" | "aborted" = "open";
   /** The last write started (write-behind: see append). */
   private inflight: Promise<void> = Promise.resolve();
+  /** Bytes written since the last early writeback started, the one running, and the first error one reported. */
+  private unsynced = 0;
+  private syncing: Promise<void> | undefined;
+  private syncError: unknown;
 
   private constructor(
     readonly path: string,
@@ -135,6 +141,8 @@ export class SafetensorsWriter {
     }
     try {
       await this.flush();
+      await this.syncing;
+      if (this.syncError !== undefined) throw this.syncError;
       await this.handle.sync();
       await this.handle.close();
       if (this.force) await rename(this.tempPath, this.path);
@@ -154,6 +162,7 @@ export class SafetensorsWriter {
     if (this.state !== "open") return;
     this.state = "aborted";
     await this.inflight.catch(() => undefined);
+    await this.syncing;
     await discard(this.handle, this.tempPath);
   }
 
@@ -191,10 +200,30 @@ export class SafetensorsWriter {
         const { bytesWritten } = await onPath(this.path, () => this.handle.write(data, done, data.length - done, at + done));
         done += bytesWritten;
       }
+      this.writeBack(data.length);
     })();
     // Handled here so a failure is not an unhandled rejection before the next append or commit awaits it.
     this.inflight.catch(() => undefined);
     await previous;
+  }
+
+  /**
+   * Starts flushing the data written so far to the disk once EARLY_SYNC bytes have accumulated, while the conversion
+   * goes on: the fsync at commit then waits only for the tail instead of the whole file. Linux reports a writeback
+   * error to one fsync only, so an error here is kept and thrown at commit.
+   */
+  private writeBack(bytes: number): void {
+    this.unsynced += bytes;
+    if (this.unsynced < EARLY_SYNC || this.syncing !== undefined) return;
+    this.unsynced = 0;
+    this.syncing = this.handle
+      .datasync()
+      .catch((e: unknown) => {
+        this.syncError ??= fsError(e, this.path);
+      })
+      .finally(() => {
+        this.syncing = undefined;
+      });
   }
 
   private advance(): void {

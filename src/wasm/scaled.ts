@@ -11,10 +11,16 @@ export interface BlockRowSpan {
 }
 
 /**
- * out[i] = tables[b(i)·entries + codes[i]] for one row of blocks, with `entries` results per block (b(i): the block
+ * out[i] = tables[b(i)·entries + codes[i]] (16- or 32-bit patterns) for one row of blocks, with `entries` results per block (b(i): the block
  * of element i's column). Returns false, writing nothing, when the kernels are unavailable.
  */
-export function gatherScaledWasm(codes: Uint8Array, out: Uint16Array | Float32Array, span: BlockRowSpan, tables: Uint16Array | Float32Array, entries: number): boolean {
+export function gatherScaledWasm(
+  codes: Uint8Array,
+  out: Uint16Array | Uint32Array,
+  span: BlockRowSpan,
+  tables: Uint16Array | Uint32Array,
+  entries: number,
+): boolean {
   const k = kernels();
   if (!k) return false;
   const tablesPtr = allocBytesRaw(tables.byteLength, "tables");
