@@ -3,6 +3,7 @@
 // over every E4M3 code under subnormal, huge, zero, power-of-two and odd scales, partial blocks and unaligned ranges.
 import { describe, expect, it } from "vitest";
 import { gatherRows, roundTo, type Target } from "../src/checkpoint/decode.js";
+import { dequantize, quantize } from "../src/index.js";
 import { CheckpointError, openCheckpoint } from "../src/io/index.js";
 import { gatherScaledWasm } from "../src/wasm/scaled.js";
 import { onReference } from "./kernel-switch.js";
@@ -126,6 +127,32 @@ describe("readRounded by tables equals readExact rounded once", () => {
       await expect(c.readRounded("w.weight", "BF16", 0, 20000)).rejects.toThrow(/element 5 is NaN; allowed: a finite non-negative scale/);
       await expect(c.readRounded("w.weight", "BF16", 0, 10, new Uint16Array(9))).rejects.toThrow(/out.*has 9 elements; allowed: a Uint16Array of 10/);
       await expect(c.readRounded("w.weight", "F32", 0, 10, new Uint16Array(10) as never)).rejects.toThrow(/allowed: a Float32Array of 10/);
+    } finally {
+      await c.close();
+    }
+  });
+});
+
+describe("unscaled narrow tensors through one table", () => {
+  it("F8_E4M3 → BF16, F16 and F32 equal the kernels' dequantize rounded once, whole and in ranges", async () => {
+    const codes = new Uint8Array(3 * 1000);
+    for (let i = 0; i < codes.length; i++) codes[i] = (i * 13 + 5) & 255;
+    const json = JSON.stringify({ w: { dtype: "F8_E4M3", shape: [3, 1000], data_offsets: [0, codes.length] } }).padEnd(56);
+    const length = new Uint8Array(8);
+    new DataView(length.buffer).setBigUint64(0, BigInt(json.length), true);
+    const c = await openCheckpoint(new Blob([length, new TextEncoder().encode(json), codes]));
+    try {
+      const values = dequantize(codes, "float8_e4m3fn"); // exact in float32
+      for (const [start, count] of [
+        [0, 3000],
+        [999, 2],
+        [1500, 1],
+      ] as const) {
+        const part = values.subarray(start, start + count);
+        expect(await c.readRounded("w", "BF16", start, count)).toEqual(quantize(part, "bfloat16"));
+        expect(await c.readRounded("w", "F16", start, count)).toEqual(quantize(part, "binary16"));
+        expect(bitsOf(await c.readRounded("w", "F32", start, count))).toEqual(bitsOf(part));
+      }
     } finally {
       await c.close();
     }
