@@ -72,14 +72,20 @@ try {
   const outCopy = join(dir, "out-copy.safetensors");
   console.log(`load average at the start ${load()}; ${Number(args.rounds)} interleaved rounds, medians`);
   const times = { cp: [], cpOut: [], cpSync: [], deq: [] };
-  for (let r = 0; r < Number(args.rounds); r++) {
+  // Each step starts with no dirty pages of another one: a copy is removed at once (its pages are dropped, not
+  // written back) and `sync` runs between steps, untimed.
+  const settled = (fn) => {
+    execFileSync("sync");
+    const t = seconds(fn);
     rmSync(copy, { force: true });
-    times.cp.push(seconds(() => execFileSync("cp", [input, copy])));
     rmSync(outCopy, { force: true });
-    times.cpOut.push(seconds(() => execFileSync("cp", [out, outCopy])));
-    rmSync(outCopy, { force: true });
-    times.cpSync.push(seconds(() => execFileSync("sh", ["-c", 'cp "$1" "$2" && sync "$2"', "sh", out, outCopy])));
-    times.deq.push(seconds(dequantize));
+    return t;
+  };
+  for (let r = 0; r < Number(args.rounds); r++) {
+    times.cp.push(settled(() => execFileSync("cp", [input, copy])));
+    times.cpOut.push(settled(() => execFileSync("cp", [out, outCopy])));
+    times.cpSync.push(settled(() => execFileSync("sh", ["-c", 'cp "$1" "$2" && sync "$2"', "sh", out, outCopy])));
+    times.deq.push(settled(dequantize));
   }
   const [cp, cpOut, cpSync, deq] = [times.cp, times.cpOut, times.cpSync, times.deq].map(median);
   const mb = size / 1e6;
