@@ -3,7 +3,8 @@
 // directory, warms the page cache, then times, interleaved in each round: `cp` of the input, `cp` + `sync` of a file
 // of the output's size (dequantize writes twice the bytes and fsyncs them before moving the file into place), and
 // `minifloat dequantize --to bf16`. Prints medians and the ratios cp / dequantize (the issue's target: ≥ 50 %).
-// Usage: npm run build && node bench/checkpoint.mjs [--mb 420] [--rounds 5]   (not part of npm test)
+// Usage: npm run build && node bench/checkpoint.mjs [--mb 420] [--rounds 5] [--baseline other/build/node/cli.js]
+// (--baseline times another build in the same rounds; not part of npm test)
 import { execFileSync } from "node:child_process";
 import { randomFillSync } from "node:crypto";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
@@ -12,7 +13,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
-const { values: args } = parseArgs({ options: { mb: { type: "string", default: "420" }, rounds: { type: "string", default: "5" } } });
+const { values: args } = parseArgs({
+  options: { mb: { type: "string", default: "420" }, rounds: { type: "string", default: "5" }, baseline: { type: "string" } },
+});
 const N = 4096;
 const K = 4096;
 const layers = Math.ceil((Number(args.mb) * 1e6) / (N * K));
@@ -66,12 +69,13 @@ try {
       .join(" ");
   const copy = join(dir, "copy.safetensors");
   const out = join(dir, "out.safetensors");
-  const dequantize = () => execFileSync(process.execPath, [cli, "dequantize", input, "--to", "bf16", "-o", out, "--force"], { stdio: "ignore" });
+  const run = (path) => () => execFileSync(process.execPath, [path, "dequantize", input, "--to", "bf16", "-o", out, "--force"], { stdio: "ignore" });
+  const dequantize = run(cli);
   dequantize(); // the first output: the file `cp + sync` copies (the output's size)
   const outSize = statSync(out).size;
   const outCopy = join(dir, "out-copy.safetensors");
   console.log(`load average at the start ${load()}; ${Number(args.rounds)} interleaved rounds, medians`);
-  const times = { cp: [], cpOut: [], cpSync: [], deq: [] };
+  const times = { cp: [], cpOut: [], cpSync: [], deq: [], base: [] };
   // Each step starts with no dirty pages of another one: a copy is removed at once (its pages are dropped, not
   // written back) and `sync` runs between steps, untimed.
   const settled = (fn) => {
@@ -86,6 +90,7 @@ try {
     times.cpOut.push(settled(() => execFileSync("cp", [out, outCopy])));
     times.cpSync.push(settled(() => execFileSync("sh", ["-c", 'cp "$1" "$2" && sync "$2"', "sh", out, outCopy])));
     times.deq.push(settled(dequantize));
+    if (args.baseline) times.base.push(settled(run(args.baseline)));
   }
   const [cp, cpOut, cpSync, deq] = [times.cp, times.cpOut, times.cpSync, times.deq].map(median);
   const mb = size / 1e6;
@@ -97,6 +102,10 @@ try {
   console.log(`cp + sync of the output size: ${cpSync.toFixed(3)} s  ${(outMb / cpSync).toFixed(0)} MB/s`);
   console.log(`dequantize --to bf16:         ${deq.toFixed(3)} s  ${(mb / deq).toFixed(0)} MB/s of input (${(outMb / deq).toFixed(0)} MB/s written)`);
   console.log(`ratio cp / dequantize: ${pct(cp)}; cp of the output's size / dequantize: ${pct(cpOut)}; cp + sync of it / dequantize: ${pct(cpSync)}`);
+  if (args.baseline) {
+    const base = median(times.base);
+    console.log(`baseline (${args.baseline}): ${base.toFixed(3)} s; ratios ${((100 * cp) / base).toFixed(1)} %, ${((100 * cpSync) / base).toFixed(1)} %`);
+  }
   console.log(`load average at the end ${load()}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
