@@ -13,7 +13,7 @@ const SIX_BITS32 = memory.data<u32>([0x3f, 0x3f, 0x3f, 0x3f], 16);
  */
 // @ts-ignore: decorator
 @inline
-function gather<C, D>(src: usize, dst: usize, n: usize, table: usize): void {
+export function gather<C, D>(src: usize, dst: usize, n: usize, table: usize): void {
   const c = sizeof<C>();
   const d = sizeof<D>();
   const cs = alignof<C>();

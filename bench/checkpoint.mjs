@@ -1,17 +1,21 @@
 // Dequantizing a DeepSeek-style FP8 checkpoint against copying it: builds a ≥ 400 MB safetensors file (F8_E4M3
 // weights [4096, 4096] with F32 128×128 block scales in weight_scale_inv, config.json beside it) in a temporary
-// directory, warms the page cache, then times `cp` of the file and `minifloat dequantize --to bf16` (which writes
-// twice the bytes), best of the rounds, and prints the ratio cp / dequantize (the issue's target: ≥ 50 %).
-// Usage: npm run build && node bench/checkpoint.mjs [--mb 420] [--rounds 3]   (not part of npm test)
+// directory, warms the page cache, then times, interleaved in each round: `cp` of the input, `cp` + `sync` of a file
+// of the output's size (dequantize writes twice the bytes and fsyncs them before moving the file into place), and
+// `minifloat dequantize --to bf16`. Prints medians and the ratios cp / dequantize (the issue's target: ≥ 50 %).
+// Usage: npm run build && node bench/checkpoint.mjs [--mb 420] [--rounds 5] [--baseline other/build/node/cli.js]
+// (--baseline times another build in the same rounds; not part of npm test)
 import { execFileSync } from "node:child_process";
 import { randomFillSync } from "node:crypto";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
-const { values: args } = parseArgs({ options: { mb: { type: "string", default: "420" }, rounds: { type: "string", default: "3" } } });
+const { values: args } = parseArgs({
+  options: { mb: { type: "string", default: "420" }, rounds: { type: "string", default: "5" }, baseline: { type: "string" } },
+});
 const N = 4096;
 const K = 4096;
 const layers = Math.ceil((Number(args.mb) * 1e6) / (N * K));
@@ -53,30 +57,56 @@ try {
   const size = statSync(input).size;
   readFileSync(input); // warm the page cache
 
-  const time = (fn) => {
-    let best = Infinity;
-    for (let r = 0; r < Number(args.rounds); r++) {
-      const t0 = performance.now();
-      fn();
-      best = Math.min(best, (performance.now() - t0) / 1000);
-    }
-    return best;
+  const seconds = (fn) => {
+    const t0 = performance.now();
+    fn();
+    return (performance.now() - t0) / 1000;
   };
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const load = () =>
+    loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ");
   const copy = join(dir, "copy.safetensors");
   const out = join(dir, "out.safetensors");
-  const cp = time(() => {
+  const run = (path) => () => execFileSync(process.execPath, [path, "dequantize", input, "--to", "bf16", "-o", out, "--force"], { stdio: "ignore" });
+  const dequantize = run(cli);
+  dequantize(); // the first output: the file `cp + sync` copies (the output's size)
+  const outSize = statSync(out).size;
+  const outCopy = join(dir, "out-copy.safetensors");
+  console.log(`load average at the start ${load()}; ${Number(args.rounds)} interleaved rounds, medians`);
+  const times = { cp: [], cpOut: [], cpSync: [], deq: [], base: [] };
+  // Each step starts with no dirty pages of another one: a copy is removed at once (its pages are dropped, not
+  // written back) and `sync` runs between steps, untimed.
+  const settled = (fn) => {
+    execFileSync("sync");
+    const t = seconds(fn);
     rmSync(copy, { force: true });
-    execFileSync("cp", [input, copy]);
-  });
-  const deq = time(() => {
-    rmSync(out, { force: true });
-    execFileSync(process.execPath, [cli, "dequantize", input, "--to", "bf16", "-o", out], { stdio: ["ignore", "ignore", "ignore"] });
-  });
+    rmSync(outCopy, { force: true });
+    return t;
+  };
+  for (let r = 0; r < Number(args.rounds); r++) {
+    times.cp.push(settled(() => execFileSync("cp", [input, copy])));
+    times.cpOut.push(settled(() => execFileSync("cp", [out, outCopy])));
+    times.cpSync.push(settled(() => execFileSync("sh", ["-c", 'cp "$1" "$2" && sync "$2"', "sh", out, outCopy])));
+    times.deq.push(settled(dequantize));
+    if (args.baseline) times.base.push(settled(run(args.baseline)));
+  }
+  const [cp, cpOut, cpSync, deq] = [times.cp, times.cpOut, times.cpSync, times.deq].map(median);
   const mb = size / 1e6;
-  console.log(`input: ${layers} × F8_E4M3 [${N}, ${K}] + F32 scales, ${mb.toFixed(0)} MB (page cache warm)`);
-  console.log(`cp:                    ${cp.toFixed(3)} s  ${(mb / cp).toFixed(0)} MB/s of input`);
-  console.log(`dequantize --to bf16:  ${deq.toFixed(3)} s  ${(mb / deq).toFixed(0)} MB/s of input (${((2 * mb) / deq).toFixed(0)} MB/s written)`);
-  console.log(`ratio cp / dequantize: ${((100 * cp) / deq).toFixed(1)} %`);
+  const outMb = outSize / 1e6;
+  const pct = (x) => `${((100 * x) / deq).toFixed(1)} %`;
+  console.log(`input: ${layers} × F8_E4M3 [${N}, ${K}] + F32 scales, ${mb.toFixed(0)} MB (page cache warm); output ${outMb.toFixed(0)} MB BF16`);
+  console.log(`cp of the input:              ${cp.toFixed(3)} s  ${(mb / cp).toFixed(0)} MB/s`);
+  console.log(`cp of the output's size:      ${cpOut.toFixed(3)} s  ${(outMb / cpOut).toFixed(0)} MB/s`);
+  console.log(`cp + sync of the output size: ${cpSync.toFixed(3)} s  ${(outMb / cpSync).toFixed(0)} MB/s`);
+  console.log(`dequantize --to bf16:         ${deq.toFixed(3)} s  ${(mb / deq).toFixed(0)} MB/s of input (${(outMb / deq).toFixed(0)} MB/s written)`);
+  console.log(`ratio cp / dequantize: ${pct(cp)}; cp of the output's size / dequantize: ${pct(cpOut)}; cp + sync of it / dequantize: ${pct(cpSync)}`);
+  if (args.baseline) {
+    const base = median(times.base);
+    console.log(`baseline (${args.baseline}): ${base.toFixed(3)} s; ratios ${((100 * cp) / base).toFixed(1)} %, ${((100 * cpSync) / base).toFixed(1)} %`);
+  }
+  console.log(`load average at the end ${load()}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

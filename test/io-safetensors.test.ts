@@ -386,6 +386,23 @@ describe("safetensors writer safety", () => {
     expect(await readAll(path, async (r) => [...(await r.readValues(r.tensor("values")))])).toEqual([11, 12, 13, 14]);
   });
 
+  it("writeBytes with copy: false reads three rotating buffers in place, each reused once the next call returned", async () => {
+    const path = tmp();
+    const n = 10;
+    const w = await SafetensorsWriter.create(path, [{ name: "x", dtype: "U8", shape: [4 * n] }]);
+    const buffers = [0, 1, 2].map(() => new Uint8Array(4));
+    for (let k = 0; k < n; k++) {
+      const b = buffers[k % 3]!;
+      b.fill(k); // the write of chunk k − 3 is done: the calls for k − 2 and k − 1 have returned
+      await w.writeBytes(b, { copy: false });
+    }
+    await w.commit();
+    expect(await readAll(path, async (r) => [...(await r.readCodes(r.tensor("x")))])).toEqual(Array.from({ length: 4 * n }, (_, i) => Math.floor(i / 4)));
+    const v = await SafetensorsWriter.create(tmp(), [{ name: "x", dtype: "U8", shape: [1] }]);
+    await expect(v.writeBytes(Uint8Array.of(1), { copied: false } as never)).rejects.toThrow(/copied/);
+    await v.abort();
+  });
+
   it("reads ahead only what a read asks for next: backward, overlapping and skipping reads see the file's bytes", async () => {
     const path = tmp();
     const n = 1000;

@@ -4,7 +4,9 @@
 // divides by weight_global_scale instead: that quotient is rounded once to float64, and the argument in
 // docs/checkpoints.md ("Exactness") shows that rounding it again to float32, float16 or bfloat16 gives the correctly
 // rounded exact quotient. Only the scale rows covering the range are read, so memory follows the range asked for.
-import { quantize } from "../api/bulk.js";
+import { dequantize, quantize } from "../api/bulk.js";
+import type { Format } from "../format/model.js";
+import { type BlockRowSpan, gatherScaledWasm } from "../wasm/scaled.js";
 import { CheckpointError } from "./errors.js";
 import type { Entry, Recipe } from "./recognize.js";
 
@@ -51,31 +53,14 @@ export function roundTo(values: Float64Array, to: Target): Float32Array | Uint16
   return quantize(values, to === "F16" ? "binary16" : "bfloat16") as Uint16Array;
 }
 
-/** A scale block of at least this many elements gets a table of every code's rounded result. */
-const TABLE_MIN = 1024;
-
 /**
- * Elements [start, start + count) rounded once to `to`. The result of an element depends only on its code and its
- * block's scale, so for large blocks (DeepSeek's 128×128, per-channel and per-tensor scales) each scale gets a
- * table of the rounded value of every code, built with the same arithmetic as readRange, and elements are looked
- * up; small blocks are computed element by element.
+ * The exact value of every code under each of scales [first, first + count), with the same arithmetic as readRange:
+ * entry k·n + c is code c under scale first + k (n codes).
  */
-export async function readRounded(r: Recipe, start: number, count: number, to: Target): Promise<Float32Array | Uint16Array> {
-  const sc = r.scale;
-  if (!sc || r.kind === "values" || sc.block[0] * sc.block[1] < TABLE_MIN) return roundTo(await readRange(r, start, count), to);
-  const out = to === "F32" ? new Float32Array(count) : new Uint16Array(count);
-  if (count === 0) return out;
-  const codes = await elementCodes(r, start, count);
-  const K = rowLength(r);
-  const [bh, bw] = sc.block;
-  const cols = Math.ceil(K / bw);
-  const firstRow = Math.floor(start / K);
-  const s0 = Math.floor(firstRow / bh);
-  const s1 = Math.floor(Math.floor((start + count - 1) / K) / bh);
-  const scales = await scaleValues(r, s0 * cols, (s1 - s0 + 1) * cols);
+async function scaledTable(r: Recipe, first: number, count: number): Promise<Float64Array> {
+  const scales = await scaleValues(r, first, count);
   const g = r.global ? await globalValue(r) : 1;
   const m = r.global?.divide ? 1 : g * r.constant;
-  // One table for all the scales of the range, rounded in one call: entry k·n + c is code c under scale k.
   const table = r.table!;
   const n = table.length;
   const exact = new Float64Array(scales.length * n);
@@ -83,21 +68,90 @@ export async function readRounded(r: Recipe, start: number, count: number, to: T
     const x = scales[k]! * m;
     for (let c = 0; c < n; c++) exact[k * n + c] = r.global?.divide ? (table[c]! * x) / g : table[c]! * x;
   }
-  const rounded = roundTo(exact, to);
+  return exact;
+}
+
+/** Every code of an unscaled format decoded (float32 holds every value of formats up to 8 bits), rounded once to `to`. */
+function roundCodes(f: Format, to: Target): Float32Array | Uint16Array {
+  const values = dequantize(
+    Uint8Array.from({ length: f.codeCount }, (_, c) => c),
+    f,
+  );
+  return to === "F32" ? values : (quantize(values, to === "F16" ? "binary16" : "bfloat16") as Uint16Array);
+}
+
+/** `values` copied into `out` (of the same type and length) when given. */
+export function into(values: Float32Array | Uint16Array, out: Float32Array | Uint16Array | undefined): Float32Array | Uint16Array {
+  if (out === undefined) return values;
+  (out as Uint16Array).set(values as Uint16Array);
+  return out;
+}
+
+/** A scale block of at least this many elements gets a table of every code's rounded result. */
+const TABLE_MIN = 1024;
+
+/**
+ * Elements [start, start + count) rounded once to `to`. The result of an element depends only on its code and its
+ * block's scale, so for large blocks of codes up to 8 bits (DeepSeek's 128×128, per-channel and per-tensor scales,
+ * unscaled narrow tensors) each scale gets a table of the rounded value of every code, built with the same
+ * arithmetic as readRange, and elements are looked up (in Wasm; gatherRows below is the reference); small blocks are
+ * computed element by element. The result goes into `target` when given.
+ */
+export async function readRounded(
+  r: Recipe,
+  start: number,
+  count: number,
+  to: Target,
+  target?: Float32Array | Uint16Array,
+): Promise<Float32Array | Uint16Array> {
+  const sc = r.scale;
+  if (r.kind === "values" || r.table!.length > 256 || (sc && sc.block[0] * sc.block[1] < TABLE_MIN))
+    return into(roundTo(await readRange(r, start, count), to), target);
+  const out = target ?? (to === "F32" ? new Float32Array(count) : new Uint16Array(count));
+  if (count === 0) return out;
+  const codes = (await elementCodes(r, start, count)) as Uint8Array;
+  const K = rowLength(r);
+  // Without scale tensors (narrow plain tensors) the whole tensor is one block: its table is every code decoded.
+  const [bh, bw] = sc ? sc.block : [Number.POSITIVE_INFINITY, K];
+  const cols = Math.ceil(K / bw);
+  const s0 = sc ? Math.floor(Math.floor(start / K) / bh) : 0;
+  const s1 = sc ? Math.floor(Math.floor((start + count - 1) / K) / bh) : 0;
+  const n = r.table!.length;
+  const rounded = sc ? roundTo(await scaledTable(r, s0 * cols, (s1 - s0 + 1) * cols), to) : roundCodes(r.format!, to);
+  // One gather per row of blocks (bh rows of K elements), each with that row's cols tables.
   for (let i = 0; i < count; ) {
     const at = start + i;
     const row = Math.floor(at / K);
-    let j = at - row * K;
-    const rowEnd = Math.min(count, i + K - j);
-    const base = (Math.floor(row / bh) - s0) * cols;
-    while (i < rowEnd) {
-      const offset = (base + Math.floor(j / bw)) * n;
-      const end = Math.min(rowEnd, i + bw - (j % bw));
-      j += end - i;
-      for (; i < end; i++) out[i] = rounded[offset + codes[i]!]!;
-    }
+    const blockRow = sc ? Math.floor(row / bh) : 0;
+    const end = sc ? Math.min(count, (blockRow + 1) * bh * K - start) : count;
+    const span = { column: at - row * K, rowLength: K, width: bw };
+    const tables = bitsOf(rounded).subarray((blockRow - s0) * cols * n, (blockRow - s0 + 1) * cols * n);
+    const [c, o] = [codes.subarray(i, end), bitsOf(out).subarray(i, end)];
+    if (!gatherScaledWasm(c, o, span, tables, n)) gatherRows(c, o, span, tables, n);
+    i = end;
   }
   return out;
+}
+
+/** Bit patterns of float32 results (copied as bits, so NaN payloads stay), or the 16-bit patterns themselves. */
+function bitsOf(a: Float32Array | Uint16Array): Uint32Array | Uint16Array {
+  return a instanceof Float32Array ? new Uint32Array(a.buffer, a.byteOffset, a.length) : a;
+}
+
+/** The reference of gatherScaledWasm: out[i] = tables[b·n + codes[i]], b the block of element i's column. */
+export function gatherRows(codes: Uint8Array, out: Uint16Array | Uint32Array, span: BlockRowSpan, tables: Uint16Array | Uint32Array, n: number): void {
+  const { rowLength: K, width: bw } = span;
+  let j = span.column;
+  for (let i = 0; i < codes.length; j = 0) {
+    const rowEnd = Math.min(codes.length, i + K - j);
+    while (i < rowEnd) {
+      const block = Math.floor(j / bw);
+      const end = Math.min(rowEnd, i + (block + 1) * bw - j);
+      const offset = block * n;
+      j += end - i;
+      for (; i < end; i++) out[i] = tables[offset + codes[i]!]!;
+    }
+  }
 }
 
 /** Decoded element values (exact float64) of the range, written into `out` (which is returned). */

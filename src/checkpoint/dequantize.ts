@@ -161,7 +161,7 @@ async function writeShard(
       if (it.kind === "copy") {
         const s = it.reader.tensor(it.name);
         for (let at = 0; at < s.end - s.begin; at += COPY_BYTES)
-          await writer.writeBytes(await it.reader.readTensorBytes(s, at, Math.min(COPY_BYTES, s.end - s.begin - at)));
+          await writer.writeBytes(await it.reader.readTensorBytes(s, at, Math.min(COPY_BYTES, s.end - s.begin - at)), { copy: false });
         run.result.copied++;
         continue;
       }
@@ -170,14 +170,17 @@ async function writeShard(
       const started = performance.now();
       const K = Math.max(1, t.shape[t.shape.length - 1] ?? 1);
       const step = Math.max(1, Math.floor(CHUNK_ELEMENTS / K)) * K;
-      // The next chunk is read and decoded while the previous one is written.
+      // The next chunk is read and decoded while the previous one is written, in place (copy: false) from three
+      // buffers in rotation: a buffer is reused once the write call after its own has returned.
+      const type = run.to === "F32" ? Float32Array : Uint16Array;
+      const buffers = [0, 1, 2].map(() => new type(Math.min(step, t.length)));
       let pending: Promise<void> = Promise.resolve();
-      for (let start = 0; start < t.length; start += step) {
+      for (let start = 0, k = 0; start < t.length; start += step, k++) {
         const count = Math.min(step, t.length - start);
-        const values = await run.c.readRounded(t.name, run.to, start, count);
+        const values = await run.c.readRounded(t.name, run.to, start, count, buffers[k % 3]!.subarray(0, count));
         await pending;
         const bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
-        pending = writer.writeBytes(bytes).then(() => run.sink?.advance(count, index, t.name));
+        pending = writer.writeBytes(bytes, { copy: false }).then(() => run.sink?.advance(count, index, t.name));
       }
       await pending;
       run.result.converted++;

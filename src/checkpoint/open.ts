@@ -7,7 +7,7 @@ import { SafetensorsReader } from "../io/reader.js";
 import { BlobSource, type ByteSource } from "../io/source.js";
 import { CodeRangeError } from "../errors.js";
 import { type QuantConfig, isObject, parseQuantConfig } from "./config.js";
-import { type Target, readRange, readRounded, roundTo } from "./decode.js";
+import { type Target, into, readRange, readRounded, roundTo } from "./decode.js";
 import { CheckpointError } from "./errors.js";
 import { type CheckpointTensor, type Entry, recognize } from "./recognize.js";
 
@@ -27,7 +27,7 @@ export const INDEX_FILE = "model.safetensors.index.json";
 /** Exact values of a range of a logical tensor. */
 type Decoder = (t: CheckpointTensor, start: number, count: number) => Promise<Float64Array>;
 /** A range of a logical tensor rounded once to a target. */
-type Rounder = (t: CheckpointTensor, start: number, count: number, to: Target) => Promise<Float32Array | Uint16Array>;
+type Rounder = (t: CheckpointTensor, start: number, count: number, to: Target, out?: Float32Array | Uint16Array) => Promise<Float32Array | Uint16Array>;
 
 export class Checkpoint {
   private readonly byName: Map<string, CheckpointTensor>;
@@ -75,14 +75,18 @@ export class Checkpoint {
 
   /**
    * Elements [start, start + count) rounded once to F32 (a Float32Array), F16 or BF16 (a Uint16Array of binary16 /
-   * bfloat16 bit patterns): what a converter writes, without a float64 array per element on the way.
+   * bfloat16 bit patterns): what a converter writes, without a float64 array per element on the way. Into `out`
+   * when given (a converter reuses its buffers).
    */
-  async readRounded(name: string, to: Target, start = 0, count?: number): Promise<Float32Array | Uint16Array> {
+  async readRounded(name: string, to: Target, start = 0, count?: number, out?: Float32Array | Uint16Array): Promise<Float32Array | Uint16Array> {
     const t = this.tensor(name);
     const n = count ?? t.length - start;
     checkRange(t, start, n);
     if (!t.decodable) throw new CheckpointError(`tensor "${name}"`, `has dtype ${t.dtype}, which holds integers; allowed: floating-point tensors`);
-    return this.round(t, start, n, to);
+    const type = to === "F32" ? Float32Array : Uint16Array;
+    if (out !== undefined && (!(out instanceof type) || out.length !== n))
+      throw new CodeRangeError("out", `has ${out?.length} elements; allowed: a ${type.name} of ${n}`);
+    return this.round(t, start, n, to, out);
   }
 
   /** Values of elements [start, start + count) rounded once to float32, into `out` when given. */
@@ -180,7 +184,7 @@ function build(
   };
   const cfg = isObject(config) ? config : undefined;
   const decode: Decoder = (t, s, c) => readRange(recipes.get(t.name)!, s, c);
-  const round: Rounder = (t, s, c, to) => readRounded(recipes.get(t.name)!, s, c, to);
+  const round: Rounder = (t, s, c, to, out) => readRounded(recipes.get(t.name)!, s, c, to, out);
   return new Checkpoint(name, kind, files, cfg, quantization, tensors, readers, decode, round, close);
 }
 
@@ -256,7 +260,7 @@ async function openGgufCheckpoint(input: string | ByteSource, file: string): Pro
   );
   // ggml's float32 values are exact: float64 holds them, and they round once to any target.
   const decode: Decoder = async (t, start, count) => Float64Array.from(await reader.readValues(reader.tensor(t.name), start, count));
-  const round: Rounder = async (t, start, count, to) => roundTo(await decode(t, start, count), to);
+  const round: Rounder = async (t, start, count, to, out) => into(roundTo(await decode(t, start, count), to), out);
   return new Checkpoint(reader.path, "gguf", [file], undefined, undefined, tensors, new Map(), decode, round, () => reader.close());
 }
 

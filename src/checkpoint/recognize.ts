@@ -7,6 +7,7 @@ import { scaleValues, elementValues } from "../block/mx.js";
 import type { TensorInfo } from "../io/header.js";
 import type { SafetensorsReader } from "../io/reader.js";
 import { valueTableOrNaN } from "../exact/tables.js";
+import type { Format } from "../format/model.js";
 import { format } from "../format/registry.js";
 import type { QuantConfig } from "./config.js";
 import { CheckpointError } from "./errors.js";
@@ -59,6 +60,8 @@ export interface Recipe {
   /** "values": the dtype's own decoding; "codes": one code per stored element; "nibbles": two per byte, low first. */
   readonly kind: "values" | "codes" | "nibbles";
   readonly table?: Float64Array;
+  /** The codes' format when no scale applies to them (readRounded rounds its decoded codes, NaN signs included). */
+  readonly format?: Format;
   readonly scale?: { readonly entry: Entry; readonly table?: Float64Array; readonly block: readonly [number, number]; readonly pow2: boolean };
   readonly global?: { readonly entry: Entry; readonly divide: boolean };
   /** minifloat's recorded second-level scale (1 when none). */
@@ -107,10 +110,12 @@ export function recognize(entries: readonly Entry[], blocks: ReadonlyMap<string,
     const own = t.format !== undefined && ["F64", "F32", "F16", "BF16"].includes(t.dtype);
     const scheme = t.format === undefined || own ? "plain" : "minifloat";
     const dtype = t.format && t.info.format !== t.format.name ? t.format.name : t.dtype;
+    // Narrow codes (up to 8 bits) decode through their value table, which readRounded gathers from in Wasm.
+    const narrow = t.format !== undefined && !own && t.format.K <= 8;
     out.push({
       tensor: { ...tensor(t.name, scheme, dtype, t.shape, undefined, [part("weight", e)]), decodable: t.format !== undefined },
       elements: e,
-      kind: "values",
+      ...(narrow ? { kind: "codes" as const, table: valueTableOrNaN(t.format!), format: t.format! } : { kind: "values" as const }),
       constant: 1,
     });
   }

@@ -75,8 +75,10 @@ function countRange(x: ArrayLike<number>, from: number, to: number, positive: Ov
   const posInclusive = positive.inclusive;
   const negInclusive = negative.inclusive;
   let n = 0;
+  const low = -neg;
   for (let i = from; i < to; i++) {
     const v = x[i]!;
+    if (v < pos && v > low) continue; // nearly every element: strictly inside both limits (false for NaN)
     if (v - v === 0 && (v > pos || (posInclusive && v === pos) || -v > neg || (negInclusive && -v === neg))) n++;
   }
   return n;

@@ -22,6 +22,9 @@ export interface WriterOptions {
 }
 
 const WRITER_KEYS = ["metadata", "force", "protect"] as const satisfies readonly (keyof WriterOptions)[];
+const WRITE_BYTES_KEYS = ["copy"] as const;
+/** Written bytes after which an early writeback starts (see writeBack). */
+const EARLY_SYNC = 64 << 20;
 
 export class SafetensorsWriter {
   /** Index of the tensor being written and how many of its elements have arrived. */
@@ -33,6 +36,10 @@ export class SafetensorsWriter {
   private state: "open" | "committed" | "aborted" = "open";
   /** The last write started (write-behind: see append). */
   private inflight: Promise<void> = Promise.resolve();
+  /** Bytes written since the last early writeback started, the one running, and the first error one reported. */
+  private unsynced = 0;
+  private syncing: Promise<void> | undefined;
+  private syncError: unknown;
 
   private constructor(
     readonly path: string,
@@ -70,14 +77,19 @@ export class SafetensorsWriter {
     return this.tensors[this.current];
   }
 
-  /** Appends stored bytes of the current tensor (pass-through copies); they must not run past its end. */
-  async writeBytes(bytes: Uint8Array): Promise<void> {
+  /**
+   * Appends stored bytes of the current tensor (pass-through copies); they must not run past its end. With
+   * `copy: false` the writer reads `bytes` in place while the caller prepares the next chunk: leave them unchanged
+   * until the writer's next call after this one has returned (three buffers in rotation suffice).
+   */
+  async writeBytes(bytes: Uint8Array, options: { copy?: boolean } = {}): Promise<void> {
+    checkOptions(options, WRITE_BYTES_KEYS);
     const t = this.requireCurrent();
     if (this.written > 0) throw new SafetensorsError(`tensor "${t.name}"`, "raw bytes cannot follow codes or values within one tensor");
     const total = t.end - t.begin;
     const done = this.position - this.dataStart - t.begin;
     if (done + bytes.length > total) throw new CodeRangeError("bytes", `has ${bytes.length} bytes; tensor "${t.name}" has ${total - done} left`);
-    await this.append(bytes);
+    await this.append(bytes, options.copy === false);
     if (done + bytes.length === total) this.advance();
   }
 
@@ -129,6 +141,8 @@ export class SafetensorsWriter {
     }
     try {
       await this.flush();
+      await this.syncing;
+      if (this.syncError !== undefined) throw this.syncError;
       await this.handle.sync();
       await this.handle.close();
       if (this.force) await rename(this.tempPath, this.path);
@@ -148,6 +162,7 @@ export class SafetensorsWriter {
     if (this.state !== "open") return;
     this.state = "aborted";
     await this.inflight.catch(() => undefined);
+    await this.syncing;
     await discard(this.handle, this.tempPath);
   }
 
@@ -170,7 +185,8 @@ export class SafetensorsWriter {
   /**
    * Starts writing `bytes` at the current position and returns once the previous write is done: one write stays in
    * flight while the caller converts the next chunk (write-behind), and its error surfaces on the next append or on
-   * commit. `owned`: the bytes are the writer's to keep (else they are copied, as a caller may reuse its array).
+   * commit. `owned`: nothing changes the bytes until this write is done (else they are copied: a caller may reuse its
+   * array).
    */
   private async append(bytes: Uint8Array, owned = false): Promise<void> {
     const previous = this.inflight;
@@ -184,10 +200,30 @@ export class SafetensorsWriter {
         const { bytesWritten } = await onPath(this.path, () => this.handle.write(data, done, data.length - done, at + done));
         done += bytesWritten;
       }
+      this.writeBack(data.length);
     })();
     // Handled here so a failure is not an unhandled rejection before the next append or commit awaits it.
     this.inflight.catch(() => undefined);
     await previous;
+  }
+
+  /**
+   * Starts flushing the data written so far to the disk once EARLY_SYNC bytes have accumulated, while the conversion
+   * goes on: the fsync at commit then waits only for the tail instead of the whole file. Linux reports a writeback
+   * error to one fsync only, so an error here is kept and thrown at commit.
+   */
+  private writeBack(bytes: number): void {
+    this.unsynced += bytes;
+    if (this.unsynced < EARLY_SYNC || this.syncing !== undefined) return;
+    this.unsynced = 0;
+    this.syncing = this.handle
+      .datasync()
+      .catch((e: unknown) => {
+        this.syncError ??= fsError(e, this.path);
+      })
+      .finally(() => {
+        this.syncing = undefined;
+      });
   }
 
   private advance(): void {

@@ -76,8 +76,17 @@ export interface LutExports {
   lutApply1x8(a: number, dst: number, n: number, table: number): void;
 }
 
+export interface ScaledExports {
+  /**
+   * Byte codes → 16-bit (or 32-bit) results through per-block tables: n elements of one row of blocks, starting at
+   * `column` of a row of `rowLength` elements; block b (columns of `width`) reads the table at tables + b·tableBytes.
+   */
+  gatherScaled8To16(src: number, dst: number, n: number, column: number, rowLength: number, width: number, tables: number, tableBytes: number): void;
+  gatherScaled8To32(src: number, dst: number, n: number, column: number, rowLength: number, width: number, tables: number, tableBytes: number): void;
+}
+
 /** Every export of the kernels module. */
-export type Kernels = CoreExports & DecodeExports & PackExports & EncodeExports & DotExports & BlockExports & LutExports;
+export type Kernels = CoreExports & DecodeExports & PackExports & EncodeExports & DotExports & BlockExports & LutExports & ScaledExports;
 
 /** The exports a pool worker calls by name on its instance of the threads build (protocol.ts WasmJob). */
 export type KernelCall = "encodeF32" | "dotBatch" | "maxU8" | "maxU16" | DecodeCall;

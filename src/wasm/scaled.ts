@@ -1,0 +1,37 @@
+// Host side of assembly/scaled.ts: byte codes of one row of scale blocks → results through per-block tables the
+// caller rounded with the exact core (src/checkpoint/decode.ts builds them; its loop is the reference).
+import { kernels } from "./instance.js";
+import { allocBytesRaw, freeBytesRaw, memoryBuffer, stream } from "./memory.js";
+
+/** Where elements sit in their row of blocks: the first one's column, the row length and the block width. */
+export interface BlockRowSpan {
+  readonly column: number;
+  readonly rowLength: number;
+  readonly width: number;
+}
+
+/**
+ * out[i] = tables[b(i)·entries + codes[i]] (16- or 32-bit patterns) for one row of blocks, with `entries` results per block (b(i): the block
+ * of element i's column). Returns false, writing nothing, when the kernels are unavailable.
+ */
+export function gatherScaledWasm(
+  codes: Uint8Array,
+  out: Uint16Array | Uint32Array,
+  span: BlockRowSpan,
+  tables: Uint16Array | Uint32Array,
+  entries: number,
+): boolean {
+  const k = kernels();
+  if (!k) return false;
+  const tablesPtr = allocBytesRaw(tables.byteLength, "tables");
+  try {
+    new Uint8Array(memoryBuffer(), tablesPtr, tables.byteLength).set(new Uint8Array(tables.buffer, tables.byteOffset, tables.byteLength));
+    const run = out instanceof Uint16Array ? k.gatherScaled8To16 : k.gatherScaled8To32;
+    const tableBytes = entries * out.BYTES_PER_ELEMENT;
+    const { column, rowLength, width } = span;
+    stream(codes, out, (s, d, n, first) => run(s, d, n, (column + first) % rowLength, rowLength, width, tablesPtr, tableBytes));
+  } finally {
+    freeBytesRaw(tablesPtr, tables.byteLength);
+  }
+  return true;
+}
