@@ -72,15 +72,15 @@ export function decodeLinear16(src: usize, dst: usize, n: usize, shift: i32, off
 
 /** +∞'s float32 bits and the sign bit, in every lane. */
 const IEEE_CONSTANTS = memory.data<u32>([0x7f800000, 0x7f800000, 0x7f800000, 0x7f800000, 0x80000000, 0x80000000, 0x80000000, 0x80000000], 16);
-// Slots of decodeIeee16's parameter block (16 bytes each, splatted), written by the host (src/wasm/decode.ts ieeeForm).
-const IEEE_MAG_MASK = 0; // 2^(K−1) − 1
+// Slots of decodeIeee16's parameter block (16 bytes each, splatted), written by the host (src/wasm/decode.ts ieeeParams).
+const IEEE_MAG_MASK = 0; // 2^(K−1) − 1 (signed), 2^K − 1 (unsigned)
 const IEEE_UP = 16; // 2^(24 − P): the magnitude moved to float32's exponent and fraction fields
 const IEEE_SCALE = 32; // f32 2^(127 − B)
 const IEEE_SUB_LIMIT = 48; // 2^(P−1): magnitudes below are subnormal (or zero)
-const IEEE_SUB_SCALE = 64; // f32 2^minQ
-const IEEE_INF_BELOW = 80; // the magnitude of +∞ minus 1 (2^(K−1) − 1 when the format has none)
+const IEEE_SUB_SCALE = 64; // f32 2^minQ (0: subnormals flushed to zero)
+const IEEE_INF_BELOW = 80; // the magnitude of +∞ minus 1 (the largest magnitude when the format has none)
 const IEEE_FRACTION = 96; // 0x007fffff
-const IEEE_SIGN_UP = 112; // 2^(32 − K): the sign bit K − 1 moved to bit 31
+const IEEE_SIGN_UP = 112; // 2^(32 − K): the sign bit K − 1 moved to bit 31 (0: unsigned)
 const IEEE_NORMAL_MIN = 128; // 2^23: the bits of float32's MinNormal
 
 // @ts-ignore: decorator
@@ -98,13 +98,13 @@ function ieee4(c: v128, p: usize): v128 {
 }
 
 /**
- * 16-bit codes of a format whose table follows the IEEE rule (sign bit K − 1, then exponent and trailing bits, ∞ and
- * NaNs at the top exponent; binary16), computed instead of looked up: the host checked every code of the table
- * against the same rule (src/wasm/decode.ts ieeeForm) and wrote the constants at `p`. Powers of two multiply where a
- * shift by a per-format count would go (V8 moves each variable shift count through a general register). The last
- * n mod 16 codes use the table.
+ * 16-bit codes of a format with the IEEE layout (sign bit K − 1, then exponent and trailing bits, ∞ and NaNs with
+ * their payloads at the top exponent or none; binary16), computed instead of looked up from constants at `p` that
+ * the host derives from the format's parameters (src/wasm/decode.ts ieeeParams; the tests check every code of every
+ * format it accepts against the exact table). Powers of two multiply where a shift by a per-format count would go
+ * (V8 moves each variable shift count through a general register). The last n mod 16 codes take one lane each.
  */
-export function decodeIeee16(src: usize, dst: usize, n: usize, p: usize, table: usize): void {
+export function decodeIeee16(src: usize, dst: usize, n: usize, p: usize): void {
   let i: usize = 0;
   for (; i + 16 <= n; i += 16) {
     const a = v128.load(src + (i << 1), 0);
@@ -115,7 +115,7 @@ export function decodeIeee16(src: usize, dst: usize, n: usize, p: usize, table: 
     v128.store(d, ieee4(i32x4.extend_low_i16x8_u(b), p), 32);
     v128.store(d, ieee4(i32x4.extend_high_i16x8_u(b), p), 48);
   }
-  for (; i < n; i++) store<u32>(dst + (i << 2), load<u32>(table + ((<usize>load<u16>(src + (i << 1))) << 2)));
+  for (; i < n; i++) store<u32>(dst + (i << 2), i32x4.extract_lane(ieee4(i32x4.splat(<i32>load<u16>(src + (i << 1))), p), 0));
 }
 
 /**
