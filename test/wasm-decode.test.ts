@@ -97,13 +97,28 @@ describe("Wasm dequantize, exhaustive per format", () => {
     expect(kind(format("cfloat16_shp", { bias: 15 }))).toBe("ieee");
   });
 
-  it("decodes by the IEEE rule, derived from the parameters, only formats whose every code it reproduces", () => {
-    // The rule is chosen without a table, so every format it accepts among these is checked code by code here:
-    // registered formats, every P3109 format of 9…16 bits, every cfloat16_shp bias and seeded random custom formats.
+  it("decodes by a rule (IEEE, bfloat16's shift), derived from the parameters, only formats whose every code it reproduces", () => {
+    // The rules are chosen without a table, so every format taking one among these is checked code by code here:
+    // registered formats, every P3109 format of 9…16 bits, every cfloat16_shp bias, binary32 prefixes other than
+    // bfloat16 and seeded random custom formats.
+    const prefix = (K: number) =>
+      customFormat({
+        name: `binary32top${K}`,
+        K,
+        P: K - 8,
+        bias: 127,
+        signed: true,
+        infinity: true,
+        highNaNs: 2 ** (K - 9) - 1,
+        negativeZero: "zero",
+        nanPayload: "keep",
+        signedZeroAndNaN: true,
+      });
     const named = [
       ...registeredNames(),
       ...range(9, 16).flatMap((K) => p3109(K, range(1, K))),
       ...range(0, 63).map((bias) => format("cfloat16_shp", { bias })),
+      ...range(9, 15).map(prefix),
     ].map((n) => format(n));
     let seed = 15;
     const next = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % n;
@@ -130,11 +145,14 @@ describe("Wasm dequantize, exhaustive per format", () => {
         signedZeroAndNaN: next(4) !== 0,
       });
     });
-    const accepted = [...new Set([...named, ...custom])].filter((f) => f.K <= 16 && ieeeParams(f));
-    for (const f of accepted) {
-      expect(wasmTable(kernels()!, f, decodeTable32).ieee, f.name).toBeGreaterThanOrEqual(0);
-      checkFormat(f);
-    }
+    const rule = (f: Format) => {
+      const t = wasmTable(kernels()!, f, decodeTable32);
+      return t.linear ? "linear" : t.ieee >= 0 ? "ieee" : undefined;
+    };
+    const ruled = [...new Set([...named, ...custom])].filter((f) => f.K <= 16 && rule(f));
+    for (const f of ruled) checkFormat(f);
+    expect(ruled.filter((f) => rule(f) === "linear").map((f) => f.name)).toEqual(["bfloat16", ...range(9, 15).map((K) => `binary32top${K}`)]);
+    const accepted = ruled.filter((f) => rule(f) === "ieee");
     const names = accepted.map((f) => f.name);
     expect(names).toContain("binary16");
     expect(names).toContain("cfloat16_shp(bias=0)");
