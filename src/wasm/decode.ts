@@ -4,7 +4,9 @@ import { maxFiniteBinade } from "../exact/tables.js";
 import { float32Bits } from "../exact/value.js";
 import { CodeRangeError } from "../errors.js";
 import type { Format } from "../format/model.js";
+import type { ResolvedProjection } from "../exact/projection.js";
 import { callKernel } from "./abi.js";
+import { quantizeWasm } from "./encode.js";
 import { type Kernels, kernels } from "./instance.js";
 import { allocBytesRaw, freeBytesRaw, keep, memoryBuffer, requireLive, stream, type WasmView } from "./memory.js";
 
@@ -287,4 +289,23 @@ export function dequantizeWasm<T extends Float32Array | Uint16Array>(
     : decodeCall(wasmTable(k, f, decodeTable32), codes.BYTES_PER_ELEMENT);
   stream(codesNow(), outNow(), (s, d, n) => callKernel(k, name, [s, d, n, ...args]));
   return outNow();
+}
+
+/**
+ * Decodes codes into float32 (f's values must all be float32s: exact) and rounds each into `target`'s 16-bit codes
+ * under ρ with the encode kernel: per element what the conversion table holds per code (conversionTable's bulk
+ * route runs the same two kernels over every code), without building it, for calls with fewer elements than f has
+ * codes. Returns the current view of out, or undefined, out untouched, when a kernel does not run.
+ */
+export function dequantizeVia32(
+  codes: Uint8Array | Uint16Array | Uint32Array,
+  f: Format,
+  out: Uint16Array,
+  target: Format,
+  rho: ResolvedProjection,
+  decodeTable32: (f: Format) => Uint32Array,
+): Uint16Array | undefined {
+  const outNow = keep(out);
+  const values = dequantizeWasm(codes, f, new Float32Array(codes.length), decodeTable32);
+  return values && quantizeWasm(values, target, rho, outNow(), undefined);
 }

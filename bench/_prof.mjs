@@ -1,0 +1,12 @@
+import * as mf from "minifloat";
+await mf.initKernels();
+const [name, op] = process.argv.slice(2);
+const f = mf.format(name);
+const codes = new (f.K <= 8 ? Uint8Array : Uint16Array)(1024).map((_, i) => (i * 37) % f.codeCount);
+const values = new Float32Array(1024).map((_, i) => (i - 500) * 0.37);
+const t0 = performance.now();
+if (op === "f32") mf.dequantize(codes, f);
+else if (op === "f16") mf.dequantize(codes, f, { to: "float16", bits: true });
+else if (op === "bf16") mf.dequantize(codes, f, { to: "bfloat16" });
+else mf.quantize(values, f);
+console.log(name, op, (performance.now() - t0).toFixed(2));
