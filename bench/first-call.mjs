@@ -68,8 +68,9 @@ function formats(only) {
   }
   const all = [...seen.values(), ...EXTRA];
   if (!only) return all;
-  const wanted = new Set(only.map((name) => mf.format(name)));
-  return all.filter(([name, bias]) => wanted.has(mf.format(name, bias === undefined ? undefined : { bias })));
+  const named = (name, bias) => mf.format(name, bias === undefined ? undefined : { bias });
+  const wanted = new Set(only.map((name) => EXTRA.find(([n]) => n === name.toLowerCase()) ?? [name]).map(([name, bias]) => named(name, bias)));
+  return all.filter(([name, bias]) => wanted.has(named(name, bias)));
 }
 
 function median(xs) {
@@ -85,7 +86,7 @@ if (argv[0] === "--child") {
   const args = new Map(argv.flatMap((a, i, all) => (a.startsWith("--") ? [[a.slice(2), all[i + 1]]] : [])));
   const n = Number(args.get("n") ?? 1024);
   const runs = Number(args.get("runs") ?? 3);
-  // Names as format() takes them; a Tesla format with a bias parameter by its first name and EXTRA's bias.
+  // Names as format() takes them; a Tesla format that takes a bias at EXTRA's bias.
   const only = args.get("only")?.split(",");
   const self = fileURLToPath(import.meta.url);
   const load = [loadavg()[0].toFixed(2)];

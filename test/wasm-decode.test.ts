@@ -88,12 +88,13 @@ describe("Wasm dequantize, exhaustive per format", () => {
           : t.linear
             ? `linear<<${t.linear.shift}`
             : t.ieee >= 0
-              ? "ieee"
+              ? `ieee${t.ieeeNaNs ? "NaNs" : ""}`
               : "lut";
     };
     expect(
       ["float4_e2m1fn", "float8_e4m3fn", "float6_e3m2fn", "Binary8p3se", "Binary8p7se", "bfloat16", "float16", "Binary16p11se", "cfloat16_uhp"].map(kind),
-    ).toEqual(["planes", "affine", "affine", "affineOdd", "lut", "linear<<16", "ieee", "lut", "lut"]);
+    ).toEqual(["planes", "affine", "affine", "affineOdd", "lut", "linear<<16", "ieee", "ieeeNaNs", "ieeeNaNs"]);
+    expect(kind("Binary16p8se")).toBe("lut");
     expect(kind(format("cfloat16_shp", { bias: 15 }))).toBe("ieee");
   });
 
@@ -151,7 +152,7 @@ describe("Wasm dequantize, exhaustive per format", () => {
     };
     const ruled = [...new Set([...named, ...custom])].filter((f) => f.K <= 16 && rule(f));
     for (const f of ruled) checkFormat(f);
-    expect(ruled.filter((f) => rule(f) === "linear").map((f) => f.name)).toEqual(["bfloat16", ...range(9, 15).map((K) => `binary32top${K}`)]);
+    expect(ruled.filter((f) => rule(f) === "linear").map((f) => f.name)).toEqual(["bfloat16", ...range(10, 15).map((K) => `binary32top${K}`)]);
     const accepted = ruled.filter((f) => rule(f) === "ieee");
     const names = accepted.map((f) => f.name);
     expect(names).toContain("binary16");
@@ -162,8 +163,9 @@ describe("Wasm dequantize, exhaustive per format", () => {
     for (const has of [(f: Format) => !f.signed, (f: Format) => f.subnormals === "flush", (f: Format) => f.infinity]) {
       expect(accepted.filter(has).length).toBeGreaterThan(10);
     }
-    // P3109's NaN in −0's place and ∞ at the top magnitude, cfloat16_uhp's NaNs without payload: no rule, the table.
-    for (const name of ["Binary16p11se", "Binary16p8ue", "cfloat16_uhp"]) expect(ieeeParams(format(name)), name).toBeUndefined();
+    for (const name of ["Binary16p11se", "Binary16p11ue", "Binary16p9sf", "Binary12p5se", "cfloat16_uhp"]) expect(names).toContain(name);
+    // Values beyond float32's normal range (Binary16p8se: 2^−127 and below; Binary16p3se: 2^±2^12): the table.
+    for (const name of ["Binary16p8se", "Binary16p3se"]) expect(ieeeParams(format(name)), name).toBeUndefined();
   });
 
   it("agrees with the TypeScript reference (kernels off) across chunk boundaries", () => {

@@ -142,7 +142,7 @@ export function decodeTable32(f: Format): Uint32Array {
     for (let mag = f.highNaNStart; mag < 2 ** f.magnitudeBits; mag++) t[mag] = nanBits32(f, mag);
     if (f.policy.signedZeroAndNaN) for (let mag = 0; mag < f.signBit; mag++) t[f.signBit + mag] = (t[mag]! | 0x80000000) >>> 0;
     else for (let mag = 0; mag < f.signBit; mag++) t[f.signBit + mag] = (t[mag]! | negativeSign(f, mag, 0x80000000)) >>> 0;
-    if (f.signed && f.isNaNCode(f.signBit)) t[f.signBit] = ((f.policy.signedZeroAndNaN ? 0x80000000 : 0) | nanBits32(f, f.signBit)) >>> 0;
+    if (f.signed && f.isNaNCode(f.signBit)) t[f.signBit] = nanEntry32(f, f.signBit);
     return t;
   });
 }
@@ -165,6 +165,11 @@ function roundedBinade(f: Format, t: Uint32Array, E: number, mag: number, end: n
     t[mag] = float32Bits(high < -151 ? 0 : high > 128 ? Infinity : m * scale);
   }
   return end;
+}
+
+/** decodeTable32's entry for a NaN code, without the table: its binary32 NaN, signed for negative codes by the policy. */
+export function nanEntry32(f: Format, code: number): number {
+  return ((f.isNegativeCode(code) && f.policy.signedZeroAndNaN ? 0x80000000 : 0) | nanBits32(f, code)) >>> 0;
 }
 
 /**

@@ -1,6 +1,6 @@
 // Dequantize in Wasm: each format's decode table (from the exact core) is uploaded once and applied by a kernel; so
 // are the 16-bit conversion tables of dequantize to binary16/bfloat16 and convert.
-import { maxFiniteBinade } from "../exact/tables.js";
+import { maxFiniteBinade, nanEntry32 } from "../exact/tables.js";
 import { float32Bits } from "../exact/value.js";
 import { CodeRangeError } from "../errors.js";
 import type { Format } from "../format/model.js";
@@ -25,6 +25,8 @@ export interface WasmTable {
   readonly linear?: { readonly shift: number; readonly offset: number };
   /** 9…16-bit formats that decodeIeee16 decodes (binary16; no table): its parameter block; else −1. */
   readonly ieee: number;
+  /** Whether the IEEE rule has a run of NaN codes (decodeIeee16NaNs: P3109, cfloat16_uhp). */
+  readonly ieeeNaNs?: boolean;
 }
 
 /** Tables held at once (16-bit formats take 256 KiB each); the least recently used one is freed beyond it. */
@@ -92,23 +94,47 @@ export function affineForm(values: Uint16Array, f: Pick<Format, "K" | "signed">)
  * IEEE layout with 8 exponent bits and bias 127, gradual subnormals, ∞ and NaNs with their signs and payloads.
  */
 function isBinary32Prefix(f: Format): boolean {
-  return f.K > 8 && f.K - f.P === 8 && f.bias === 127 && f.signed && f.zero && f.subnormals === "gradual" && ieeeSpecials(f);
+  const ieee = ieeeSpecials(f)?.fraction === 0x7fffff;
+  return f.K > 8 && f.K - f.P === 8 && f.bias === 127 && f.signed && f.zero && f.subnormals === "gradual" && ieee;
+}
+
+/** decodeIeee16's constants for ∞ and NaN (assembly/decode.ts IEEE_INF_BELOW, IEEE_FRACTION, IEEE_NAN_*). */
+interface IeeeSpecials {
+  readonly infBelow: number;
+  readonly fraction: number;
+  readonly nanFrom: number;
+  readonly nanCount: number;
+  readonly nanBits: number;
 }
 
 /**
- * Whether the specials decode as float32's do, read off the parameters: −0 is a zero; every negative code is its
- * magnitude's value with the sign bit set (signed formats); and either no ∞ and no NaN, or ∞ at the start of the top
- * binade followed by NaNs to its end, whose trailing bits are kept as the binary32 payload (decodeTable32's nanBits32).
+ * How decodeIeee16 produces f's zeros, ∞ and NaNs as decodeTable32 holds them, read off the parameters, or undefined
+ * when it cannot: either binary16's (∞ at the start of the top binade, then NaNs keeping their trailing bits as
+ * payload and their signs), or ∞ (if any) at the top finite magnitude + 1 and the NaNs one run of codes with one bit
+ * pattern: an unsigned format's high NaNs, or a signed format's code in −0's place (P3109). Negative codes are their
+ * magnitude's value with the sign bit set, so a signed format whose policy drops the signs of zeros and NaNs must
+ * have neither a negative zero nor negative NaNs.
  */
-function ieeeSpecials(f: Format): boolean {
-  if (f.negativeZero !== "zero" || (f.signed && !f.policy.signedZeroAndNaN)) return false;
-  if (!f.infinity) return f.highNaNs === 0;
-  const payload = f.policy.signedZeroAndNaN && f.policy.nanPayload !== "drop";
-  return payload && f.infMagnitude % 2 ** f.trailingBits === 0 && f.infMagnitude + 1 + f.highNaNs === 2 ** f.magnitudeBits;
+function ieeeSpecials(f: Format): IeeeSpecials | undefined {
+  const mags = 2 ** f.magnitudeBits;
+  const signedZeros = f.policy.signedZeroAndNaN || (f.negativeZero === "nan" && f.subnormals === "gradual");
+  if (f.signed && !signedZeros) return undefined;
+  const payload = f.infinity && f.policy.signedZeroAndNaN && f.policy.nanPayload !== "drop";
+  if (payload && f.highNaNs > 0) {
+    const ieee = f.infMagnitude % 2 ** f.trailingBits === 0 && f.infMagnitude + 1 + f.highNaNs === mags && f.negativeZero === "zero";
+    return ieee ? { infBelow: f.infMagnitude - 1, fraction: 0x7fffff, nanFrom: 0, nanCount: 0, nanBits: 0 } : undefined;
+  }
+  if (f.signed && f.highNaNs > 0) return undefined;
+  const [nanFrom, nanCount] = !f.signed ? [f.highNaNStart, f.highNaNs] : f.negativeZero === "nan" ? [f.signBit, 1] : [0, 0];
+  // ∞, if any, is the magnitude below the high NaNs (the model's layout).
+  const infBelow = (f.infinity ? f.infMagnitude : f.highNaNStart) - 1;
+  // One pattern for the run: NaNs keep payloads only above, so every high NaN is the quiet NaN (decodeTable32).
+  return { infBelow, fraction: 0, nanFrom, nanCount, nanBits: nanCount ? nanEntry32(f, nanFrom) : 0 };
 }
 
-/** Bytes of decodeIeee16's parameter block: 9 splatted words (assembly/decode.ts). */
-const IEEE_BYTES = 144;
+/** Bytes of decodeIeee16's parameter block: 12 splatted words (assembly/decode.ts); the word of IEEE_NAN_COUNT. */
+const IEEE_BYTES = 192;
+const IEEE_NAN_COUNT = 40;
 
 /**
  * The parameter block of decodeIeee16 when its rule gives every code of f, derived from f's parameters (no table):
@@ -119,15 +145,29 @@ const IEEE_BYTES = 144;
  */
 export function ieeeParams(f: Format): Int32Array | undefined {
   const { K, P, bias } = f;
-  const mags = 2 ** f.magnitudeBits;
   // 2^(127 − B) a float32 and every normal binade 2^(E − B) within float32's normal ones.
   const normalsFit = bias >= 0 && 1 - bias >= -126 && maxFiniteBinade(f) <= 127;
-  if (K <= 8 || K > 16 || !f.zero || f.magnitudeBits + 24 - P > 31 || f.minQuantumExponent < -126 || !normalsFit || !ieeeSpecials(f)) return undefined;
+  const specials = ieeeSpecials(f);
+  if (K <= 8 || K > 16 || !f.zero || f.magnitudeBits + 24 - P > 31 || f.minQuantumExponent < -126 || !normalsFit || !specials) return undefined;
   const scale = 2 ** (127 - bias);
   const subScale = f.subnormals === "flush" ? 0 : 2 ** f.minQuantumExponent;
-  const infBelow = f.infinity ? f.infMagnitude - 1 : mags - 1;
+  const { infBelow, fraction, nanFrom, nanCount, nanBits } = specials;
+  const sign = f.signed ? 2 ** (32 - K) : 0;
+  const words = [
+    2 ** f.magnitudeBits - 1,
+    2 ** (24 - P),
+    float32Bits(scale),
+    2 ** (P - 1),
+    float32Bits(subScale),
+    infBelow,
+    fraction,
+    sign,
+    2 ** 23,
+    nanFrom,
+    nanCount,
+    nanBits,
+  ];
   const block = new Int32Array(IEEE_BYTES / 4);
-  const words = [mags - 1, 2 ** (24 - P), float32Bits(scale), 2 ** (P - 1), float32Bits(subScale), infBelow, 0x7fffff, f.signed ? 2 ** (32 - K) : 0, 2 ** 23];
   words.forEach((v, i) => block.fill(v | 0, 4 * i, 4 * i + 4));
   return block;
 }
@@ -150,7 +190,7 @@ export function uploadTable(
   if (ieee) {
     const at = alloc(IEEE_BYTES);
     new Int32Array(buffer(), at, ieee.length).set(ieee);
-    return { table: at, bytes: IEEE_BYTES, planes: -1, affine: -1, affineOdd: false, ieee: at };
+    return { table: at, bytes: IEEE_BYTES, planes: -1, affine: -1, affineOdd: false, ieee: at, ieeeNaNs: ieee[IEEE_NAN_COUNT] !== 0 };
   }
   const values = decodeTable32(f);
   const entries = Math.max(16, values.length);
@@ -177,7 +217,8 @@ export function uploadTable(
 export function decodeCall(t: WasmTable, bytesPerCode: number): { name: DecodeKernel; args: number[] } {
   if (bytesPerCode === 2) {
     if (t.linear) return { name: "decodeLinear16", args: [t.linear.shift, t.linear.offset] };
-    return t.ieee >= 0 ? { name: "decodeIeee16", args: [t.ieee] } : { name: "decodeLut16", args: [t.table] };
+    if (t.ieee >= 0) return { name: t.ieeeNaNs ? "decodeIeee16NaNs" : "decodeIeee16", args: [t.ieee] };
+    return { name: "decodeLut16", args: [t.table] };
   }
   if (t.planes >= 0) return { name: "decodeNibbles", args: [t.planes, t.table] };
   if (t.affine >= 0) return { name: t.affineOdd ? "decodeAffineOdd" : "decodeAffine", args: [t.affine, t.table] };
@@ -187,6 +228,7 @@ export function decodeCall(t: WasmTable, bytesPerCode: number): { name: DecodeKe
 type DecodeKernel =
   | "decodeLinear16"
   | "decodeIeee16"
+  | "decodeIeee16NaNs"
   | "decodeLut16"
   | "decodeNibbles"
   | "decodeLut8"
