@@ -140,8 +140,12 @@ export function decodeTable32(f: Format): Uint32Array {
     }
     if (f.infinity) t[f.infMagnitude] = 0x7f800000;
     for (let mag = f.highNaNStart; mag < 2 ** f.magnitudeBits; mag++) t[mag] = nanBits32(f, mag);
-    if (f.policy.signedZeroAndNaN) for (let mag = 0; mag < f.signBit; mag++) t[f.signBit + mag] = (t[mag]! | 0x80000000) >>> 0;
-    else for (let mag = 0; mag < f.signBit; mag++) t[f.signBit + mag] = (t[mag]! | negativeSign(f, mag, 0x80000000)) >>> 0;
+    for (let mag = 0; mag < f.signBit; mag++) t[f.signBit + mag] = (t[mag]! | 0x80000000) >>> 0;
+    // Where the policy drops the signs of zeros and NaNs (negativeSign), their negative codes take the positive entry.
+    if (f.signed && !f.policy.signedZeroAndNaN) {
+      const zeros = f.zero ? (f.subnormals === "flush" ? 2 ** f.trailingBits : 1) : 0;
+      for (const [from, to] of [[0, zeros], [f.highNaNStart, f.signBit]] as const) for (let mag = from; mag < to; mag++) t[f.signBit + mag] = t[mag]!;
+    }
     if (f.signed && f.isNaNCode(f.signBit)) t[f.signBit] = nanEntry32(f, f.signBit);
     return t;
   });
