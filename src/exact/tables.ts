@@ -144,7 +144,8 @@ export function decodeTable32(f: Format): Uint32Array {
     // Where the policy drops the signs of zeros and NaNs (negativeSign), their negative codes take the positive entry.
     if (f.signed && !f.policy.signedZeroAndNaN) {
       const zeros = f.zero ? (f.subnormals === "flush" ? 2 ** f.trailingBits : 1) : 0;
-      for (const [from, to] of [[0, zeros], [f.highNaNStart, f.signBit]] as const) for (let mag = from; mag < to; mag++) t[f.signBit + mag] = t[mag]!;
+      for (let mag = 0; mag < zeros; mag++) t[f.signBit + mag] = t[mag]!;
+      for (let mag = f.highNaNStart; mag < f.signBit; mag++) t[f.signBit + mag] = t[mag]!;
     }
     if (f.signed && f.isNaNCode(f.signBit)) t[f.signBit] = nanEntry32(f, f.signBit);
     return t;
