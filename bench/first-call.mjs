@@ -89,7 +89,7 @@ if (argv[0] === "--child") {
   // Names as format() takes them; a Tesla format that takes a bias at EXTRA's bias.
   const only = args.get("only")?.split(",");
   const self = fileURLToPath(import.meta.url);
-  const load = [loadavg()[0].toFixed(2)];
+  const loadAtStart = loadavg()[0].toFixed(2);
   const ops = Object.keys(OPERATIONS);
   console.log(`first call after initKernels(), ${n} elements: median wall ms (process CPU ms) of ${runs} fresh processes (Node ${process.version})`);
   console.log(`${"format".padEnd(24)}${ops.map((o) => o.padStart(19)).join("")}`);
@@ -97,7 +97,7 @@ if (argv[0] === "--child") {
   for (const [name, bias] of formats(only)) {
     const label = bias === undefined ? name : `${name}(bias=${bias})`;
     const cells = ops.map((op) => {
-      // Runs of one row alternate with nothing else, so a row's processes see the same machine state.
+      // A cell's processes run one after another, so they see about the same machine state.
       const times = Array.from({ length: runs }, () =>
         JSON.parse(execFileSync(process.execPath, [self, "--child", name, bias === undefined ? "-" : String(bias), op, String(n)], { encoding: "utf8" })),
       );
@@ -107,9 +107,8 @@ if (argv[0] === "--child") {
       return `${ms.toFixed(1)} (${cpu.toFixed(1)})${ms > TARGET_MS ? " *" : "  "}`.padStart(19);
     });
     console.log(`${label.padEnd(24)}${cells.join("")}`);
-    load.push(loadavg()[0].toFixed(2));
   }
   console.log(
-    `\n* wall time above ${TARGET_MS} ms: ${slow} cell(s); load average ${load[0]} at start, ${load.at(-1)} at end on ${availableParallelism()} CPUs`,
+    `\n* wall time above ${TARGET_MS} ms: ${slow} cell(s); load average ${loadAtStart} at start, ${loadavg()[0].toFixed(2)} at end on ${availableParallelism()} CPUs`,
   );
 }

@@ -1,4 +1,5 @@
-// Dequantize in Wasm: each format's decode table (from the exact core) is uploaded once and applied by a kernel; so
+// Dequantize in Wasm: each format's decode table (from the exact core) is uploaded once and applied by a kernel, or
+// for 16-bit formats with a rule (bfloat16's shift, the IEEE rule) only constants derived from its parameters; so
 // are the 16-bit conversion tables of dequantize to binary16/bfloat16 and convert.
 import { maxFiniteBinade, nanEntry32 } from "../exact/tables.js";
 import { float32Bits } from "../exact/value.js";
