@@ -72,20 +72,23 @@ export function decodeLinear16(src: usize, dst: usize, n: usize, shift: i32, off
 
 /** +∞'s float32 bits and the sign bit, in every lane. */
 const IEEE_CONSTANTS = memory.data<u32>([0x7f800000, 0x7f800000, 0x7f800000, 0x7f800000, 0x80000000, 0x80000000, 0x80000000, 0x80000000], 16);
-// Slots of decodeIeee16's parameter block (16 bytes each, splatted), written by the host (src/wasm/decode.ts ieeeForm).
-const IEEE_MAG_MASK = 0; // 2^(K−1) − 1
+// Slots of decodeIeee16's parameter block (16 bytes each, splatted), written by the host (src/wasm/decode.ts ieeeParams).
+const IEEE_MAG_MASK = 0; // 2^(K−1) − 1 (signed), 2^K − 1 (unsigned)
 const IEEE_UP = 16; // 2^(24 − P): the magnitude moved to float32's exponent and fraction fields
 const IEEE_SCALE = 32; // f32 2^(127 − B)
 const IEEE_SUB_LIMIT = 48; // 2^(P−1): magnitudes below are subnormal (or zero)
-const IEEE_SUB_SCALE = 64; // f32 2^minQ
-const IEEE_INF_BELOW = 80; // the magnitude of +∞ minus 1 (2^(K−1) − 1 when the format has none)
-const IEEE_FRACTION = 96; // 0x007fffff
-const IEEE_SIGN_UP = 112; // 2^(32 − K): the sign bit K − 1 moved to bit 31
+const IEEE_SUB_SCALE = 64; // f32 2^minQ (0: subnormals flushed to zero)
+const IEEE_INF_BELOW = 80; // the magnitude of +∞ minus 1 (the largest magnitude when the format has none)
+const IEEE_FRACTION = 96; // 0x007fffff: NaN payloads kept (∞ at the start of the top binade); 0: ∞ alone
+const IEEE_SIGN_UP = 112; // 2^(32 − K): the sign bit K − 1 moved to bit 31 (0: unsigned)
 const IEEE_NORMAL_MIN = 128; // 2^23: the bits of float32's MinNormal
+const IEEE_NAN_FROM = 144; // the first of a run of NaN codes decoding to one pattern (P3109's NaN in −0's place)
+const IEEE_NAN_COUNT = 160; // their number (0: none)
+const IEEE_NAN_BITS = 176; // their float32 bits
 
 // @ts-ignore: decorator
 @inline
-function ieee4(c: v128, p: usize): v128 {
+function ieee4(c: v128, p: usize, nanRun: bool): v128 {
   const m = v128.and(c, v128.load(p, IEEE_MAG_MASK));
   const t = i32x4.mul(m, v128.load(p, IEEE_UP));
   // Normal results: the bits read as a float32 (raised to MinNormal on the other lanes: no denormal operand, which
@@ -94,28 +97,44 @@ function ieee4(c: v128, p: usize): v128 {
   const subnormal = f32x4.mul(f32x4.convert_i32x4_s(m), v128.load(p, IEEE_SUB_SCALE));
   let v = v128.bitselect(subnormal, normal, i32x4.lt_s(m, v128.load(p, IEEE_SUB_LIMIT)));
   v = v128.bitselect(v128.or(v128.load(IEEE_CONSTANTS, 0), v128.and(t, v128.load(p, IEEE_FRACTION))), v, i32x4.gt_s(m, v128.load(p, IEEE_INF_BELOW)));
-  return v128.or(v, v128.and(i32x4.mul(c, v128.load(p, IEEE_SIGN_UP)), v128.load(IEEE_CONSTANTS, 16)));
+  v = v128.or(v, v128.and(i32x4.mul(c, v128.load(p, IEEE_SIGN_UP)), v128.load(IEEE_CONSTANTS, 16)));
+  // A compile-time choice (the callers pass a literal): the run costs binary16 a quarter of its speed.
+  if (!nanRun) return v;
+  const nan = i32x4.lt_u(i32x4.sub(c, v128.load(p, IEEE_NAN_FROM)), v128.load(p, IEEE_NAN_COUNT));
+  return v128.bitselect(v128.load(p, IEEE_NAN_BITS), v, nan);
 }
 
 /**
- * 16-bit codes of a format whose table follows the IEEE rule (sign bit K − 1, then exponent and trailing bits, ∞ and
- * NaNs at the top exponent; binary16), computed instead of looked up: the host checked every code of the table
- * against the same rule (src/wasm/decode.ts ieeeForm) and wrote the constants at `p`. Powers of two multiply where a
- * shift by a per-format count would go (V8 moves each variable shift count through a general register). The last
- * n mod 16 codes use the table.
+ * 16-bit codes of a format with the IEEE layout (sign bit K − 1, then exponent and trailing bits; ∞ and NaNs with
+ * their payloads at the top exponent as in binary16, or ∞ at the top magnitude and one run of NaN codes as in P3109
+ * and cfloat16_uhp, or neither), computed instead of looked up from constants at `p` that the host derives from
+ * the format's parameters (src/wasm/decode.ts ieeeParams; the tests check every code of every format it accepts
+ * against the exact table). Powers of two multiply where a shift by a per-format count would go (V8 moves each
+ * variable shift count through a general register). The last n mod 16 codes take one lane each.
  */
-export function decodeIeee16(src: usize, dst: usize, n: usize, p: usize, table: usize): void {
+// @ts-ignore: decorator
+@inline
+function decodeIeee(src: usize, dst: usize, n: usize, p: usize, nanRun: bool): void {
   let i: usize = 0;
   for (; i + 16 <= n; i += 16) {
     const a = v128.load(src + (i << 1), 0);
     const b = v128.load(src + (i << 1), 16);
     const d = dst + (i << 2);
-    v128.store(d, ieee4(i32x4.extend_low_i16x8_u(a), p), 0);
-    v128.store(d, ieee4(i32x4.extend_high_i16x8_u(a), p), 16);
-    v128.store(d, ieee4(i32x4.extend_low_i16x8_u(b), p), 32);
-    v128.store(d, ieee4(i32x4.extend_high_i16x8_u(b), p), 48);
+    v128.store(d, ieee4(i32x4.extend_low_i16x8_u(a), p, nanRun), 0);
+    v128.store(d, ieee4(i32x4.extend_high_i16x8_u(a), p, nanRun), 16);
+    v128.store(d, ieee4(i32x4.extend_low_i16x8_u(b), p, nanRun), 32);
+    v128.store(d, ieee4(i32x4.extend_high_i16x8_u(b), p, nanRun), 48);
   }
-  for (; i < n; i++) store<u32>(dst + (i << 2), load<u32>(table + ((<usize>load<u16>(src + (i << 1))) << 2)));
+  for (; i < n; i++) store<u32>(dst + (i << 2), i32x4.extract_lane(ieee4(i32x4.splat(<i32>load<u16>(src + (i << 1))), p, nanRun), 0));
+}
+
+export function decodeIeee16(src: usize, dst: usize, n: usize, p: usize): void {
+  decodeIeee(src, dst, n, p, false);
+}
+
+/** decodeIeee16 with the run of NaN codes at IEEE_NAN_FROM (P3109, cfloat16_uhp). */
+export function decodeIeee16NaNs(src: usize, dst: usize, n: usize, p: usize): void {
+  decodeIeee(src, dst, n, p, true);
 }
 
 /**

@@ -27,6 +27,7 @@ const custom = { name: "c", K: 8, P: 4, bias: 7, signed: true };
 formats.push(
   customFormat({ ...custom, name: "payload-nans", infinity: true, highNaNs: 7, negativeZero: "nan", signedZeroAndNaN: true, nanPayload: "keep" }),
   customFormat({ ...custom, name: "flushed", subnormals: "flush", negativeZero: "zero", signedZeroAndNaN: true }),
+  customFormat({ ...custom, name: "flushed-unsigned-zeros-nans", subnormals: "flush", negativeZero: "zero", infinity: true, highNaNs: 3 }),
   customFormat({ ...custom, name: "no-zero", zero: false, signed: false, K: 7 }),
   customFormat({ ...custom, name: "below-binary32", bias: 160, K: 10 }),
   customFormat({ ...custom, name: "above-binary32", bias: -125, K: 10, infinity: true, highNaNs: 1 }),

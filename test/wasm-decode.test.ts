@@ -1,10 +1,10 @@
 // Decode kernels vs the exact core's decodeTable32, bit for bit (NaN bits included), over every code of every format.
 import { afterEach, describe, expect, it } from "vitest";
-import { CodeRangeError, allocCodes, allocFloat32, dequantize, format, registeredNames, useKernels } from "../src/index.js";
+import { CodeRangeError, allocCodes, allocFloat32, customFormat, dequantize, format, registeredNames, useKernels } from "../src/index.js";
 import { decodeTable32 } from "../src/exact/tables.js";
 import type { Format } from "../src/format/model.js";
 import { kernelStatus, kernels } from "../src/wasm/instance.js";
-import { ieeeForm, wasmTable } from "../src/wasm/decode.js";
+import { ieeeParams, wasmTable } from "../src/wasm/decode.js";
 import { CHUNK, memoryStats } from "../src/wasm/memory.js";
 
 afterEach(() => useKernels(true));
@@ -79,8 +79,8 @@ describe("Wasm dequantize, exhaustive per format", () => {
   });
 
   it("the exhaustive checks above cover every kernel: planes, affine (with and without an odd code), linear, IEEE rule, scalar LUTs", () => {
-    const kind = (name: string) => {
-      const t = wasmTable(kernels()!, format(name), decodeTable32);
+    const kind = (f: string | Format) => {
+      const t = wasmTable(kernels()!, format(f), decodeTable32);
       return t.planes >= 0
         ? "planes"
         : t.affine >= 0
@@ -88,25 +88,84 @@ describe("Wasm dequantize, exhaustive per format", () => {
           : t.linear
             ? `linear<<${t.linear.shift}`
             : t.ieee >= 0
-              ? "ieee"
+              ? `ieee${t.ieeeNaNs ? "NaNs" : ""}`
               : "lut";
     };
     expect(
       ["float4_e2m1fn", "float8_e4m3fn", "float6_e3m2fn", "Binary8p3se", "Binary8p7se", "bfloat16", "float16", "Binary16p11se", "cfloat16_uhp"].map(kind),
-    ).toEqual(["planes", "affine", "affine", "affineOdd", "lut", "linear<<16", "ieee", "lut", "lut"]);
+    ).toEqual(["planes", "affine", "affine", "affineOdd", "lut", "linear<<16", "ieee", "ieeeNaNs", "ieeeNaNs"]);
+    expect(kind("Binary16p8se")).toBe("lut");
+    expect(kind(format("cfloat16_shp", { bias: 15 }))).toBe("ieee");
   });
 
-  it("takes the IEEE rule only for tables that follow it in every entry", () => {
-    const f = format("float16");
-    const table = decodeTable32(f);
-    expect(ieeeForm(table, f)).toBeDefined();
-    // One NaN payload, one subnormal, one normal value or one sign off: the rule no longer holds.
-    for (const code of [0x7c01, 0x0001, 0x3c00, 0x8400]) {
-      const altered = table.slice();
-      altered[code]! ^= 1;
-      expect(ieeeForm(altered, f), `code 0x${code.toString(16)}`).toBeUndefined();
+  it("decodes by a rule (IEEE, bfloat16's shift), derived from the parameters, only formats whose every code it reproduces", () => {
+    // The rules are chosen without a table, so every format taking one among these is checked code by code here:
+    // registered formats, every P3109 format of 9…16 bits, every cfloat16_shp bias, binary32 prefixes other than
+    // bfloat16 and seeded random custom formats.
+    const prefix = (K: number) =>
+      customFormat({
+        name: `binary32top${K}`,
+        K,
+        P: K - 8,
+        bias: 127,
+        signed: true,
+        infinity: true,
+        highNaNs: 2 ** (K - 9) - 1,
+        negativeZero: "zero",
+        nanPayload: "keep",
+        signedZeroAndNaN: true,
+      });
+    const named = [
+      ...registeredNames(),
+      ...range(9, 16).flatMap((K) => p3109(K, range(1, K))),
+      ...range(0, 63).map((bias) => format("cfloat16_shp", { bias })),
+      ...range(9, 15).map(prefix),
+    ].map((n) => format(n));
+    let seed = 15;
+    const next = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % n;
+    const custom = Array.from({ length: 400 }, (_, i) => {
+      const K = 9 + next(8);
+      const signed = next(2) === 0;
+      const P = 1 + next(K - (signed ? 1 : 0));
+      const t = P - 1;
+      const specials = [
+        { infinity: false, highNaNs: 0 },
+        { infinity: true, highNaNs: 2 ** t - 1 },
+        { infinity: true, highNaNs: Math.max(0, 2 ** t - 2) },
+      ][next(3)]!;
+      return customFormat({
+        name: `custom${i}`,
+        K,
+        P,
+        bias: next(160) - 16,
+        signed,
+        ...specials,
+        negativeZero: next(8) === 0 ? "nan" : "zero",
+        subnormals: next(4) === 0 ? "flush" : "gradual",
+        nanPayload: (["drop", "keep", "keepOnDecode"] as const)[next(3)]!,
+        signedZeroAndNaN: next(4) !== 0,
+      });
+    });
+    const rule = (f: Format) => {
+      const t = wasmTable(kernels()!, f, decodeTable32);
+      return t.linear ? "linear" : t.ieee >= 0 ? "ieee" : undefined;
+    };
+    const ruled = [...new Set([...named, ...custom])].filter((f) => f.K <= 16 && rule(f));
+    for (const f of ruled) checkFormat(f);
+    expect(ruled.filter((f) => rule(f) === "linear").map((f) => f.name)).toEqual(["bfloat16", ...range(10, 15).map((K) => `binary32top${K}`)]);
+    const accepted = ruled.filter((f) => rule(f) === "ieee");
+    const names = accepted.map((f) => f.name);
+    expect(names).toContain("binary16");
+    expect(names).toContain("cfloat16_shp(bias=0)");
+    expect(names).toContain("cfloat16_shp(bias=63)");
+    // The random formats reach every branch of the rule: unsigned, flushed subnormals, ∞ and NaN payloads.
+    expect(accepted.length).toBeGreaterThan(100);
+    for (const has of [(f: Format) => !f.signed, (f: Format) => f.subnormals === "flush", (f: Format) => f.infinity]) {
+      expect(accepted.filter(has).length).toBeGreaterThan(10);
     }
-    expect(ieeeForm(decodeTable32(format("Binary16p11se")), format("Binary16p11se"))).toBeUndefined();
+    for (const name of ["Binary16p11se", "Binary16p11ue", "Binary16p9sf", "Binary12p5se", "cfloat16_uhp"]) expect(names).toContain(name);
+    // Values beyond float32's normal range (Binary16p8se: 2^−127 and below; Binary16p3se: 2^±2^12): the table.
+    for (const name of ["Binary16p8se", "Binary16p3se"]) expect(ieeeParams(format(name)), name).toBeUndefined();
   });
 
   it("agrees with the TypeScript reference (kernels off) across chunk boundaries", () => {

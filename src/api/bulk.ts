@@ -4,12 +4,12 @@ import { ArgumentTypeError, CodeRangeError, describe } from "../errors.js";
 import { type ConversionFlags, project } from "../exact/cast.js";
 import { type Projection, type ResolvedProjection, resolveProjection } from "../exact/projection.js";
 import { beyondOdd32, roundToOddFloat32 } from "../exact/round-to-odd.js";
-import { type BulkProjection, conversionTable, decodeTable32 } from "../exact/tables.js";
+import { type BulkProjection, conversionTable, decodeTable32, valuesFitFloat32 } from "../exact/tables.js";
 import { format } from "../format/registry.js";
 import { fromFloat32Bits, fromNumber } from "../exact/value.js";
 import type { Format } from "../format/model.js";
 import { type FormatLike, resolveFormat } from "./scalar.js";
-import { dequantizeWasm } from "../wasm/decode.js";
+import { dequantizeVia32, dequantizeWasm } from "../wasm/decode.js";
 import { keep } from "../wasm/memory.js";
 import { quantizeWasm } from "../wasm/encode.js";
 import { type QuantizeOptions, type QuantizePlan, planQuantize, wasmRandom } from "./plan.js";
@@ -125,12 +125,16 @@ function dequantize16(codes: CodeArray, f: Format, to: "float16" | "bfloat16", g
   const view = requireAttached(out as Uint16Array, "options.out");
   if (view.length !== n) throw new CodeRangeError("options.out", `has length ${view.length}; allowed: ${n} (the input length)`);
   const target = format(TARGETS[to]);
-  const table = conversionTable(f, target, resolveProjection(target, RNE), kernelProjection) as Uint16Array;
+  const rho = resolveProjection(target, RNE);
   // A Float16Array output is written through a Uint16Array over its bytes; keep() re-creates an output in Wasm memory
-  // (of its own type) when uploading the table grows the memory.
+  // (of its own type) when building or uploading the table grows the memory.
   const current = keep(out as Uint16Array);
-  const dst = out instanceof Uint16Array ? out : new Uint16Array(view.buffer, view.byteOffset, n);
-  if (!dequantizeWasm(codes, f, dst, decodeTable32, table)) gather(codes, f, table, dst);
+  const dst = keep(out instanceof Uint16Array ? out : new Uint16Array(view.buffer, view.byteOffset, n));
+  // Fewer elements than codes: converting each element costs less than building the table.
+  if (n < f.codeCount && valuesFitFloat32(f) && dequantizeVia32(codes, f, dst(), target, rho, decodeTable32))
+    return current() as Uint16Array | Float16ArrayLike;
+  const table = conversionTable(f, target, rho, kernelProjection) as Uint16Array;
+  if (!dequantizeWasm(codes, f, dst(), decodeTable32, table)) gather(codes, f, table, dst());
   return current() as Uint16Array | Float16ArrayLike;
 }
 

@@ -158,7 +158,7 @@ export class Pool {
       t = uploadTable(
         heap.kernels,
         f,
-        decodeTable32(f),
+        decodeTable32,
         (bytes) => heap.alloc(bytes),
         () => heap.buffer,
       );

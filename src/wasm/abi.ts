@@ -25,7 +25,8 @@ export interface DecodeExports {
   decodeLut8To16(src: number, dst: number, n: number, table: number): void;
   decodeLut16To16(src: number, dst: number, n: number, table: number): void;
   decodeLinear16(src: number, dst: number, n: number, shift: number, offset: number): void;
-  decodeIeee16(src: number, dst: number, n: number, params: number, table: number): void;
+  decodeIeee16(src: number, dst: number, n: number, params: number): void;
+  decodeIeee16NaNs(src: number, dst: number, n: number, params: number): void;
   nibblePlanes(table: number, planes: number): void;
   decodeNibbles(src: number, dst: number, n: number, planes: number, table: number): void;
   decodePacked4(src: number, dst: number, n: number, planes: number, table: number): void;

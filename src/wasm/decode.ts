@@ -1,14 +1,19 @@
-// Dequantize in Wasm: each format's decode table (from the exact core) is uploaded once and applied by a kernel; so
+// Dequantize in Wasm: each format's decode table (from the exact core) is uploaded once and applied by a kernel, or
+// for 16-bit formats with a rule (bfloat16's shift, the IEEE rule) only constants derived from its parameters; so
 // are the 16-bit conversion tables of dequantize to binary16/bfloat16 and convert.
-import { float32Bits, float32FromBits } from "../exact/value.js";
+import { maxFiniteBinade, nanEntry32 } from "../exact/tables.js";
+import { float32Bits } from "../exact/value.js";
 import { CodeRangeError } from "../errors.js";
 import type { Format } from "../format/model.js";
+import type { ResolvedProjection } from "../exact/projection.js";
 import { callKernel } from "./abi.js";
+import { quantizeWasm } from "./encode.js";
 import { type Kernels, kernels } from "./instance.js";
 import { allocBytesRaw, freeBytesRaw, keep, memoryBuffer, requireLive, stream, type WasmView } from "./memory.js";
 
 /** A format's float32 table, and the kernel-specific forms of it that apply, in Wasm memory. */
 export interface WasmTable {
+  /** The float32 bits of every code; for formats decoded by a rule, its constants (ieee) or −1 (linear): no table. */
   readonly table: number;
   readonly bytes: number;
   /** ≤ 4-bit formats: 64 bytes, byte b of the 16 entries at planes + 16·b; else −1. */
@@ -17,10 +22,12 @@ export interface WasmTable {
   readonly affine: number;
   /** Whether the affine form has an odd code (the Odd kernels run it). */
   readonly affineOdd: boolean;
-  /** 9…16-bit formats whose table is (code << shift) + offset for every code (bfloat16); else undefined. */
+  /** 9…16-bit formats whose float32 bits are (code << shift) + offset (bfloat16; no table); else undefined. */
   readonly linear?: { readonly shift: number; readonly offset: number };
-  /** 9…16-bit formats whose table follows the IEEE rule of decodeIeee16 (binary16): its parameter block; else −1. */
+  /** 9…16-bit formats that decodeIeee16 decodes (binary16; no table): its parameter block; else −1. */
   readonly ieee: number;
+  /** Whether the IEEE rule has a run of NaN codes (decodeIeee16NaNs: P3109, cfloat16_uhp). */
+  readonly ieeeNaNs?: boolean;
 }
 
 /** Tables held at once (16-bit formats take 256 KiB each); the least recently used one is freed beyond it. */
@@ -83,60 +90,110 @@ export function affineForm(values: Uint16Array, f: Pick<Format, "K" | "signed">)
   return { bytes: form, odd: odd.length > 0 };
 }
 
-/** The shift and offset when every entry is (code << shift) + offset (mod 2^32), as for bfloat16. */
-export function linearForm(values: Uint32Array): { shift: number; offset: number } | undefined {
-  const shift = Math.log2((values[1]! - values[0]!) >>> 0);
-  if (!Number.isInteger(shift) || shift > 31) return undefined;
-  const offset = values[0]!;
-  for (let c = 0; c < values.length; c++) if (values[c] !== ((c << shift) + offset) >>> 0) return undefined;
-  return { shift, offset };
+/**
+ * Whether f's codes decode to float32 bits (code << (32 − K)): f is binary32's top K bits (bfloat16), i.e. a signed
+ * IEEE layout with 8 exponent bits and bias 127, gradual subnormals, ∞ and NaNs with their signs and payloads.
+ */
+function isBinary32Prefix(f: Format): boolean {
+  const ieee = ieeeSpecials(f)?.fraction === 0x7fffff;
+  return f.K > 8 && f.K - f.P === 8 && f.bias === 127 && f.signed && f.zero && f.subnormals === "gradual" && ieee;
 }
 
-/** Bytes of decodeIeee16's parameter block: 9 splatted words (assembly/decode.ts). */
-const IEEE_BYTES = 144;
+/** decodeIeee16's constants for ∞ and NaN (assembly/decode.ts IEEE_INF_BELOW, IEEE_FRACTION, IEEE_NAN_*). */
+interface IeeeSpecials {
+  readonly infBelow: number;
+  readonly fraction: number;
+  readonly nanFrom: number;
+  readonly nanCount: number;
+  readonly nanBits: number;
+}
 
 /**
- * The parameter block of decodeIeee16 when every entry of a 9…16-bit signed table is what that kernel computes (the
- * IEEE layout: binary16), else undefined. The rule is evaluated here in float32 arithmetic step by step, as the
- * kernel does it, so a format is accepted only if the kernel reproduces its table bit for bit.
+ * How decodeIeee16 produces f's zeros, ∞ and NaNs as decodeTable32 holds them, read off the parameters, or undefined
+ * when it cannot: either binary16's (∞ at the start of the top binade, then NaNs keeping their trailing bits as
+ * payload and their signs), or ∞ (if any) at the top finite magnitude + 1 and the NaNs one run of codes with one bit
+ * pattern: an unsigned format's high NaNs, or a signed format's code in −0's place (P3109). Negative codes are their
+ * magnitude's value with the sign bit set, so a signed format whose policy drops the signs of zeros and NaNs must
+ * have neither a negative zero nor negative NaNs.
  */
-export function ieeeForm(values: Uint32Array, f: Format): Int32Array | undefined {
-  const K = f.K;
-  const P = f.P;
-  const half = 2 ** (K - 1);
-  if (K <= 8 || !f.signed || values.length !== 2 * half || K - 1 + 24 - P > 31 || f.minQuantumExponent < -126 || Math.abs(127 - f.bias) > 126) return undefined;
-  const up = 2 ** (24 - P);
-  const scale = Math.fround(2 ** (127 - f.bias));
-  const subScale = 2 ** f.minQuantumExponent;
-  // The magnitudes at the top whose values have float32's exponent 255 (∞ and NaNs), if any.
-  let infMag = half;
-  while (infMag > 0 && (values[infMag - 1]! & 0x7f800000) === 0x7f800000) infMag--;
-  for (let m = 0; m < half; m++) {
-    const t = m * up;
-    let bits: number;
-    if (m >= infMag) bits = (0x7f800000 | (t & 0x7fffff)) >>> 0;
-    else if (m < 2 ** (P - 1)) bits = float32Bits(Math.fround(m * subScale));
-    else bits = float32Bits(Math.fround(float32FromBits(t) * scale));
-    if (bits !== values[m] || (bits | 0x80000000) >>> 0 !== values[m + half]) return undefined;
+function ieeeSpecials(f: Format): IeeeSpecials | undefined {
+  const mags = 2 ** f.magnitudeBits;
+  const signedZeros = f.policy.signedZeroAndNaN || (f.negativeZero === "nan" && f.subnormals === "gradual");
+  if (f.signed && !signedZeros) return undefined;
+  const payload = f.infinity && f.policy.signedZeroAndNaN && f.policy.nanPayload !== "drop";
+  if (payload && f.highNaNs > 0) {
+    const ieee = f.infMagnitude % 2 ** f.trailingBits === 0 && f.infMagnitude + 1 + f.highNaNs === mags && f.negativeZero === "zero";
+    return ieee ? { infBelow: f.infMagnitude - 1, fraction: 0x7fffff, nanFrom: 0, nanCount: 0, nanBits: 0 } : undefined;
   }
+  if (f.signed && f.highNaNs > 0) return undefined;
+  const [nanFrom, nanCount] = !f.signed ? [f.highNaNStart, f.highNaNs] : f.negativeZero === "nan" ? [f.signBit, 1] : [0, 0];
+  // ∞, if any, is the magnitude below the high NaNs (the model's layout).
+  const infBelow = (f.infinity ? f.infMagnitude : f.highNaNStart) - 1;
+  // One pattern for the run: NaNs keep payloads only above, so every high NaN is the quiet NaN (decodeTable32).
+  return { infBelow, fraction: 0, nanFrom, nanCount, nanBits: nanCount ? nanEntry32(f, nanFrom) : 0 };
+}
+
+/** Bytes of decodeIeee16's parameter block: 12 splatted words (assembly/decode.ts); the word of IEEE_NAN_COUNT. */
+const IEEE_BYTES = 192;
+const IEEE_NAN_COUNT = 40;
+
+/**
+ * The parameter block of decodeIeee16 when its rule gives every code of f, derived from f's parameters (no table):
+ * a 9…16-bit format with the IEEE layout and specials (ieeeSpecials), a zero, and every value a normal float32 times a
+ * power of two the kernel multiplies exactly: normal binades within float32's normal range, subnormals (or flushed
+ * ones) multiples of 2^minQ ≥ 2^−126. Else undefined. test/wasm-decode.test.ts checks every code of every format this
+ * accepts among the registered ones, the P3109 ones, every cfloat16_shp bias and random custom formats.
+ */
+export function ieeeParams(f: Format): Int32Array | undefined {
+  const { K, P, bias } = f;
+  // 2^(127 − B) a float32 and every normal binade 2^(E − B) within float32's normal ones.
+  const normalsFit = bias >= 0 && 1 - bias >= -126 && maxFiniteBinade(f) <= 127;
+  const specials = ieeeSpecials(f);
+  if (K <= 8 || K > 16 || !f.zero || f.magnitudeBits + 24 - P > 31 || f.minQuantumExponent < -126 || !normalsFit || !specials) return undefined;
+  const scale = 2 ** (127 - bias);
+  const subScale = f.subnormals === "flush" ? 0 : 2 ** f.minQuantumExponent;
+  const { infBelow, fraction, nanFrom, nanCount, nanBits } = specials;
+  const sign = f.signed ? 2 ** (32 - K) : 0;
+  const words = [
+    2 ** f.magnitudeBits - 1,
+    2 ** (24 - P),
+    float32Bits(scale),
+    2 ** (P - 1),
+    float32Bits(subScale),
+    infBelow,
+    fraction,
+    sign,
+    2 ** 23,
+    nanFrom,
+    nanCount,
+    nanBits,
+  ];
   const block = new Int32Array(IEEE_BYTES / 4);
-  [half - 1, up, float32Bits(scale), 2 ** (P - 1), float32Bits(subScale), infMag - 1, 0x7fffff, 2 ** (32 - K), 2 ** 23].forEach((v, i) =>
-    block.fill(v | 0, 4 * i, 4 * i + 4),
-  );
+  words.forEach((v, i) => block.fill(v | 0, 4 * i, 4 * i + 4));
   return block;
 }
 
 /**
- * Writes the table of f (its float32 bits `values`) and its kernel-specific forms into memory at an address from
- * `alloc`; `buffer` returns the memory's current buffer. Also used by minifloat/parallel for its shared memory.
+ * Writes what the decode kernels need for f into memory at an address from `alloc` (`buffer` returns the memory's
+ * current buffer): for 9…16-bit formats with a rule (bfloat16's shift, the IEEE rule) only its constants, else f's
+ * float32 table from `decodeTable32` and its kernel-specific forms. Also used by minifloat/parallel for its shared
+ * memory.
  */
 export function uploadTable(
   k: Pick<Kernels, "nibblePlanes">,
   f: Format,
-  values: Uint32Array,
+  decodeTable32: (f: Format) => Uint32Array,
   alloc: (bytes: number) => number,
   buffer: () => ArrayBufferLike,
 ): WasmTable {
+  if (isBinary32Prefix(f)) return { table: -1, bytes: 0, planes: -1, affine: -1, affineOdd: false, ieee: -1, linear: { shift: 32 - f.K, offset: 0 } };
+  const ieee = ieeeParams(f);
+  if (ieee) {
+    const at = alloc(IEEE_BYTES);
+    new Int32Array(buffer(), at, ieee.length).set(ieee);
+    return { table: at, bytes: IEEE_BYTES, planes: -1, affine: -1, affineOdd: false, ieee: at, ieeeNaNs: ieee[IEEE_NAN_COUNT] !== 0 };
+  }
+  const values = decodeTable32(f);
   const entries = Math.max(16, values.length);
   const affine =
     f.K > 4 && f.K <= 8 && values.every((v) => (v & 0xffff) === 0)
@@ -145,9 +202,7 @@ export function uploadTable(
           f,
         )
       : undefined;
-  const linear = f.K > 8 ? linearForm(values) : undefined;
-  const ieee = f.K > 8 && !linear ? ieeeForm(values, f) : undefined;
-  const bytes = entries * 4 + (f.K <= 4 ? 64 : 0) + (affine ? AFFINE_BYTES : 0) + (ieee ? IEEE_BYTES : 0);
+  const bytes = entries * 4 + (f.K <= 4 ? 64 : 0) + (affine ? AFFINE_BYTES : 0);
   const table = alloc(bytes);
   const words = new Uint32Array(buffer(), table, entries);
   words.fill(0);
@@ -156,16 +211,15 @@ export function uploadTable(
   if (planes >= 0) k.nibblePlanes(table, planes);
   const affinePtr = affine ? table + entries * 4 : -1;
   if (affine) new Uint8Array(buffer(), affinePtr, AFFINE_BYTES).set(affine.bytes);
-  const ieeePtr = ieee ? table + entries * 4 : -1;
-  if (ieee) new Int32Array(buffer(), ieeePtr, ieee.length).set(ieee);
-  return { table, bytes, planes, affine: affinePtr, affineOdd: affine?.odd ?? false, ieee: ieeePtr, ...(linear && { linear }) };
+  return { table, bytes, planes, affine: affinePtr, affineOdd: affine?.odd ?? false, ieee: -1 };
 }
 
 /** The decode kernel for codes of `bytesPerCode` bytes under table t, and its arguments after (src, dst, n). */
 export function decodeCall(t: WasmTable, bytesPerCode: number): { name: DecodeKernel; args: number[] } {
   if (bytesPerCode === 2) {
     if (t.linear) return { name: "decodeLinear16", args: [t.linear.shift, t.linear.offset] };
-    return t.ieee >= 0 ? { name: "decodeIeee16", args: [t.ieee, t.table] } : { name: "decodeLut16", args: [t.table] };
+    if (t.ieee >= 0) return { name: t.ieeeNaNs ? "decodeIeee16NaNs" : "decodeIeee16", args: [t.ieee] };
+    return { name: "decodeLut16", args: [t.table] };
   }
   if (t.planes >= 0) return { name: "decodeNibbles", args: [t.planes, t.table] };
   if (t.affine >= 0) return { name: t.affineOdd ? "decodeAffineOdd" : "decodeAffine", args: [t.affine, t.table] };
@@ -175,6 +229,7 @@ export function decodeCall(t: WasmTable, bytesPerCode: number): { name: DecodeKe
 type DecodeKernel =
   | "decodeLinear16"
   | "decodeIeee16"
+  | "decodeIeee16NaNs"
   | "decodeLut16"
   | "decodeNibbles"
   | "decodeLut8"
@@ -198,14 +253,14 @@ function cached<T extends { readonly table: number; readonly bytes: number }>(ke
   if (tables.size > MAX_TABLES) {
     const [oldKey, old] = tables.entries().next().value!;
     tables.delete(oldKey);
-    freeBytesRaw(old.table, old.bytes);
+    if (old.bytes > 0) freeBytesRaw(old.table, old.bytes);
   }
   return t;
 }
 
 /** Uploads (once) the float32 bits of every code of f, a format of up to 16 bits; decodeTable32 supplies them. */
 export function wasmTable(k: Kernels, f: Format, decodeTable32: (f: Format) => Uint32Array): WasmTable {
-  return cached(f, () => uploadTable(k, f, decodeTable32(f), allocBytesRaw, memoryBuffer));
+  return cached(f, () => uploadTable(k, f, decodeTable32, allocBytesRaw, memoryBuffer));
 }
 
 /** A conversion table of u16 entries in Wasm memory, and its affine form (as WasmTable's) or −1. */
@@ -277,4 +332,23 @@ export function dequantizeWasm<T extends Float32Array | Uint16Array>(
     : decodeCall(wasmTable(k, f, decodeTable32), codes.BYTES_PER_ELEMENT);
   stream(codesNow(), outNow(), (s, d, n) => callKernel(k, name, [s, d, n, ...args]));
   return outNow();
+}
+
+/**
+ * Decodes codes into float32 (f's values must all be float32s: exact) and rounds each into `target`'s 16-bit codes
+ * under ρ with the encode kernel: per element what the conversion table holds per code (conversionTable's bulk
+ * route runs the same two kernels over every code), without building it, for calls with fewer elements than f has
+ * codes. Returns the current view of out, or undefined, out untouched, when a kernel does not run.
+ */
+export function dequantizeVia32(
+  codes: Uint8Array | Uint16Array | Uint32Array,
+  f: Format,
+  out: Uint16Array,
+  target: Format,
+  rho: ResolvedProjection,
+  decodeTable32: (f: Format) => Uint32Array,
+): Uint16Array | undefined {
+  const outNow = keep(out);
+  const values = dequantizeWasm(codes, f, new Float32Array(codes.length), decodeTable32);
+  return values && quantizeWasm(values, target, rho, outNow(), undefined);
 }
