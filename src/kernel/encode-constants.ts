@@ -388,8 +388,11 @@ function subnormalThresholds(rounding: Rounding): Addends | undefined {
 function noZeroConstants(f: Format, rho: ResolvedProjection, c: EncodeConstants): boolean {
   const t = normalAddends(rho.vendor === "ml_dtypes_e8m0" ? "NearestTiesToAway" : rho.rounding, f.P);
   if (f.signed || f.P !== 1 || !t) return false;
-  c.noZeroT = t.base + t.positive;
-  c.noZeroTOdd = t.odd;
+  // The kernel adds the rebias with T and reads the parity off the float32 bits: an odd rebias (in units of the
+  // code) flips it.
+  const flip = (f.bias - 127) % 2 !== 0;
+  c.noZeroT = (f.bias - 127) * 2 ** 23 + t.base + t.positive + (flip ? t.odd : 0);
+  c.noZeroTOdd = flip ? -t.odd : t.odd;
   const below = c.belowPositive;
   const code = (bits: number) => probe(f, rho, fromFloat32Bits(bits));
   // Negative lanes (of any magnitude) and ±0 share the below code.
