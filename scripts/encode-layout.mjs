@@ -109,7 +109,7 @@ export const SLOT_GROUPS = [
     variant: "noZero",
     about: "the fast variant of unsigned P = 1 formats without zero (E8M0: code 0 is MinPositive), every deterministic rounding",
     slots: [
-      ["noZeroT", "i32", "addends on the float32 bits of a positive normal result: rebias + T, and where bit 24 − P of the bits is set (by the parity of the truncated code)"],
+      ["noZeroT", "i32", "addends on the bits of a positive normal result: rebias + T, and where bit 24 − P is set (code parity)"],
       ["noZeroTOdd", "i32", ""],
       ["noZeroOneBits", "i32", "lanes below fastNormalBits have code 1 from these float32 bits on (else 0)"],
       ["noZeroBelowBits", "i32", "lanes whose float32 bits (as i32) lie below this are below MinFinite: negative, ±0, or rounding to zero"],

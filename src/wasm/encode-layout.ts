@@ -77,7 +77,7 @@ export const SLOT = {
   directedGPositive: 67,
   directedLimitNegative: 68, // the clamp of negative values (the saturation rules treat the two signs differently)
   // noZero: the fast variant of unsigned P = 1 formats without zero (E8M0: code 0 is MinPositive), every deterministic rounding
-  noZeroT: 69, // addends on the float32 bits of a positive normal result: rebias + T, and where bit 24 − P of the bits is set (by the parity of the truncated code)
+  noZeroT: 69, // addends on the bits of a positive normal result: rebias + T, and where bit 24 − P is set (code parity)
   noZeroTOdd: 70,
   noZeroOneBits: 71, // lanes below fastNormalBits have code 1 from these float32 bits on (else 0)
   noZeroBelowBits: 72, // lanes whose float32 bits (as i32) lie below this are below MinFinite: negative, ±0, or rounding to zero
