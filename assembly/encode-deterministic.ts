@@ -39,3 +39,20 @@ export function directedMagnitude(p: usize, x: v128, shift: i32, rebias: v128, s
   return i32x4.min_u(v128.bitselect(s, n, i32x4.lt_s(a, normalBits)), v128.bitselect(limitNeg, limit, neg));
 }
 
+
+/**
+ * Codes of four lanes of an unsigned P = 1 format without zero (E8M0) under any deterministic rounding or ml_dtypes'
+ * E8M0 cast, clamped: normal results add T (with the rebias, by parity) to the float32 bits before the shift; below
+ * fastNormalBits the code is 0 or 1 (|x| < 2·MinPositive), a threshold on the bits; lanes below a threshold on the
+ * bits as i32 (negative, ±0, rounding to zero) take the below-MinFinite code. All integer, and on x itself: the
+ * negative lanes' other results are discarded.
+ */
+// @ts-ignore: decorator
+@inline
+export function noZeroCodes(p: usize, x: v128, shift: i32, normalBits: v128, limit: v128): v128 {
+  const odd = i32x4.shr_s(i32x4.shl(x, 31 - shift), 31); // all ones where bit `shift` of x is set
+  const n = i32x4.shr_s(i32x4.add(i32x4.add(x, c(p, Slot.noZeroT)), v128.and(odd, c(p, Slot.noZeroTOdd))), shift);
+  const low = i32x4.shr_u(i32x4.ge_s(x, c(p, Slot.noZeroOneBits)), 31);
+  const m = v128.bitselect(i32x4.min_u(n, limit), low, i32x4.ge_s(x, normalBits));
+  return v128.bitselect(c(p, Slot.noZeroBelow), m, i32x4.lt_s(x, c(p, Slot.noZeroBelowBits)));
+}

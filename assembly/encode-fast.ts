@@ -3,7 +3,7 @@
 // trick (the FPU's RNE at quantum 2^minQ) or an exact scaling; the magnitude is clamped
 // and the sign/±∞/NaN rules run on narrowed lanes (8 or 16 per op instead of 4). The generic kernel measured
 // ~0.25 G/s, this path 0.5–1.9 G/s by rounding family (16M elements, loaded 2-core machine).
-import { directedMagnitude, fastMagnitude } from "./encode-deterministic";
+import { directedMagnitude, fastMagnitude, noZeroCodes } from "./encode-deterministic";
 import { F_ABS, F_FOUR, F_INF, F_MAXFINITE, F_PAYLOAD, c, k, scalar } from "./encode-common";
 import { Fields, RandomSource, Scalar, Slot, TAIL_AT, Variant } from "./encode-layout";
 
@@ -70,6 +70,7 @@ export function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, 
   const seeded = (variant & Variant.seeded) != 0;
   const directed = (variant & Variant.directed) != 0;
   const stageC = (variant & Variant.stageC) != 0;
+  const noZero = (variant & Variant.noZero) != 0;
   const shift = scalar(p, Scalar.shift);
   const rebias = c(p, Slot.fastRebias);
   const half = c(p, Slot.fastHalf);
@@ -151,6 +152,11 @@ export function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, 
         m2 = stochasticMagnitude(x2, blockRandom(2, seeded, fields, h0, h1, kind, r, toTop, oneAt), false, wide, stageC, srRebias, fractionMask, cBit, clamp, up, scale, srScale2, yCap, subUp);
         m3 = stochasticMagnitude(x3, blockRandom(3, seeded, fields, h0, h1, kind, r, toTop, oneAt), false, wide, stageC, srRebias, fractionMask, cBit, clamp, up, scale, srScale2, yCap, subUp);
       }
+    } else if (noZero) {
+      m0 = noZeroCodes(p, x0, shift, normalBits, limit);
+      m1 = noZeroCodes(p, x1, shift, normalBits, limit);
+      m2 = noZeroCodes(p, x2, shift, normalBits, limit);
+      m3 = noZeroCodes(p, x3, shift, normalBits, limit);
     } else if (directed) {
       m0 = directedMagnitude(p, x0, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
       m1 = directedMagnitude(p, x1, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
@@ -174,8 +180,9 @@ export function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, 
       const zero = i32x4.splat(0);
       const neg01 = i16x8.lt_s(s01, zero);
       const neg23 = i16x8.lt_s(s23, zero);
-      let c01 = fastCodes(p, m01, neg01, true);
-      let c23 = fastCodes(p, m23, neg23, true);
+      // noZero lanes hold their codes already (negative ones the below-MinFinite code).
+      let c01 = noZero ? m01 : fastCodes(p, m01, neg01, true);
+      let c23 = noZero ? m23 : fastCodes(p, m23, neg23, true);
       if (anySpecial) {
         c01 = fastSpecials(p, c01, neg01, specials8(x0, x1, false), specials8(x0, x1, true), keepPayload ? fastPayload(x0, x1, shift) : zero, keepPayload);
         c23 = fastSpecials(p, c23, neg23, specials8(x2, x3, false), specials8(x2, x3, true), keepPayload ? fastPayload(x2, x3, shift) : zero, keepPayload);
@@ -184,7 +191,8 @@ export function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, 
       v128.store(d, c23, 16);
     } else {
       const neg = i8x16.lt_s(i8x16.narrow_i16x8_s(s01, s23), i32x4.splat(0));
-      let codes = fastCodes(p, i8x16.narrow_i16x8_u(m01, m23), neg, false);
+      const m = i8x16.narrow_i16x8_u(m01, m23);
+      let codes = noZero ? m : fastCodes(p, m, neg, false);
       if (anySpecial) {
         const inf = i8x16.narrow_i16x8_s(specials8(x0, x1, false), specials8(x2, x3, false));
         const nan = i8x16.narrow_i16x8_s(specials8(x0, x1, true), specials8(x2, x3, true));

@@ -76,6 +76,12 @@ export const enum Slot {
   directedGNegative = 66, // i32
   directedGPositive = 67, // i32
   directedLimitNegative = 68, // i32: the clamp of negative values (the saturation rules treat the two signs differently)
+  // noZero: the fast variant of unsigned P = 1 formats without zero (E8M0: code 0 is MinPositive), every deterministic rounding
+  noZeroT = 69, // i32: addends on the bits of a positive normal result: rebias + T, and where bit 24 − P is set (code parity)
+  noZeroTOdd = 70, // i32
+  noZeroOneBits = 71, // i32: lanes below fastNormalBits have code 1 from these float32 bits on (else 0)
+  noZeroBelowBits = 72, // i32: lanes whose float32 bits (as i32) lie below this are below MinFinite: negative, ±0, or rounding to zero
+  noZeroBelow = 73, // i32: their code (§4.7.5 rules 5, 11, 20, 22; ml_dtypes' NaN)
 }
 
 /** Scalar word indices (the word's address is block + SCALARS_AT + 4·index). */
@@ -96,9 +102,9 @@ export const enum RandomSource { none = 0, seed = 1, u8 = 2, u16 = 3, u32 = 4 }
 export const enum Fields { words = 0, halves = 1, bytes = 2 }
 
 /** Kernel variant flags: the fast path and what it specialises. */
-export const enum Variant { fast = 1, wide = 2, keepPayload = 4, directed = 8, stochastic = 16, seeded = 32, stageC = 64 }
+export const enum Variant { fast = 1, wide = 2, keepPayload = 4, directed = 8, stochastic = 16, seeded = 32, stageC = 64, noZero = 128 }
 
-export const SLOTS: i32 = 69;
-export const SCALARS_AT: usize = 1104;
-export const TAIL_AT: usize = 1168;
-export const BLOCK_BYTES: usize = 1328;
+export const SLOTS: i32 = 74;
+export const SCALARS_AT: usize = 1184;
+export const TAIL_AT: usize = 1248;
+export const BLOCK_BYTES: usize = 1408;

@@ -35,6 +35,10 @@ function fast<T>(p: usize, src: usize, dst: usize, n: usize, variant: i32): void
   } else if (variant & Variant.directed) runFast(p, src, dst, n, 0, 0, base | Variant.directed, Fields.words, Payload.drop);
   else runFast(p, src, dst, n, 0, 0, base, Fields.words, Payload.drop);
 }
+// Unsigned P = 1 formats without zero (E8M0), deterministic: codes from thresholds on the float32 bits.
+function fastNoZero<T>(p: usize, src: usize, dst: usize, n: usize): void {
+  runFast(p, src, dst, n, 0, 0, Variant.fast | Variant.noZero | (sizeof<T>() == 2 ? Variant.wide : 0), Fields.words, Payload.drop);
+}
 // Seeded R: bytes (N ≤ 8) or halves (N ≤ 16) of the stream words; StochasticC's variants in functions of their own.
 // @ts-ignore: decorator
 @inline
@@ -83,7 +87,10 @@ export function encodeF32(p: usize, src: usize, dst: usize, n: usize, first: u32
   const stageC = (variant & Variant.stageC) != 0;
   if (variant & Variant.fast) {
     if (kind == RandomSource.none) {
-      if (wide) fast<u16>(p, src, dst, n, variant);
+      if (variant & Variant.noZero) {
+        if (wide) fastNoZero<u16>(p, src, dst, n);
+        else fastNoZero<u8>(p, src, dst, n);
+      } else if (wide) fast<u16>(p, src, dst, n, variant);
       else fast<u8>(p, src, dst, n, variant);
     } else if (kind == RandomSource.seed) {
       if (wide) {

@@ -105,6 +105,17 @@ export const SLOT_GROUPS = [
       ["directedLimitNegative", "i32", "the clamp of negative values (the saturation rules treat the two signs differently)"],
     ],
   },
+  {
+    variant: "noZero",
+    about: "the fast variant of unsigned P = 1 formats without zero (E8M0: code 0 is MinPositive), every deterministic rounding",
+    slots: [
+      ["noZeroT", "i32", "addends on the bits of a positive normal result: rebias + T, and where bit 24 − P is set (code parity)"],
+      ["noZeroTOdd", "i32", ""],
+      ["noZeroOneBits", "i32", "lanes below fastNormalBits have code 1 from these float32 bits on (else 0)"],
+      ["noZeroBelowBits", "i32", "lanes whose float32 bits (as i32) lie below this are below MinFinite: negative, ±0, or rounding to zero"],
+      ["noZeroBelow", "i32", "their code (§4.7.5 rules 5, 11, 20, 22; ml_dtypes' NaN)"],
+    ],
+  },
 ];
 
 /** Scalar i32 words after the slots: [name, what it holds]. */
@@ -134,7 +145,7 @@ export const ENUMS = {
   },
   Variant: {
     about: "Kernel variant flags: the fast path and what it specialises.",
-    values: { fast: 1, wide: 2, keepPayload: 4, directed: 8, stochastic: 16, seeded: 32, stageC: 64 },
+    values: { fast: 1, wide: 2, keepPayload: 4, directed: 8, stochastic: 16, seeded: 32, stageC: 64, noZero: 128 },
   },
 };
 

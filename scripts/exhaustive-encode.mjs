@@ -48,7 +48,7 @@ async function main() {
   await build({
     stdin: {
       contents: `export { format } from "./src/format/registry.ts";
-        export { project } from "./src/exact/project.ts";
+        export { project } from "./src/exact/cast.ts";
         export { decodeExact } from "./src/exact/decode.ts";
         export { resolveProjection } from "./src/exact/projection.ts";
         export { fromFloat32Bits, toNumberExact, finite } from "./src/exact/value.ts";

@@ -23,12 +23,15 @@ describe("planQuantize picks the encode kernel's fast variant where it applies",
     ["Binary8p3se", { rounding: "StochasticA", stochasticBits: 8, seed: 1 }, "encodeF32/bytes"],
     ["float8_e4m3fn", { rounding: "StochasticC", stochasticBits: 5, random: new Uint8Array(64) }, "encodeF32/bytes"],
     ["bfloat16", { rounding: "StochasticB", stochasticBits: 9, seed: 7, seedIndex: 100 }, "encodeF32/wide"],
+    ["float8_e8m0fnu", undefined, "encodeF32/bytes"], // ml_dtypes' own E8M0 cast
+    ["float8_e8m0fnu", { rounding: "NearestTiesToEven", saturation: "SatFinite" }, "encodeF32/bytes"],
+    ["float8_e8m0fnu", { rounding: "ToOdd" }, "encodeF32/bytes"],
   ] as const)("%s %j → %s", (fmt, options, want) => {
     expect(path(fmt, options as never)).toBe(want);
   });
 
   it("takes the generic kernel path or the reference where the fast variant does not apply", () => {
-    expect(path("float8_e8m0fnu")).toBe("encodeF32/generic"); // ml_dtypes' own E8M0 cast
+    expect(path("float8_e8m0fnu", { rounding: "StochasticA", stochasticBits: 4, seed: 1 })).toBe("encodeF32/generic"); // no zero, stochastic
     expect(path("Binary8p3se", { rounding: "StochasticA", stochasticBits: 20, seed: 1 })).toBe("encodeF32/generic"); // N > 16
     expect(path("float8_e4m3fn", undefined, Float64Array.from(src))).toBe("encodeF64/bytes"); // float64 input, rounded to odd
     expect(path("float8_e4m3fn", { rounding: "StochasticA", stochasticBits: 4, seed: 1 }, Float64Array.from(src))).toBe("reference");

@@ -10,7 +10,9 @@ import { ROUNDINGS, SATURATIONS, type ResolvedProjection, type Rounding, resolve
 import { type Exact, fromFloat32Bits } from "../src/exact/value.js";
 import type { Format } from "../src/format/model.js";
 import { randomR, seedKeys, streamField } from "../src/random.js";
-import { MAX_KERNEL_STOCHASTIC_BITS, encodeSupported, quantizeWasm } from "../src/wasm/encode.js";
+import { customFormat } from "../src/format/registry.js";
+import { encodeConstants } from "../src/kernel/encode-constants.js";
+import { MAX_KERNEL_STOCHASTIC_BITS, encodeBlock, encodeSupported, encodeVariant, quantizeWasm } from "../src/wasm/encode.js";
 import { CHUNK } from "../src/wasm/memory.js";
 import { sharedPath } from "./golden/reader.js";
 
@@ -121,6 +123,44 @@ describe("encode kernel vs project(): deterministic roundings × saturations", (
     const src = new Float32Array([2 ** -127, 1.5 * 2 ** -127, 1.75 * 2 ** -127, 2 ** -130, 2 ** -126]);
     expect(Array.from(quantizeWasm(src, f, rho, new Uint8Array(5), undefined)!)).toEqual([0, 0, 1, 0xff, 1]);
   });
+});
+
+describe("formats without zero (unsigned, P = 1): their fast variant vs project()", () => {
+  const shape = { P: 1, signed: false, zero: false } as const;
+  const formats = [
+    format("float8_e8m0fnu"),
+    customFormat({ ...shape, name: "e8m0-inf", K: 8, bias: 127, infinity: true, highNaNs: 1 }),
+    customFormat({ ...shape, name: "e5m0", K: 5, bias: 15 }),
+    customFormat({ ...shape, name: "e7m0-b126", K: 7, bias: 126, finiteOverflow: "nan", highNaNs: 1 }),
+    customFormat({ ...shape, name: "e12m0", K: 12, bias: 127, highNaNs: 3 }),
+  ];
+  /** The strided inputs, every 997th float32 bit pattern below 2^−124 and ±2 around the variant's thresholds, both signs. */
+  function noZeroInputs(f: Format, rho: ResolvedProjection): Float32Array {
+    const c = encodeConstants(f, rho);
+    const bits = [...cases(f).bits];
+    for (let b = 0; b < 3 * 2 ** 23; b += 997) bits.push(b);
+    for (const t of [c.noZeroBelowBits, c.noZeroOneBits, c.fastNormalBits]) for (let d = -2; d <= 2; d++) bits.push(t + d);
+    return new Float32Array(new Uint32Array([...bits, ...bits.map((b) => b ^ 0x80000000)]).buffer);
+  }
+  for (const f of formats) {
+    it(`${f.name}: the fast variant, bit for bit, under the default projection and every deterministic rounding × saturation`, () => {
+      const rhos = [resolveProjection(f, undefined)];
+      for (const rounding of DETERMINISTIC) for (const saturation of SATURATIONS) rhos.push(resolveProjection(f, { rounding, saturation }));
+      for (const rho of rhos) {
+        const where = `${f.name} ${rho.rounding}/${rho.saturation}/${rho.vendor}`;
+        expect(encodeVariant(encodeBlock(f, rho, undefined)!), where).toBe(f.K > 8 ? "wide" : "bytes");
+        const src = noZeroInputs(f, rho);
+        const bits = new Uint32Array(src.buffer);
+        const out = quantizeWasm(src, f, rho, new (codeArrayType(f) as typeof Uint8Array | typeof Uint16Array)(src.length), undefined)!;
+        const bad: string[] = [];
+        for (let i = 0; i < src.length && bad.length < 5; i++) {
+          const want = project(fromFloat32Bits(bits[i]!), f, rho);
+          if (out[i] !== want) bad.push(`0x${bits[i]!.toString(16)} → ${out[i]}, reference ${want}`);
+        }
+        expect(bad, where).toEqual([]);
+      }
+    });
+  }
 });
 
 describe("encode kernel vs project(): stochastic rounding", () => {

@@ -4,13 +4,13 @@
 // writes it into WGSL literals.
 import { project } from "../exact/cast.js";
 import { type ResolvedProjection, type Rounding, isStochastic } from "../exact/projection.js";
-import { type Exact, finite } from "../exact/value.js";
+import { type Exact, finite, fromFloat32Bits } from "../exact/value.js";
 import type { Format } from "../format/model.js";
 
 /**
  * The names of the constants (see the Wasm layout, scripts/encode-layout.mjs, for what each means). Besides those:
  * `scaleExponent` = log2(scale1·scale2), the subnormal path's exact scale as an integer (integer-only kernels shift
- * by it); `fast`, `fastDirected`, `fastKeepPayload` (0/1) say whether and how the fast path applies; `stageC` (0/1)
+ * by it); `fast`, `fastDirected`, `fastKeepPayload`, `fastNoZero` (0/1) say whether and how the fast path applies; `stageC` (0/1)
  * marks StochasticC's extra rounding step.
  */
 export const ENCODE_CONSTANT_NAMES = [
@@ -81,6 +81,11 @@ export const ENCODE_CONSTANT_NAMES = [
   "directedGNegative",
   "directedGPositive",
   "directedLimitNegative",
+  "noZeroT",
+  "noZeroTOdd",
+  "noZeroOneBits",
+  "noZeroBelowBits",
+  "noZeroBelow",
   "shift",
   "fractionShift",
   "cShift",
@@ -89,6 +94,7 @@ export const ENCODE_CONSTANT_NAMES = [
   "fast",
   "fastDirected",
   "fastKeepPayload",
+  "fastNoZero",
   "stageC",
 ] as const;
 export type EncodeConstantName = (typeof ENCODE_CONSTANT_NAMES)[number];
@@ -142,6 +148,11 @@ export function encodeSupported(f: Format, rho: ResolvedProjection): boolean {
 /** ⌊log2 MinNormal⌋: the smallest exponent of the normal path (quantum 2^(L − P + 1) ≥ 2^minQ). */
 function minNormalExponent(f: Format): number {
   return f.minQuantumExponent + f.P - 1;
+}
+
+/** Float32 bits of max(MinNormal, 2^−126): the fast variants' lanes below it take their subnormal path. */
+function fastNormalBits(f: Format): number {
+  return (Math.max(minNormalExponent(f), -126) + 127) * 2 ** 23;
 }
 
 function probe(f: Format, rho: ResolvedProjection, x: Exact): number {
@@ -212,22 +223,26 @@ export function encodeConstants(f: Format, rho: ResolvedProjection): EncodeConst
 }
 
 /**
- * Fills the fast-path constants (and fastDirected, fastKeepPayload) and returns whether the fast path applies. The fast path rounds
+ * Fills the fast-path constants (and fastDirected, fastKeepPayload, fastNoZero) and returns whether the fast path applies. The fast path rounds
  * NearestTiesToEven (the float-add trick for subnormal results), StochasticA/B/C (R' added at the fraction bits) or
  * the other modes (an addend on the float32 bits, a threshold on the fraction of subnormal results) with MinNormal ≥ 2^−127,
  * so every float32 subnormal has the subnormal quantum, and saturates with a clamp: it applies when the overflow
  * code is MaxFinite or the next magnitude (∞ or NaN), with the sign ORed in for negative values of signed formats
  * (one clamp for both signs except in the directed variant); negative values of unsigned formats, ±∞ and NaN take
- * their probed codes.
+ * their probed codes. Formats without zero (unsigned, P = 1: encodeSupported admits no other) take a variant of
+ * their own under every deterministic rounding and ml_dtypes' E8M0 cast (noZeroConstants).
  */
 function fastPath(f: Format, rho: ResolvedProjection, c: EncodeConstants, keepPayload: boolean): boolean {
   const P = f.P;
   const minQ = f.minQuantumExponent;
   const lowNormal = minNormalExponent(f);
+  const noZero = !f.zero;
   let directed = false;
   // Float32 subnormals must all have the subnormal quantum 2^minQ (MinNormal ≥ 2^−127; then 2^−126 splits the paths).
-  if (rho.vendor !== "none" || !f.zero || f.subnormals !== "gradual" || lowNormal < -127) return false;
-  if (rho.rounding === "NearestTiesToEven") {
+  if ((rho.vendor !== "none" && !noZero) || f.subnormals !== "gradual" || lowNormal < -127) return false;
+  if (noZero) {
+    if (isStochastic(rho.rounding) || !noZeroConstants(f, rho, c)) return false;
+  } else if (rho.rounding === "NearestTiesToEven") {
     if (minQ + 23 > 127) return false;
   } else if (isStochastic(rho.rounding)) {
     // stochasticMagnitude: codes at bit c0 with NS fraction bits below; every product must stay below 2^32.
@@ -267,38 +282,9 @@ function fastPath(f: Format, rho: ResolvedProjection, c: EncodeConstants, keepPa
     c.stochasticCRebias = (f.bias - 127) * 2 ** 23 + (rnite ? 2 ** (d - 1) - 1 : 0);
     c.stochasticCBit = rnite ? 2 ** d : INT_MIN; // bit 31 of |x| is never set: nothing to round
   } else {
-    // Directed, ToOdd, TiesToAway: T on the float32 bits (2^(24−P) = one unit of the code) and the threshold G on
-    // bits(ν) of a subnormal result (ν > 0 ⇔ bits > 0; ν ≥ ½ ⇔ bits > 0x3effffff).
-    const unit = 2 ** (24 - P);
-    const t = { base: 0, odd: 0, negative: 0, positive: 0 };
-    const g = { base: 0x7fffffff, odd: 0, negative: 0, positive: 0 };
-    const never = 0x7fffffff;
-    switch (rho.rounding) {
-      case "TowardZero":
-        break;
-      case "TowardMaxMagnitude":
-        Object.assign(t, { base: unit - 1 });
-        Object.assign(g, { base: 0 });
-        break;
-      case "TowardPositive":
-        Object.assign(t, { positive: unit - 1 });
-        Object.assign(g, { base: 0, negative: never });
-        break;
-      case "TowardNegative":
-        Object.assign(t, { negative: unit - 1 });
-        Object.assign(g, { base: 0, positive: never });
-        break;
-      case "NearestTiesToAway":
-        Object.assign(t, { base: unit / 2 });
-        Object.assign(g, { base: 0x3effffff });
-        break;
-      case "ToOdd":
-        Object.assign(t, { base: unit - 1, odd: 1 - unit });
-        Object.assign(g, { base: 0, odd: never });
-        break;
-      default:
-        return false;
-    }
+    const t = normalAddends(rho.rounding, P);
+    const g = subnormalThresholds(rho.rounding);
+    if (!t || !g) return false;
     Object.assign(c, { directedTBase: t.base, directedTOdd: t.odd, directedTNegative: t.negative, directedTPositive: t.positive });
     Object.assign(c, { directedGBase: g.base, directedGOdd: g.odd, directedGNegative: g.negative, directedGPositive: g.positive });
     directed = true;
@@ -317,7 +303,7 @@ function fastPath(f: Format, rho: ResolvedProjection, c: EncodeConstants, keepPa
   c.fastRebias = (f.bias - 127) * 2 ** 23;
   c.fastHalf = 2 ** (23 - P) - 1;
   c.fastMagic = 2 ** (minQ + 23);
-  c.fastNormalBits = (Math.max(lowNormal, -126) + 127) * 2 ** 23;
+  c.fastNormalBits = fastNormalBits(f);
   c.fastLimit = above;
   // Narrow-lane codes (packed into every byte or half of a lane).
   c.narrowSignBit = f.signBit;
@@ -333,5 +319,100 @@ function fastPath(f: Format, rho: ResolvedProjection, c: EncodeConstants, keepPa
   if (f.K <= 8 && keepPayload) return false;
   c.fastKeepPayload = keepPayload ? 1 : 0;
   c.fastDirected = directed ? 1 : 0;
+  c.fastNoZero = noZero ? 1 : 0;
   return true;
+}
+
+type Addends = { base: number; odd: number; negative: number; positive: number };
+
+/**
+ * Addends T on the float32 bits of a normal result (2^(24−P) = one unit of the code): constant, if the truncated code
+ * is odd, if x < 0, if x > 0. The directed variant takes every deterministic mode but NearestTiesToEven (the other
+ * variants' float-add trick), the noZero variant all of them.
+ */
+function normalAddends(rounding: Rounding, P: number): Addends | undefined {
+  const unit = 2 ** (24 - P);
+  const t = { base: 0, odd: 0, negative: 0, positive: 0 };
+  switch (rounding) {
+    case "TowardZero":
+      return t;
+    case "TowardMaxMagnitude":
+      return { ...t, base: unit - 1 };
+    case "TowardPositive":
+      return { ...t, positive: unit - 1 };
+    case "TowardNegative":
+      return { ...t, negative: unit - 1 };
+    case "NearestTiesToAway":
+      return { ...t, base: unit / 2 };
+    case "NearestTiesToEven":
+      return { ...t, base: unit / 2 - 1, odd: 1 };
+    case "ToOdd":
+      return { ...t, base: unit - 1, odd: 1 - unit };
+    default:
+      return undefined;
+  }
+}
+
+/** The directed variant's thresholds G on bits(ν) of a subnormal result (ν > 0 ⇔ bits > 0; ν ≥ ½ ⇔ bits > 0x3effffff), built like T. */
+function subnormalThresholds(rounding: Rounding): Addends | undefined {
+  const never = 0x7fffffff;
+  const g = { base: 0, odd: 0, negative: 0, positive: 0 };
+  switch (rounding) {
+    case "TowardZero":
+      return { ...g, base: never };
+    case "TowardMaxMagnitude":
+      return g;
+    case "TowardPositive":
+      return { ...g, negative: never };
+    case "TowardNegative":
+      return { ...g, positive: never };
+    case "NearestTiesToAway":
+      return { ...g, base: 0x3effffff };
+    case "ToOdd":
+      return { ...g, odd: never };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The noZero variant's constants: an unsigned P = 1 format without zero, whose code 0 is MinPositive = MinNormal =
+ * 2^minQ ≥ 2^−127, under a deterministic rounding or ml_dtypes' E8M0 cast (NearestTiesToAway on normal results, its
+ * own rule below 2^−126). Normal results round as in the directed variant (T for a positive lane). The other lanes
+ * are read off the reference as thresholds on the float32 bits, since their codes are monotone in them: lanes below
+ * fastNormalBits lie below 2·MinPositive, so their codes are the below-MinFinite one (a zero result), 0 or 1; and
+ * every lane below the first positive float32 whose code differs from the below-MinFinite code, negative ones and
+ * ±0 included, takes that code (when it is 0, MinPositive's, the lanes rounding to MinPositive share it). Returns
+ * false when the probes do not have that shape.
+ */
+function noZeroConstants(f: Format, rho: ResolvedProjection, c: EncodeConstants): boolean {
+  const t = normalAddends(rho.vendor === "ml_dtypes_e8m0" ? "NearestTiesToAway" : rho.rounding, f.P);
+  if (f.signed || f.P !== 1 || !t) return false;
+  // The kernel adds the rebias with T and reads the parity off the float32 bits: an odd rebias (in units of the
+  // code) flips it.
+  const flip = (f.bias - 127) % 2 !== 0;
+  c.noZeroT = (f.bias - 127) * 2 ** 23 + t.base + t.positive + (flip ? t.odd : 0);
+  c.noZeroTOdd = flip ? -t.odd : t.odd;
+  const below = c.belowPositive;
+  const code = (bits: number) => probe(f, rho, fromFloat32Bits(bits));
+  // Negative lanes (of any magnitude) and ±0 share the below code.
+  if (c.belowNegative !== below || code(0x80000001) !== below || code(0x80000000) !== below) return false;
+  const normalBits = fastNormalBits(f);
+  /** The first positive float32 bits where `is` holds (it holds from there on), or normalBits. */
+  const first = (is: (code: number) => boolean): number => {
+    let lo = 1;
+    let hi = normalBits;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (is(code(mid))) hi = mid;
+      else lo = mid + 1;
+    }
+    return hi;
+  };
+  c.noZeroBelowBits = first((k) => k !== below);
+  c.noZeroOneBits = first((k) => k !== below && k !== 0);
+  c.noZeroBelow = below;
+  // The thresholds must split the lanes below fastNormalBits into codes below, 0 and 1 exactly as the reference.
+  const lanes = [c.noZeroBelowBits - 1, c.noZeroBelowBits, c.noZeroOneBits - 1, c.noZeroOneBits].filter((b) => b > 0 && b < normalBits);
+  return lanes.every((b) => code(b) === (b < c.noZeroBelowBits ? below : b >= c.noZeroOneBits ? 1 : 0));
 }

@@ -76,6 +76,12 @@ export const SLOT = {
   directedGNegative: 66,
   directedGPositive: 67,
   directedLimitNegative: 68, // the clamp of negative values (the saturation rules treat the two signs differently)
+  // noZero: the fast variant of unsigned P = 1 formats without zero (E8M0: code 0 is MinPositive), every deterministic rounding
+  noZeroT: 69, // addends on the bits of a positive normal result: rebias + T, and where bit 24 − P is set (code parity)
+  noZeroTOdd: 70,
+  noZeroOneBits: 71, // lanes below fastNormalBits have code 1 from these float32 bits on (else 0)
+  noZeroBelowBits: 72, // lanes whose float32 bits (as i32) lie below this are below MinFinite: negative, ±0, or rounding to zero
+  noZeroBelow: 73, // their code (§4.7.5 rules 5, 11, 20, 22; ml_dtypes' NaN)
 } as const;
 export type SlotName = keyof typeof SLOT;
 
@@ -150,6 +156,11 @@ export const SLOT_TYPE: Readonly<Record<SlotName, "i32" | "f32" | "narrow">> = {
   directedGNegative: "i32",
   directedGPositive: "i32",
   directedLimitNegative: "i32",
+  noZeroT: "i32",
+  noZeroTOdd: "i32",
+  noZeroOneBits: "i32",
+  noZeroBelowBits: "i32",
+  noZeroBelow: "i32",
 };
 
 /** Scalar word indices (after the slots). */
@@ -171,7 +182,7 @@ export const RandomSource = { none: 0, seed: 1, u8: 2, u16: 3, u32: 4 } as const
 export const Fields = { words: 0, halves: 1, bytes: 2 } as const;
 
 /** Kernel variant flags: the fast path and what it specialises. */
-export const Variant = { fast: 1, wide: 2, keepPayload: 4, directed: 8, stochastic: 16, seeded: 32, stageC: 64 } as const;
+export const Variant = { fast: 1, wide: 2, keepPayload: 4, directed: 8, stochastic: 16, seeded: 32, stageC: 64, noZero: 128 } as const;
 
 /** i32 words the host writes at the start of a block (slots, then scalar words). */
-export const BLOCK_WORDS = 292;
+export const BLOCK_WORDS = 312;

@@ -32,7 +32,9 @@ function wasmConstants(
   key1: number,
 ): Record<SlotName | ScalarName, number> {
   const N = rho.stochasticBits;
-  const fast = c.fast ? Variant.fast | (c.fastKeepPayload ? Variant.keepPayload : 0) | (c.fastDirected ? Variant.directed : 0) : 0;
+  const fast = c.fast
+    ? Variant.fast | (c.fastKeepPayload ? Variant.keepPayload : 0) | (c.fastDirected ? Variant.directed : 0) | (c.fastNoZero ? Variant.noZero : 0)
+    : 0;
   const variant = (f.K > 8 ? Variant.wide : 0) | (c.stageC ? Variant.stageC : 0) | fast;
   return { ...c, key0, key1, random, fields: N > 0 ? fieldsLog2(N) : 0, variant };
 }
