@@ -1,10 +1,9 @@
 // npm run bench:ml_dtypes — minifloat next to ml_dtypes 0.6.0 in one run: every ml_dtypes float dtype, both
 // directions (f32 → codes, codes → f32), from ordinary JS arrays and zero-copy in Wasm memory, at 1M and 16M
 // elements; interleaved rounds (ml_dtypes, then minifloat, per round), medians. Prints the table with the ratios,
-// writes it into docs/performance.md (between its ml_dtypes markers) and docs/ml_dtypes-ratios.svg. Two probes bound
-// each row: "copies" times only what the JS-array path must copy (the input into Wasm memory and the output out of it,
-// in the same 64K-element chunks through a cache-resident scratch region), "memory" a Wasm kernel that only reads the
-// input's bytes and writes the output's (no arithmetic), so a row can be read against what its bytes allow.
+// writes it into docs/performance.md (between its ml_dtypes markers) and docs/ml_dtypes-ratios.svg. A probe bounds
+// each zero-copy row: a Wasm kernel that only reads the input's bytes and writes the output's (no arithmetic), so a
+// row can be read against what its bytes allow.
 // Needs Python 3 with NumPy and ml_dtypes 0.6.0 (python3 -m venv .venv && .venv/bin/pip install ml_dtypes==0.6.0;
 // MINIFLOAT_PYTHON names another interpreter); without them it says so and prints minifloat's rates alone.
 //   node bench/ml-dtypes.mjs [--sizes 1048576,16777216] [--rounds 7] [--only float8_e4m3fn,bfloat16] [--no-write]
@@ -64,38 +63,17 @@ async function startPython() {
   };
 }
 
-const PROBE_CHUNK = 65536;
 const probeBinary = await (async () => {
   const compiled = await asc.compileString({ "probe.ts": PROBE_SOURCE }, probeOptions());
   if (compiled.error) throw compiled.error;
   return compiled.binary;
 })();
 
-/**
- * The two probes of a case moving n elements of `from` bytes into `to` bytes: { copies, memory, free } (run
- * functions), on a Wasm memory of their own; JS arrays of the case's types for the copies.
- */
-function probes(n, from, to, jsIn, jsOut) {
-  const k = probeInstance(probeBinary, (from + to) * n + PROBE_CHUNK * 8 + 65536);
-  const { memory } = k;
+/** The memory probe of a case moving n elements of `from` bytes into `to` bytes, on a Wasm memory of its own. */
+function probe(n, from, to) {
+  const k = probeInstance(probeBinary, (from + to) * n + 65536);
   const move = k[`move${from}${to}`];
-  const src = 65536;
-  const dst = src + from * n;
-  const scratchIn = dst + to * n;
-  const scratchOut = scratchIn + PROBE_CHUNK * from;
-  const bytesIn = new Uint8Array(jsIn.buffer, jsIn.byteOffset, jsIn.byteLength);
-  const bytesOut = new Uint8Array(jsOut.buffer, jsOut.byteOffset, jsOut.byteLength);
-  return {
-    memory: () => move(src, dst, n),
-    copies: () => {
-      const heap = new Uint8Array(memory.buffer);
-      for (let i = 0; i < n; i += PROBE_CHUNK) {
-        const count = Math.min(PROBE_CHUNK, n - i);
-        heap.set(bytesIn.subarray(i * from, (i + count) * from), scratchIn);
-        bytesOut.set(heap.subarray(scratchOut, scratchOut + count * to), i * to);
-      }
-    },
-  };
+  return () => move(65536, 65536 + from * n, n);
 }
 
 /** Seconds per call of `run`, repeated until SAMPLE_MS has passed (after one warm call). */
@@ -137,7 +115,7 @@ function cases(dtype, direction, n) {
     return {
       js: () => mf.quantize(x, f, { out }),
       zero: () => mf.quantize(src.array, f, { out: dst.array }),
-      probe: probes(n, 4, codes.BYTES_PER_ELEMENT, x, out),
+      probe: probe(n, 4, codes.BYTES_PER_ELEMENT),
       free: () => (src.free(), dst.free()),
     };
   }
@@ -148,7 +126,7 @@ function cases(dtype, direction, n) {
   return {
     js: () => mf.dequantize(codes, f, { out }),
     zero: () => mf.dequantize(src.array, f, { out: dst.array }),
-    probe: probes(n, codes.BYTES_PER_ELEMENT, 4, codes, out),
+    probe: probe(n, codes.BYTES_PER_ELEMENT, 4),
     free: () => (src.free(), dst.free()),
   };
 }
@@ -163,21 +141,20 @@ for (const n of SIZES) {
   for (const dtype of DTYPES) {
     for (const direction of ["encode", "decode"]) {
       const c = cases(dtype, direction, n);
-      const t = { ml: [], js: [], zero: [], copies: [], memory: [] };
+      const t = { ml: [], js: [], zero: [], memory: [] };
       for (let r = 0; r < ROUNDS; r++) {
         if (python) t.ml.push(await python.time(dtype, direction, n));
         t.js.push(timeJs(c.js));
         t.zero.push(timeJs(c.zero));
-        t.copies.push(timeJs(c.probe.copies));
-        t.memory.push(timeJs(c.probe.memory));
+        t.memory.push(timeJs(c.probe));
       }
       c.free();
-      const [js, zero, copies, memory] = [t.js, t.zero, t.copies, t.memory].map((ts) => rate(n, median(ts)));
-      const row = { n, dtype, direction, ml: python ? rate(n, median(t.ml)) : undefined, js, zero, copies, memory };
+      const [js, zero, memory] = [t.js, t.zero, t.memory].map((ts) => rate(n, median(ts)));
+      const row = { n, dtype, direction, ml: python ? rate(n, median(t.ml)) : undefined, js, zero, memory };
       rows.push(row);
       const ratio = row.ml ? `  ×${(row.js / row.ml).toFixed(1)} / ×${(row.zero / row.ml).toFixed(1)}` : "";
       console.log(
-        `${String(n).padStart(9)} ${dtype.padEnd(19)} ${direction === "encode" ? "f32 → codes" : "codes → f32"}  ml_dtypes ${row.ml?.toFixed(0) ?? "-"}  JS ${js.toFixed(0)} (copies ${copies.toFixed(0)})  zero-copy ${zero.toFixed(0)} (memory ${memory.toFixed(0)}) M/s${ratio}`,
+        `${String(n).padStart(9)} ${dtype.padEnd(19)} ${direction === "encode" ? "f32 → codes" : "codes → f32"}  ml_dtypes ${row.ml?.toFixed(0) ?? "-"}  JS ${js.toFixed(0)}  zero-copy ${zero.toFixed(0)} (memory ${memory.toFixed(0)}) M/s${ratio}`,
       );
     }
   }
@@ -187,11 +164,11 @@ python?.close();
 const machine = `${cpus().length}× ${cpus()[0]?.model.trim()}, Node ${process.versions.node}`;
 const header = `Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC on ${machine}, 1-minute load average ${load} at the start; ${python ? `ml_dtypes ${python.version}, NumPy ${python.numpy}` : "ml_dtypes not available"}; median of ${ROUNDS} interleaved rounds; M elements/s.`;
 const table = [
-  "| elements | dtype | direction | ml_dtypes | minifloat, JS arrays | minifloat, zero-copy | ratio (JS / zero-copy) | probe: copies / memory | share of probe (JS / zero-copy) |",
+  "| elements | dtype | direction | ml_dtypes | minifloat, JS arrays | minifloat, zero-copy | ratio (JS / zero-copy) | memory probe | zero-copy / probe |",
   "|---:|---|---|---:|---:|---:|---:|---:|---:|",
   ...rows.map(
     (r) =>
-      `| ${r.n >= 1 << 20 ? `${r.n >> 20}M` : r.n} | ${r.dtype} | ${r.direction === "encode" ? "f32 → codes" : "codes → f32"} | ${r.ml?.toFixed(0) ?? "—"} | ${r.js.toFixed(0)} | ${r.zero.toFixed(0)} | ${r.ml ? `${(r.js / r.ml).toFixed(1)}× / ${(r.zero / r.ml).toFixed(1)}×` : "—"} | ${r.copies.toFixed(0)} / ${r.memory.toFixed(0)} | ${((100 * r.js) / r.copies).toFixed(0)} % / ${((100 * r.zero) / r.memory).toFixed(0)} % |`,
+      `| ${r.n >= 1 << 20 ? `${r.n >> 20}M` : r.n} | ${r.dtype} | ${r.direction === "encode" ? "f32 → codes" : "codes → f32"} | ${r.ml?.toFixed(0) ?? "—"} | ${r.js.toFixed(0)} | ${r.zero.toFixed(0)} | ${r.ml ? `${(r.js / r.ml).toFixed(1)}× / ${(r.zero / r.ml).toFixed(1)}×` : "—"} | ${r.memory.toFixed(0)} | ${((100 * r.zero) / r.memory).toFixed(0)} % |`,
   ),
 ].join("\n");
 console.log(`\n${header}\n\n${table}`);
