@@ -71,14 +71,19 @@ function fp8Rule(block: readonly [number, number], zero: number): ScaleRule {
   };
 }
 
-/** ModelOpt NVFP4 (NVFP4QTensor): weight_scale_2 = fl32(amax / 2688); block e4m3(max(fl32(amax_b / fl32(6·s2)), 2^−9)), 0 → 1. */
-const modeloptNvfp4: ScaleRule = {
+/** What the two NVFP4 producers share: E2M1 elements (RNE, −0 stored as +0) in blocks of 16 along K, E4M3 scales that divide. */
+const NVFP4_LAYOUT = {
   element: E2M1,
   rounding: "NearestTiesToEven",
   unsignedZero: true,
   block: [1, 16],
   scaleDtype: "F8_E4M3",
   multiply: false,
+} as const satisfies Partial<ScaleRule>;
+
+/** ModelOpt NVFP4 (NVFP4QTensor): weight_scale_2 = fl32(amax / 2688); block e4m3(max(fl32(amax_b / fl32(6·s2)), 2^−9)), 0 → 1. */
+const modeloptNvfp4: ScaleRule = {
+  ...NVFP4_LAYOUT,
   // A zero tensor would give 0/0 = NaN block scales in the tool; 1 keeps every scale finite (the blocks are zero).
   tensorScale: (amax) => (amax === 0 ? 1 : Math.fround(amax / 2688)),
   blockScales(amax, s2) {
@@ -98,12 +103,7 @@ const modeloptNvfp4: ScaleRule = {
  * fl32(scale / global).
  */
 const compressedNvfp4: ScaleRule = {
-  element: E2M1,
-  rounding: "NearestTiesToEven",
-  unsignedZero: true,
-  block: [1, 16],
-  scaleDtype: "F8_E4M3",
-  multiply: false,
+  ...NVFP4_LAYOUT,
   // The tool clamps amax to FLT_MIN; 2688 / FLT_MIN overflows to ∞ (then ∞·0 = NaN scales): 1 instead.
   tensorScale(amax) {
     const g = Math.fround(2688 / Math.max(amax, 2 ** -126));
