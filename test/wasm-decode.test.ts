@@ -223,7 +223,7 @@ describe("Wasm dequantize, validation", () => {
   it("frees the least recently used tables beyond 32 formats", () => {
     const before = memoryStats().liveBytes;
     for (const bias of range(0, 63)) for (const name of ["cfloat8_1_4_3", "cfloat8_1_5_2"]) dequantize(new Uint8Array(40), format(name, { bias }));
-    // 128 formats decoded; at most 32 tables of 256 entries (1 KiB) + split form (208 B, 64-byte blocks) stay.
+    // 128 formats decoded; at most 32 tables of 256 entries (1 KiB) + affine form (192 B, 64-byte blocks) stay.
     expect(memoryStats().liveBytes - before).toBeLessThanOrEqual(32 * 1280);
   });
 
