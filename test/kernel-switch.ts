@@ -9,3 +9,8 @@ export function onReference<T>(call: () => T): T {
     useKernels(true);
   }
 }
+
+/** The affine decode kernels' variant bits (src/wasm/decode.ts AFFINE_*) as a name the tests list. */
+export function affineKind(variant: number): string {
+  return `affine${variant & 1 ? "Odd" : ""}${variant & 2 ? "Window" : ""}`;
+}

@@ -6,13 +6,14 @@ import type { Format } from "../src/format/model.js";
 import { kernelStatus, kernels } from "../src/wasm/instance.js";
 import { ieeeParams, wasmTable } from "../src/wasm/decode.js";
 import { CHUNK, memoryStats } from "../src/wasm/memory.js";
+import { affineKind } from "./kernel-switch.js";
 
 afterEach(() => useKernels(true));
 
-/** Every code, then every code in a scrambled order, then a 13-code tail (exercises unrolled loops and tails). */
+/** Every code, then every code in a scrambled order, then 29 more: unrolled loops, a single group of 16 and a tail run. */
 function allCodes(f: Format): Uint8Array | Uint16Array {
   const n = f.codeCount;
-  const codes = f.K <= 8 ? new Uint8Array(2 * n + 13) : new Uint16Array(2 * n + 13);
+  const codes = f.K <= 8 ? new Uint8Array(2 * n + 29) : new Uint16Array(2 * n + 29);
   for (let i = 0; i < codes.length; i++) codes[i] = i < n ? i : ((Math.imul(i, 40503) + 17) >>> 0) % n;
   return codes;
 }
@@ -78,13 +79,13 @@ describe("Wasm dequantize, exhaustive per format", () => {
     for (const K of [9, 10, 11, 13, 14, 15]) for (const name of p3109(K, [1, 2, K >> 1, K - 1, K])) checkFormat(format(name));
   });
 
-  it("the exhaustive checks above cover every kernel: planes, affine (with and without an odd code), linear, IEEE rule, scalar LUTs", () => {
+  it("the exhaustive checks above cover every kernel: planes, affine (every variant), linear, IEEE rule, scalar LUTs", () => {
     const kind = (f: string | Format) => {
       const t = wasmTable(kernels()!, format(f), decodeTable32);
       return t.planes >= 0
         ? "planes"
         : t.affine >= 0
-          ? `affine${t.affineOdd ? "Odd" : ""}`
+          ? affineKind(t.affineVariant)
           : t.linear
             ? `linear<<${t.linear.shift}`
             : t.ieee >= 0
@@ -93,7 +94,9 @@ describe("Wasm dequantize, exhaustive per format", () => {
     };
     expect(
       ["float4_e2m1fn", "float8_e4m3fn", "float6_e3m2fn", "Binary8p3se", "Binary8p7se", "bfloat16", "float16", "Binary16p11se", "cfloat16_uhp"].map(kind),
-    ).toEqual(["planes", "affine", "affine", "affineOdd", "lut", "linear<<16", "ieee", "ieeeNaNs", "ieeeNaNs"]);
+    ).toEqual(["planes", "affineWindow", "affineWindow", "affineOddWindow", "lut", "linear<<16", "ieee", "ieeeNaNs", "ieeeNaNs"]);
+    // Two windows: subnormals fill the low one, ∞ and NaNs the top one (and P3109's NaN at −0 the odd code).
+    expect(["float8_e3m4", "Binary6p5se", "Binary6p5ue"].map(kind)).toEqual(["affine", "affineOdd", "affine"]);
     expect(kind("Binary16p8se")).toBe("lut");
     expect(kind(format("cfloat16_shp", { bias: 15 }))).toBe("ieee");
   });

@@ -11,13 +11,14 @@ import { wasmTable16 } from "../src/wasm/decode.js";
 import { kernels } from "../src/wasm/instance.js";
 import { CHUNK, memoryStats } from "../src/wasm/memory.js";
 import { EIGHT_BIT_FORMATS } from "./format-lists.js";
+import { affineKind } from "./kernel-switch.js";
 
 const RNE = { rounding: "NearestTiesToEven", saturation: "SatNone" } as const;
 
-/** Every code, then every code in a scrambled order, then a 13-code tail. */
+/** Every code, then every code in a scrambled order, then 29 more: unrolled loops, a single group of 16 and a tail run. */
 function allCodes(f: Format): Uint8Array | Uint16Array {
   const n = f.codeCount;
-  const codes = f.K <= 8 ? new Uint8Array(2 * n + 13) : new Uint16Array(2 * n + 13);
+  const codes = f.K <= 8 ? new Uint8Array(2 * n + 29) : new Uint16Array(2 * n + 29);
   for (let i = 0; i < codes.length; i++) codes[i] = i < n ? i : ((Math.imul(i, 40503) + 17) >>> 0) % n;
   return codes;
 }
@@ -65,14 +66,17 @@ describe("16-bit table-gather kernels", () => {
       const f = format(name);
       dequantize(new Uint8Array(1), f, { to: "float16", bits: true }); // builds and uploads the table
       const t = wasmTable16(f, conversionTable(f, target, resolveProjection(target, RNE)) as Uint16Array);
-      return t.affine < 0 ? "table" : t.affineOdd ? "affineOdd" : "affine";
+      return t.affine < 0 ? "table" : affineKind(t.affineVariant);
     };
-    expect(kind("float8_e4m3fn")).toBe("affine"); // subnormals in the low window, NaN in the top one, sign-symmetric
-    expect(kind("Binary8p3se")).toBe("affineOdd"); // NaN in −0's place
+    expect(kind("float8_e4m3fn")).toBe("affineWindow"); // NaN, zero and subnormals: one window from magnitude 127
+    expect(kind("Binary8p3se")).toBe("affineOddWindow"); // and NaN in −0's place
+    expect(kind("float8_e3m4")).toBe("affine"); // 16 subnormal magnitudes at the bottom, ∞ and NaNs at the top
+    expect(kind("Binary6p5se")).toBe("affineOdd");
     expect(kind("float8_e8m0fnu")).toBe("table"); // binary16 holds only part of its range: no affine rule
     expect(kind("float4_e2m1fn")).toBe("table");
     const kinds = new Set(EIGHT_BIT_FORMATS.map(kind));
-    expect([...kinds].sort()).toEqual(["affine", "affineOdd", "table"]); // the sweeps below run all three kernels
+    // The sweeps below run every kernel variant.
+    expect([...kinds].sort()).toEqual(["affine", "affineOdd", "affineOddWindow", "affineWindow", "table"]);
   });
 
   it(`dequantize to float16 and bfloat16 bits: every code of ${EIGHT_BIT_FORMATS.length} formats of ≤ 8 bits`, () => {

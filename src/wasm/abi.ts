@@ -31,12 +31,9 @@ export interface DecodeExports {
   decodeNibbles(src: number, dst: number, n: number, planes: number, table: number): void;
   decodePacked4(src: number, dst: number, n: number, planes: number, table: number): void;
   decodePacked6(src: number, dst: number, n: number, table: number): void;
-  decodeAffine(src: number, dst: number, n: number, form: number, table: number): void;
-  decodeAffineOdd(src: number, dst: number, n: number, form: number, table: number): void;
-  decodeAffineTo16(src: number, dst: number, n: number, form: number, table: number): void;
-  decodeAffineOddTo16(src: number, dst: number, n: number, form: number, table: number): void;
-  decodePacked6Affine(src: number, dst: number, n: number, form: number, table: number): void;
-  decodePacked6AffineOdd(src: number, dst: number, n: number, form: number, table: number): void;
+  decodeAffine(src: number, dst: number, n: number, form: number, table: number, variant: number): void;
+  decodeAffineTo16(src: number, dst: number, n: number, form: number, table: number, variant: number): void;
+  decodePacked6Affine(src: number, dst: number, n: number, form: number, table: number, variant: number): void;
   maxU8(src: number, n: number): number;
   maxU16(src: number, n: number): number;
 }

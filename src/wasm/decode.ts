@@ -20,8 +20,8 @@ export interface WasmTable {
   readonly planes: number;
   /** 5…8-bit formats with an affine form (see affineForm); else −1. */
   readonly affine: number;
-  /** Whether the affine form has an odd code (the Odd kernels run it). */
-  readonly affineOdd: boolean;
+  /** The affine kernels' variant bits for the form (an odd code, one window). */
+  readonly affineVariant: number;
   /** 9…16-bit formats whose float32 bits are (code << shift) + offset (bfloat16; no table); else undefined. */
   readonly linear?: { readonly shift: number; readonly offset: number };
   /** 9…16-bit formats that decodeIeee16 decodes (binary16; no table): its parameter block; else −1. */
@@ -45,49 +45,60 @@ function mode<T>(xs: T[]): T {
   return [...counts.entries()].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
 }
 
-/** Bytes of the affine form: 12 rows of 16 bytes (assembly/decode.ts, F_*). */
-const AFFINE_BYTES = 192;
+/** Bytes of the affine form: 13 rows of 16 bytes (assembly/decode.ts, F_*). */
+const AFFINE_BYTES = 208;
+/** Variant bits of the affine kernels (assembly/decode.ts AFFINE_*). */
+const AFFINE_ODD = 1;
+const AFFINE_ONE_WINDOW = 2;
 
 /**
  * The affine form of a table of 16-bit outputs (binary16 or bfloat16 bits, or the top halves of float32 bits) of a
  * 5…8-bit format, for decodeAffine/decodeAffineTo16: out(c) = m·step + offset + R[m] + 0x8000·(c negative)
- * (mod 2^16), where m is the magnitude and R is nonzero only on the 16 lowest and 16 highest magnitudes (zero,
+ * (mod 2^16), where m is the magnitude and R is nonzero only within one window of 16 magnitudes taken cyclically
+ * (float8_e4m3fn: its NaN, zero and subnormals) or else only on the 16 lowest and 16 highest magnitudes (zero,
  * subnormals, ∞, NaN), and one code may have its own residual (P3109's NaN in −0's place). step and offset are the
  * most common ones of the table (its normal binades). The kernel's rule is evaluated here on every code, so a table
- * is accepted only if the kernel reproduces it bit for bit; undefined otherwise.
+ * is accepted only if the kernel reproduces it bit for bit; undefined otherwise. `variant` holds the kernel's
+ * AFFINE_* bits.
  */
-export function affineForm(values: Uint16Array, f: Pick<Format, "K" | "signed">): { bytes: Uint8Array; odd: boolean } | undefined {
+export function affineForm(values: Uint16Array, f: Pick<Format, "K" | "signed">): { bytes: Uint8Array; variant: number } | undefined {
   const { K } = f;
   if (K < 5 || K > 8 || values.length !== 2 ** K) return undefined;
   const mags = f.signed ? 2 ** (K - 1) : 2 ** K;
   const step = mode(Array.from({ length: mags - 1 }, (_, m) => (values[m + 1]! - values[m]!) & 0xffff));
   const offset = mode(Array.from({ length: mags }, (_, m) => (values[m]! - m * step) & 0xffff));
-  const top = Math.max(16, mags - 16);
   const residual = (m: number) => (values[m]! - m * step - offset) & 0xffff;
-  for (let m = 16; m < top; m++) if (residual(m) !== 0) return undefined;
+  const irregular = Array.from({ length: mags }, (_, m) => m).filter((m) => residual(m) !== 0);
+  const cyclic = (m: number, from: number) => (m - from + mags) % mags;
+  const window = Array.from({ length: mags }, (_, w) => w).find((w) => irregular.every((m) => cyclic(m, w) < 16));
+  const top = Math.max(16, mags - 16);
+  const inWindows = window !== undefined ? (m: number) => cyclic(m, window) < 16 : (m: number) => m < 16 || m >= top;
+  if (!irregular.every(inWindows)) return undefined;
   const odd: number[] = [];
   for (let c = 0; c < values.length; c++) {
     const m = c & (mags - 1);
-    if (((m * step + offset + residual(m) + (c >= mags ? 0x8000 : 0)) & 0xffff) !== values[c]) odd.push(c);
+    if (((m * step + offset + (inWindows(m) ? residual(m) : 0) + (c >= mags ? 0x8000 : 0)) & 0xffff) !== values[c]) odd.push(c);
   }
   if (odd.length > 1) return undefined;
   const form = new Uint8Array(AFFINE_BYTES);
   form.fill(mags - 1, 0, 16);
   form.fill(top, 16, 32);
   for (let j = 0; j < 16; j++) {
-    const low = j < mags ? residual(j) : 0;
-    const high = top + j < mags ? residual(top + j) : 0;
+    const first = window !== undefined ? (window + j) % mags : j;
+    const low = j < mags ? residual(first) : 0;
+    const high = window === undefined && top + j < mags ? residual(top + j) : 0;
     [form[32 + j], form[48 + j], form[64 + j], form[80 + j]] = [low & 255, low >> 8, high & 255, high >> 8];
   }
   new Uint16Array(form.buffer, 96, 16).fill(step & 0xffff, 0, 8).fill(offset, 8, 16);
   form.fill(f.signed ? 0x80 - mags : 0, 128, 144);
   form.fill(f.signed ? 0x80 : 0, 176, 192);
+  form.fill(window ?? 0, 192, 208);
   if (odd.length) {
     const oddResidual = (values[odd[0]!]! - (odd[0]! & (mags - 1)) * step - offset) & 0xffff;
     form.fill(odd[0]!, 144, 160);
     [form[160], form[161]] = [oddResidual & 255, oddResidual >> 8];
   }
-  return { bytes: form, odd: odd.length > 0 };
+  return { bytes: form, variant: (odd.length ? AFFINE_ODD : 0) | (window !== undefined ? AFFINE_ONE_WINDOW : 0) };
 }
 
 /**
@@ -186,12 +197,12 @@ export function uploadTable(
   alloc: (bytes: number) => number,
   buffer: () => ArrayBufferLike,
 ): WasmTable {
-  if (isBinary32Prefix(f)) return { table: -1, bytes: 0, planes: -1, affine: -1, affineOdd: false, ieee: -1, linear: { shift: 32 - f.K, offset: 0 } };
+  if (isBinary32Prefix(f)) return { table: -1, bytes: 0, planes: -1, affine: -1, affineVariant: 0, ieee: -1, linear: { shift: 32 - f.K, offset: 0 } };
   const ieee = ieeeParams(f);
   if (ieee) {
     const at = alloc(IEEE_BYTES);
     new Int32Array(buffer(), at, ieee.length).set(ieee);
-    return { table: at, bytes: IEEE_BYTES, planes: -1, affine: -1, affineOdd: false, ieee: at, ieeeNaNs: ieee[IEEE_NAN_COUNT] !== 0 };
+    return { table: at, bytes: IEEE_BYTES, planes: -1, affine: -1, affineVariant: 0, ieee: at, ieeeNaNs: ieee[IEEE_NAN_COUNT] !== 0 };
   }
   const values = decodeTable32(f);
   const entries = Math.max(16, values.length);
@@ -211,7 +222,7 @@ export function uploadTable(
   if (planes >= 0) k.nibblePlanes(table, planes);
   const affinePtr = affine ? table + entries * 4 : -1;
   if (affine) new Uint8Array(buffer(), affinePtr, AFFINE_BYTES).set(affine.bytes);
-  return { table, bytes, planes, affine: affinePtr, affineOdd: affine?.odd ?? false, ieee: -1 };
+  return { table, bytes, planes, affine: affinePtr, affineVariant: affine?.variant ?? 0, ieee: -1 };
 }
 
 /** The decode kernel for codes of `bytesPerCode` bytes under table t, and its arguments after (src, dst, n). */
@@ -222,7 +233,7 @@ export function decodeCall(t: WasmTable, bytesPerCode: number): { name: DecodeKe
     return { name: "decodeLut16", args: [t.table] };
   }
   if (t.planes >= 0) return { name: "decodeNibbles", args: [t.planes, t.table] };
-  if (t.affine >= 0) return { name: t.affineOdd ? "decodeAffineOdd" : "decodeAffine", args: [t.affine, t.table] };
+  if (t.affine >= 0) return { name: "decodeAffine", args: [t.affine, t.table, t.affineVariant] };
   return { name: "decodeLut8", args: [t.table] };
 }
 
@@ -236,9 +247,7 @@ type DecodeKernel =
   | "decodeLut8To16"
   | "decodeLut16To16"
   | "decodeAffine"
-  | "decodeAffineOdd"
-  | "decodeAffineTo16"
-  | "decodeAffineOddTo16";
+  | "decodeAffineTo16";
 
 /** The upload of `key`'s table, made by `upload` on first use; beyond MAX_TABLES the least recently used is freed. */
 function cached<T extends { readonly table: number; readonly bytes: number }>(key: Format | Uint16Array, upload: () => T): T {
@@ -268,7 +277,7 @@ export interface WasmTable16 {
   readonly table: number;
   readonly bytes: number;
   readonly affine: number;
-  readonly affineOdd: boolean;
+  readonly affineVariant: number;
 }
 
 /**
@@ -284,14 +293,14 @@ export function wasmTable16(f: Format, values: Uint16Array): WasmTable16 {
     new Uint16Array(memoryBuffer(), table, values.length).set(values);
     const affinePtr = affine ? table + tableBytes : -1;
     if (affine) new Uint8Array(memoryBuffer(), affinePtr, AFFINE_BYTES).set(affine.bytes);
-    return { table, bytes, affine: affinePtr, affineOdd: affine?.odd ?? false };
+    return { table, bytes, affine: affinePtr, affineVariant: affine?.variant ?? 0 };
   });
 }
 
 /** The kernel for codes of `bytesPerCode` bytes through a 16-bit conversion table, and its arguments after (src, dst, n). */
 function gatherCall16(t: WasmTable16, bytesPerCode: number): { name: DecodeKernel; args: number[] } {
   if (bytesPerCode === 2) return { name: "decodeLut16To16", args: [t.table] };
-  if (t.affine >= 0) return { name: t.affineOdd ? "decodeAffineOddTo16" : "decodeAffineTo16", args: [t.affine, t.table] };
+  if (t.affine >= 0) return { name: "decodeAffineTo16", args: [t.affine, t.table, t.affineVariant] };
   return { name: "decodeLut8To16", args: [t.table] };
 }
 

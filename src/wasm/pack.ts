@@ -96,7 +96,7 @@ export function dequantizePackedWasm(
     f.K === 4
       ? (s: number, d: number, c: number) => k.decodePacked4(s, d, c, t.planes, t.table)
       : t.affine >= 0
-        ? (s: number, d: number, c: number) => (t.affineOdd ? k.decodePacked6AffineOdd : k.decodePacked6Affine)(s, d, c, t.affine, t.table)
+        ? (s: number, d: number, c: number) => k.decodePacked6Affine(s, d, c, t.affine, t.table, t.affineVariant)
         : (s: number, d: number, c: number) => k.decodePacked6(s, d, c, t.table);
   stream(bytesNow(), outNow(), run, { n, group, srcGroupBytes: groupBytes, outGroupBytes: 4 * group });
   return outNow();
