@@ -102,7 +102,7 @@ export const enum RandomSource { none = 0, seed = 1, u8 = 2, u16 = 3, u32 = 4 }
 export const enum Fields { words = 0, halves = 1, bytes = 2 }
 
 /** Kernel variant flags: the fast path and what it specialises. */
-export const enum Variant { fast = 1, wide = 2, keepPayload = 4, directed = 8, stochastic = 16, seeded = 32, stageC = 64, noZero = 128 }
+export const enum Variant { fast = 1, wide = 2, keepPayload = 4, directed = 8, stochastic = 16, seeded = 32, stageC = 64, noZero = 128, prefix = 256 }
 
 export const SLOTS: i32 = 74;
 export const SCALARS_AT: usize = 1184;

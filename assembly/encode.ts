@@ -3,8 +3,8 @@
 // scalar `variant` names the kernel variant: the generic kernel (encode-generic.ts) or a fast one (encode-fast.ts,
 // with the magnitudes of encode-deterministic.ts and encode-stochastic.ts). The host picks the variant from the
 // constants, never from a format name.
-import { BLOCK_BYTES, Fields, RandomSource, Scalar, Variant } from "./encode-layout";
-import { scalar } from "./encode-common";
+import { BLOCK_BYTES, Fields, RandomSource, Scalar, Slot, Variant } from "./encode-layout";
+import { F_ABS, F_ONE, c, k, scalar } from "./encode-common";
 import { Payload, runFast } from "./encode-fast";
 import { run } from "./encode-generic";
 
@@ -34,6 +34,53 @@ function fast<T>(p: usize, src: usize, dst: usize, n: usize, variant: i32): void
     else runFast(p, src, dst, n, 0, 0, base, Fields.words, Payload.keep);
   } else if (variant & Variant.directed) runFast(p, src, dst, n, 0, 0, base | Variant.directed, Fields.words, Payload.drop);
   else runFast(p, src, dst, n, 0, 0, base, Fields.words, Payload.drop);
+}
+/**
+ * binary32's prefixes (bfloat16) under NearestTiesToEven: the magnitude code is |x|'s top K − 1 bits rounded at bit
+ * 32 − K by the integer carry trick (subnormals too: their quantum is float32's, shifted), the sign bit ORed in. A
+ * block of 16 where a magnitude reaches the ∞/NaN exponent (an ∞ or NaN input — a NaN's payload may carry past it —,
+ * or a carry into ∞'s code, which the saturation mode may clamp) is recomputed by the fast path, as are the last
+ * n mod 16 elements. Measured 16M float32 → bfloat16, zero copy: see docs/performance.md.
+ */
+function prefix(p: usize, src: usize, dst: usize, n: usize, variant: i32): void {
+  const shift = scalar(p, Scalar.shift);
+  const half = c(p, Slot.fastHalf);
+  const top = i32x4.splat(0xff << (23 - shift)); // the magnitude's exponent field all ones
+  let i: usize = 0;
+  for (; i + 16 <= n; i += 16) {
+    const s = src + (i << 2);
+    const d = dst + (i << 1);
+    const x0 = v128.load(s);
+    const x1 = v128.load(s, 16);
+    const x2 = v128.load(s, 32);
+    const x3 = v128.load(s, 48);
+    const m0 = prefixMagnitude(x0, shift, half);
+    const m1 = prefixMagnitude(x1, shift, half);
+    const m2 = prefixMagnitude(x2, shift, half);
+    const m3 = prefixMagnitude(x3, shift, half);
+    if (v128.any_true(i32x4.ge_u(i32x4.max_u(i32x4.max_u(m0, m1), i32x4.max_u(m2, m3)), top))) {
+      fast<u16>(p, s, d, 16, variant);
+      continue;
+    }
+    v128.store(d, prefixCodes(x0, x1, m0, m1, shift));
+    v128.store(d, prefixCodes(x2, x3, m2, m3, shift), 16);
+  }
+  if (i < n) fast<u16>(p, src + (i << 2), dst + (i << 1), n - i, variant);
+}
+/** (|x| + half + bit `shift` of |x|) >> shift: the magnitude code of prefix(), below 2^(K−1) for finite x. */
+// @ts-ignore: decorator
+@inline
+function prefixMagnitude(x: v128, shift: i32, half: v128): v128 {
+  const a = v128.and(x, k(F_ABS));
+  return i32x4.shr_u(i32x4.add(i32x4.add(a, half), v128.and(i32x4.shr_u(a, shift), k(F_ONE))), shift);
+}
+/** Eight codes of prefix(): magnitudes with x's sign at bit K − 1, the low halves of the lanes. */
+// @ts-ignore: decorator
+@inline
+function prefixCodes(x0: v128, x1: v128, m0: v128, m1: v128, shift: i32): v128 {
+  const c0 = v128.or(m0, i32x4.shr_u(v128.andnot(x0, k(F_ABS)), shift));
+  const c1 = v128.or(m1, i32x4.shr_u(v128.andnot(x1, k(F_ABS)), shift));
+  return i8x16.shuffle(c0, c1, 0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29);
 }
 // Unsigned P = 1 formats without zero (E8M0), deterministic: codes from thresholds on the float32 bits.
 function fastNoZero<T>(p: usize, src: usize, dst: usize, n: usize): void {
@@ -90,7 +137,8 @@ export function encodeF32(p: usize, src: usize, dst: usize, n: usize, first: u32
       if (variant & Variant.noZero) {
         if (wide) fastNoZero<u16>(p, src, dst, n);
         else fastNoZero<u8>(p, src, dst, n);
-      } else if (wide) fast<u16>(p, src, dst, n, variant);
+      } else if (variant & Variant.prefix) prefix(p, src, dst, n, variant);
+      else if (wide) fast<u16>(p, src, dst, n, variant);
       else fast<u8>(p, src, dst, n, variant);
     } else if (kind == RandomSource.seed) {
       if (wide) {

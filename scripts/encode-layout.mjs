@@ -145,7 +145,7 @@ export const ENUMS = {
   },
   Variant: {
     about: "Kernel variant flags: the fast path and what it specialises.",
-    values: { fast: 1, wide: 2, keepPayload: 4, directed: 8, stochastic: 16, seeded: 32, stageC: 64, noZero: 128 },
+    values: { fast: 1, wide: 2, keepPayload: 4, directed: 8, stochastic: 16, seeded: 32, stageC: 64, noZero: 128, prefix: 256 },
   },
 };
 

@@ -125,6 +125,50 @@ describe("encode kernel vs project(): deterministic roundings × saturations", (
   });
 });
 
+describe("binary32's prefixes (bfloat16): float32 bits rounded in place vs project()", () => {
+  const ieee = { signed: true, infinity: true, negativeZero: "zero", zero: true, subnormals: "gradual", signedZeroAndNaN: true } as const;
+  const prefixes = [
+    format("bfloat16"),
+    customFormat({ ...ieee, name: "e8m3-ieee", K: 12, P: 4, bias: 127, highNaNs: 7, finiteOverflow: "nan", nanSubstitute: "maxfinite" }),
+    customFormat({ ...ieee, name: "e8m1-ieee", K: 10, P: 2, bias: 127, highNaNs: 1, finiteOverflow: "nan", nanSubstitute: "maxfinite" }),
+    customFormat({ ...ieee, name: "e8m5-fn", K: 14, P: 6, bias: 127, infinity: false, highNaNs: 1, finiteOverflow: "nan", nanSubstitute: "maxfinite" }),
+  ];
+  /** The strided inputs with runs of 16 finite values (whole blocks the prefix loop takes) and lengths off 16. */
+  function prefixInputs(f: Format): Float32Array {
+    const bits = [...cases(f).bits];
+    for (let b = 0; b < 2 ** 32; b += 65521 * 16) for (let j = 0; j < 16; j++) bits.push((b + j * 4099) >>> 0);
+    return new Float32Array(new Uint32Array(bits.slice(0, bits.length - 5)).buffer);
+  }
+  for (const f of prefixes) {
+    it(`${f.name}: NearestTiesToEven × every saturation takes the prefix variant, bit for bit`, () => {
+      for (const saturation of SATURATIONS) {
+        const rho = resolveProjection(f, { rounding: "NearestTiesToEven", saturation });
+        const where = `${f.name} ${saturation}`;
+        expect(encodeVariant(encodeBlock(f, rho, undefined)!), where).toBe("prefix");
+        const src = prefixInputs(f);
+        const bits = new Uint32Array(src.buffer);
+        const out = quantizeWasm(src, f, rho, new Uint16Array(src.length), undefined)!;
+        const bad: string[] = [];
+        for (let i = 0; i < src.length && bad.length < 5; i++) {
+          const want = project(fromFloat32Bits(bits[i]!), f, rho);
+          if (out[i] !== want) bad.push(`0x${bits[i]!.toString(16)} → ${out[i]}, reference ${want}`);
+        }
+        expect(bad, where).toEqual([]);
+      }
+    });
+  }
+  it("only binary32's prefixes under NearestTiesToEven: not float16, not bias 128, not P3109's NaN at −0, not TowardZero", () => {
+    const variant = (f: Format, rounding: Rounding = "NearestTiesToEven") =>
+      encodeVariant(encodeBlock(f, resolveProjection(f, { rounding, saturation: "SatFinite" }), undefined)!);
+    expect(variant(format("float16"))).toBe("wideKeep");
+    expect(variant(format("Binary16p8se"))).not.toBe("prefix");
+    expect(
+      variant(customFormat({ ...ieee, name: "e8m7-b128", K: 16, P: 8, bias: 128, highNaNs: 127, finiteOverflow: "nan", nanSubstitute: "maxfinite" })),
+    ).not.toBe("prefix");
+    expect(variant(format("bfloat16"), "TowardZero")).not.toBe("prefix");
+  });
+});
+
 describe("formats without zero (unsigned, P = 1): their fast variant vs project()", () => {
   const shape = { P: 1, signed: false, zero: false } as const;
   const formats = [

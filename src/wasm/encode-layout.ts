@@ -182,7 +182,7 @@ export const RandomSource = { none: 0, seed: 1, u8: 2, u16: 3, u32: 4 } as const
 export const Fields = { words: 0, halves: 1, bytes: 2 } as const;
 
 /** Kernel variant flags: the fast path and what it specialises. */
-export const Variant = { fast: 1, wide: 2, keepPayload: 4, directed: 8, stochastic: 16, seeded: 32, stageC: 64, noZero: 128 } as const;
+export const Variant = { fast: 1, wide: 2, keepPayload: 4, directed: 8, stochastic: 16, seeded: 32, stageC: 64, noZero: 128, prefix: 256 } as const;
 
 /** i32 words the host writes at the start of a block (slots, then scalar words). */
 export const BLOCK_WORDS = 312;

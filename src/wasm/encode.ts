@@ -22,6 +22,16 @@ function laneWord(type: "i32" | "f32" | "narrow", v: number, wide: boolean): num
   return v | 0;
 }
 
+/**
+ * Whether f's codes are binary32's top K bits below its top binade (bfloat16): 8 exponent bits with bias 127, gradual
+ * subnormals, signed with a −0 of its own. Under NearestTiesToEven the kernel then rounds the float32 bits in place
+ * (assembly/encode.ts, prefix); codes in the top binade (∞, NaN, overflow) take the fast path.
+ */
+function binary32Prefix(f: Format): boolean {
+  const layout = f.signed && f.K > 8 && f.K - f.P === 8 && f.bias === 127 && f.subnormals === "gradual";
+  return layout && f.zero && f.negativeZero === "zero" && f.policy.signedZeroAndNaN;
+}
+
 /** The Wasm kernel's words: the shared constants plus the random source, its seed keys and the variant flags. */
 function wasmConstants(
   c: EncodeConstants,
@@ -35,7 +45,8 @@ function wasmConstants(
   const fast = c.fast
     ? Variant.fast | (c.fastKeepPayload ? Variant.keepPayload : 0) | (c.fastDirected ? Variant.directed : 0) | (c.fastNoZero ? Variant.noZero : 0)
     : 0;
-  const variant = (f.K > 8 ? Variant.wide : 0) | (c.stageC ? Variant.stageC : 0) | fast;
+  const prefix = fast && !c.fastDirected && !c.fastNoZero && rho.rounding === "NearestTiesToEven" && binary32Prefix(f) ? Variant.prefix : 0;
+  const variant = (f.K > 8 ? Variant.wide : 0) | (c.stageC ? Variant.stageC : 0) | fast | prefix;
   return { ...c, key0, key1, random, fields: N > 0 ? fieldsLog2(N) : 0, variant };
 }
 
@@ -80,9 +91,10 @@ export function encodeBlock(f: Format, rho: ResolvedProjection, random: WasmRand
 }
 
 /** The kernel path a constant block selects: one of the fast variants, or "generic" (the full per-lane path). */
-export function encodeVariant(block: Int32Array): "generic" | "bytes" | "wide" | "wideKeep" {
+export function encodeVariant(block: Int32Array): "generic" | "bytes" | "wide" | "wideKeep" | "prefix" {
   const v = block[Object.keys(SLOT).length * 4 + SCALAR.variant]!;
   if (!(v & Variant.fast)) return "generic";
+  if (v & Variant.prefix) return "prefix";
   return !(v & Variant.wide) ? "bytes" : v & Variant.keepPayload ? "wideKeep" : "wide";
 }
 
