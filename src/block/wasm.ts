@@ -144,13 +144,17 @@ function mxParams(plan: BlockPlan): Uint8Array {
   return bytes;
 }
 
-export function quantizeBlocksKernel(src: Float32Array, plan: BlockPlan, scales: Uint8Array, elements: Uint8Array): boolean {
+/**
+ * Runs the kernel when it applies: returns the current views of scales and elements (re-created if memory grew), or
+ * undefined for the reference to run instead.
+ */
+export function quantizeBlocksKernel(src: Float32Array, plan: BlockPlan, scales: Uint8Array, elements: Uint8Array): [Uint8Array, Uint8Array] | undefined {
   const k = kernels();
-  if (!k || !kernelApplies(plan)) return false;
+  if (!k || !kernelApplies(plan)) return undefined;
   const B = plan.blockSize;
   // Taken before allocating: a memory growth detaches Wasm views, keep() re-creates them at the same address.
   const [srcNow, scalesNow, elementsNow] = [keep(src), keep(scales), keep(elements)];
-  if (src.length === 0) return true;
+  if (src.length === 0) return [scalesNow(), elementsNow()];
   const params = cachedParams(plan);
   const p = allocBytesRaw(params.byteLength);
   try {
@@ -163,7 +167,7 @@ export function quantizeBlocksKernel(src: Float32Array, plan: BlockPlan, scales:
   } finally {
     freeBytesRaw(p, params.byteLength);
   }
-  return true;
+  return [scalesNow(), elementsNow()];
 }
 
 /** The largest finite |x| of src as float32 bits (0 when there is none): tensorScale "auto". */
