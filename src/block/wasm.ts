@@ -10,9 +10,9 @@ import { maxFiniteValue as maxValue, valueTableOrNaN } from "../exact/tables.js"
 import type { BlockPlan, BlockScheme } from "./mx.js";
 
 /** Byte offsets in mxQuantize's parameter block (layout in assembly/block.ts). */
-const R_DENOM = 176;
-const R_SHIFT = 200;
-const THRESHOLDS = 288;
+const R_DENOM = 160;
+const R_SHIFT = 184;
+const THRESHOLDS = 272;
 /** Thresholds per scale code in the kernel's table (7 compared; magnitude codes 0…7). */
 const THRESHOLD_SLOTS = 8;
 
@@ -114,8 +114,7 @@ function mxParams(plan: BlockPlan): Uint8Array {
     0x7f800000,
     (23 - M) << 23,
     float32Bits(2 ** (e.minQuantumExponent + 23)),
-    e.signBit,
-    0xff,
+    e.signBit * 0x01010101,
     0x000f000f,
   ];
   const negZero = e.negativeZero === "zero" && e.policy.signedZeroAndNaN;
