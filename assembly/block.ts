@@ -13,7 +13,7 @@
 // through a zero-padded group in the parameter block (zeros never raise amax).
 
 // A per-call parameter block written by the host (src/block/wasm.ts), so instances sharing one memory each use their
-// own: splatted vector constants, then scalar words. Vectors: |x| mask, f32 bits of the element's MaxFinite, the
+// own: splatted vector constants, then scalar words. Vectors: |x| mask, the element's MaxFinite code in every byte, the
 // exponent mask, (23 − M) << 23, f32 bits of 2^(minQ+23), the code's sign bit in every byte, i16 lanes of 0x0f.
 const ABS = 0, MAXB = 16, EXPMASK = 32, STEP = 48, CBITS = 64, SIGN = 80, NIBBLE = 96;
 // Scalars: block size B, emax of the element, the fixed scale exponent (≥ −1000 replaces the amax rule), the clamp
@@ -36,7 +36,7 @@ export function mxParamsBytes(): usize {
 
 /** Magnitude codes of four lanes (0…127 in i32 lanes); the sign is applied to 16 bytes at once by quant16. */
 // @ts-ignore: decorator
-@inline function magnitude4(x: v128, scale: v128, shift: i32, kAbs: v128, kMax: v128, kExp: v128, kStep: v128, kC: v128, t0: v128, t1: v128, t2: v128, t3: v128, t4: v128, t5: v128, t6: v128, ratio: bool): v128 {
+@inline function magnitude4(x: v128, scale: v128, shift: i32, kAbs: v128, kExp: v128, kStep: v128, kC: v128, t0: v128, t1: v128, t2: v128, t3: v128, t4: v128, t5: v128, t6: v128, ratio: bool): v128 {
   if (ratio) {
     // The magnitude code is the number of thresholds |x| reaches (thresholds ascend; +∞ is never reached).
     const y = v128.and(x, kAbs);
@@ -45,8 +45,11 @@ export function mxParamsBytes(): usize {
     return i32x4.sub(i32x4.splat(0), i32x4.add(a, b));
   }
   // y is a finite or +∞ non-negative float32 (blocks holding NaN/∞ never get here), so signed integer compares
-  // order its bits like the values (one instruction each on x86, where unsigned compares take four).
-  const y = i32x4.min_s(f32x4.mul(v128.and(x, kAbs), scale), kMax);
+  // order its bits like the values (one instruction each on x86, where unsigned compares take four). It is not
+  // clamped to MaxFinite here: the count below grows with y past it (where C's exponent sum reaches +∞ or wraps
+  // negative and C_min takes over, it is still above MaxFinite's code, the host checks), so quant16's byte minimum
+  // with MaxFinite's code saturates all 16 lanes at once.
+  const y = f32x4.mul(v128.and(x, kAbs), scale);
   // One float addition rounds y to its quantum q (RNE): q = 2^(E − M) in y's binade E, 2^minQ below MinNormal.
   // C = 2^23·q (float32 bits: max(exponent bits of y + (23 − M)·2^23, those of C_min = 2^(minQ + 23))), so y + C
   // lies in [C, 2C) whose ulp is q, and bits(y + C) − bits(C) = RNE(y / q) (2^(M+1) when it rounds up into the
@@ -193,12 +196,14 @@ export function mxQuantize(p: usize, src: usize, n: i32, scales: usize, elems: u
   const t3 = ratio ? v128.load32_splat(t, 12) : z, t4 = ratio ? v128.load32_splat(t, 16) : z, t5 = ratio ? v128.load32_splat(t, 20) : z;
   const t6 = ratio ? v128.load32_splat(t, 24) : z;
   const x0 = v128.load(q), x1 = v128.load(q, 16), x2 = v128.load(q, 32), x3 = v128.load(q, 48);
-  const c0 = magnitude4(x0, inv, shift, kAbs, kMax, kExp, kStep, kC, t0, t1, t2, t3, t4, t5, t6, ratio);
-  const c1 = magnitude4(x1, inv, shift, kAbs, kMax, kExp, kStep, kC, t0, t1, t2, t3, t4, t5, t6, ratio);
-  const c2 = magnitude4(x2, inv, shift, kAbs, kMax, kExp, kStep, kC, t0, t1, t2, t3, t4, t5, t6, ratio);
-  const c3 = magnitude4(x3, inv, shift, kAbs, kMax, kExp, kStep, kC, t0, t1, t2, t3, t4, t5, t6, ratio);
-  // Magnitudes are 0…127 in i32 lanes, so the (signed-input, unsigned-saturating) narrows keep them exactly.
-  const mags = i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(c0, c1), i16x8.narrow_i32x4_u(c2, c3));
+  const c0 = magnitude4(x0, inv, shift, kAbs, kExp, kStep, kC, t0, t1, t2, t3, t4, t5, t6, ratio);
+  const c1 = magnitude4(x1, inv, shift, kAbs, kExp, kStep, kC, t0, t1, t2, t3, t4, t5, t6, ratio);
+  const c2 = magnitude4(x2, inv, shift, kAbs, kExp, kStep, kC, t0, t1, t2, t3, t4, t5, t6, ratio);
+  const c3 = magnitude4(x3, inv, shift, kAbs, kExp, kStep, kC, t0, t1, t2, t3, t4, t5, t6, ratio);
+  // Counts are non-negative i32 lanes: the signed then unsigned saturating narrows keep 0…255 and saturate the rest
+  // to 255, so the minimum with MaxFinite's code (pow2; ratio counts stop there) gives the saturated magnitude.
+  let mags = i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_s(c0, c1), i16x8.narrow_i32x4_s(c2, c3));
+  if (!ratio) mags = i8x16.min_u(mags, kMax);
   // The signs of 16 lanes at once: signed narrows of the float32 bits keep each lane's sign (negative bit patterns
   // saturate to −128, non-negative ones stay ≥ 0), so one byte compare gives the negative-lane mask.
   const negative = i8x16.lt_s(i8x16.narrow_i16x8_s(i16x8.narrow_i32x4_s(x0, x1), i16x8.narrow_i32x4_s(x2, x3)), z);

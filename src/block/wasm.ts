@@ -50,7 +50,16 @@ export function kernelApplies(plan: BlockPlan): boolean {
   const common = plan.rho.rounding === "NearestTiesToEven" && plan.blockSize <= CHUNK && !(s.packed && plan.blockSize % 2) && e.signed && e.zero && e.K <= 8;
   if (!common) return false;
   if (s.rule === "ratio") return ratioLayoutHolds(s);
-  return e.subnormals === "gradual" && e.minQuantumExponent >= -100 && e.bias + e.P < 120 && s.scale.K <= 8 && s.scale.P === 1 && s.scale.signBit === 0;
+  // MaxFinite < 2^64: magnitudes past it, up to +∞, count above its code in the kernel (it clamps the codes, not y).
+  return (
+    e.subnormals === "gradual" &&
+    e.minQuantumExponent >= -100 &&
+    e.bias + e.P < 120 &&
+    maxValue(e) < 2 ** 64 &&
+    s.scale.K <= 8 &&
+    s.scale.P === 1 &&
+    s.scale.signBit === 0
+  );
 }
 
 /** The smallest float32 above t (t ≥ 0; +∞ past the largest finite). */
@@ -110,7 +119,7 @@ function mxParams(plan: BlockPlan): Uint8Array {
   const words = new Int32Array(bytes.buffer, 0, R_SHIFT / 4 + 1);
   const vectors = [
     0x7fffffff,
-    float32Bits(maxValue(e)),
+    e.maxFiniteMagnitude * 0x01010101,
     0x7f800000,
     (23 - M) << 23,
     float32Bits(2 ** (e.minQuantumExponent + 23)),
