@@ -52,16 +52,28 @@ function casesOf(mf) {
     hasOut = false;
   }
   for (const s of ["mxfp4", "mxfp6_e2m3", "mxfp8_e4m3", "nvfp4"]) {
-    cases.push({ group: "quantizeBlocks", label: `quantizeBlocks ${s}, zero-copy`, run: () => mf.quantizeBlocks(inWasm.array, s, hasOut ? { out: outOf(s) } : {}) });
+    cases.push({
+      group: "quantizeBlocks",
+      label: `quantizeBlocks ${s}, zero-copy`,
+      run: () => mf.quantizeBlocks(inWasm.array, s, hasOut ? { out: outOf(s) } : {}),
+    });
   }
   cases.push({ group: "quantizeBlocks", label: "quantizeBlocks mxfp4, JS array", run: () => mf.quantizeBlocks(src, "mxfp4") });
-  cases.push({ group: "quantizeBlocks", label: "quantizeBlocks nvfp4 tensorScale auto, JS array", run: () => mf.quantizeBlocks(src, "nvfp4", { tensorScale: "auto" }) });
+  cases.push({
+    group: "quantizeBlocks",
+    label: "quantizeBlocks nvfp4 tensorScale auto, JS array",
+    run: () => mf.quantizeBlocks(src, "nvfp4", { tensorScale: "auto" }),
+  });
   const a = mf.allocBytes(N);
   const b = mf.allocBytes(N);
   a.array.set(codesA);
   b.array.set(codesB);
   for (const overflow of ["OvSAT", "OvINF", "OvNAN"]) {
-    cases.push({ group: "dot", label: `dot E4M3 binary16 partials ${overflow}, Wasm memory`, run: () => mf.dot(a.array, b.array, { formats: "E4M3", overflow }) });
+    cases.push({
+      group: "dot",
+      label: `dot E4M3 binary16 partials ${overflow}, Wasm memory`,
+      run: () => mf.dot(a.array, b.array, { formats: "E4M3", overflow }),
+    });
   }
   cases.push({ group: "dot", label: "dot E4M3 binary16 partials OvINF, JS arrays", run: () => mf.dot(codesA, codesB, { formats: "E4M3", overflow: "OvINF" }) });
   return cases.filter((c) => !ONLY || ONLY.includes(c.group));
@@ -80,7 +92,11 @@ function casesOf(mf) {
 const perLib = libs.map(([name, mf]) => ({ name, cases: casesOf(mf) }));
 const rates = perLib.map((l) => l.cases.map(() => []));
 for (const l of perLib) for (const c of l.cases) for (let w = 0; w < 2; w++) c.run();
-console.log(`load average at the start ${loadavg().map((x) => x.toFixed(2)).join(" ")}; ${ROUNDS} rounds, ${N} elements`);
+console.log(
+  `load average at the start ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")}; ${ROUNDS} rounds, ${N} elements`,
+);
 for (let round = 0; round < ROUNDS; round++) {
   for (let i = 0; i < perLib[0].cases.length; i++) {
     perLib.forEach((l, j) => {
@@ -102,7 +118,10 @@ for (let round = 0; round < ROUNDS; round++) {
 const median = (x) => [...x].sort((p, q) => p - q)[Math.floor(x.length / 2)];
 const g = (x) => `${(x / 1e9).toFixed(3)} G/s`;
 // Per CPU-second rates leave out the time the process waited for a core (the machine is shared); wall rates follow.
-for (const [k, what] of [[1, "per CPU-second"], [0, "wall clock"]]) {
+for (const [k, what] of [
+  [1, "per CPU-second"],
+  [0, "wall clock"],
+]) {
   console.log(`\n${perLib.map((l) => l.name).join(" | ")}: elements (dot: MACs) per second, ${what}, medians`);
   for (let i = 0; i < perLib[0].cases.length; i++) {
     const m = rates.map((rs) => median(rs[i].map((x) => x[k])));
@@ -110,4 +129,8 @@ for (const [k, what] of [[1, "per CPU-second"], [0, "wall clock"]]) {
     console.log(`${perLib[0].cases[i].label.padEnd(52)}${m.map((x) => g(x).padStart(13)).join("")}${ratio}`);
   }
 }
-console.log(`load average at the end ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+console.log(
+  `load average at the end ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")}`,
+);
