@@ -31,6 +31,13 @@ function casesOf(mf) {
   const inWasm = mf.allocFloat32(N);
   inWasm.array.set(src);
   const cases = [];
+  // The anchor: quantize into one code per byte, zero-copy (docs/performance.md has its quiet-machine rate).
+  const codes = mf.allocBytes(N);
+  cases.push({
+    group: "anchor",
+    label: "quantize float4_e2m1fn unpacked, zero-copy",
+    run: () => mf.quantize(inWasm.array, "float4_e2m1fn", { out: codes.array }),
+  });
   for (const f of ["float4_e2m1fn", "float6_e2m3fn"]) {
     const bytes = mf.packedLength(N, f === "float4_e2m1fn" ? 4 : 6);
     const outWasm = mf.allocBytes(bytes);
@@ -76,7 +83,7 @@ function casesOf(mf) {
     });
   }
   cases.push({ group: "dot", label: "dot E4M3 binary16 partials OvINF, JS arrays", run: () => mf.dot(codesA, codesB, { formats: "E4M3", overflow: "OvINF" }) });
-  return cases.filter((c) => !ONLY || ONLY.includes(c.group));
+  return cases.filter((c) => !ONLY || c.group === "anchor" || ONLY.includes(c.group));
 }
 
 // E4M3 codes of products that overflow binary16 partials now and then (activations up to 192, as in bench/dot.mjs).
