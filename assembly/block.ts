@@ -2,63 +2,60 @@
 // scale rules chosen by the host from the scheme's parameters:
 // - pow2 (OCP MX): a SIMD amax over the float32 bit patterns, the shared exponent from its exponent bits, then every
 //   element scaled by 2^−e and rounded without branches (one float addition of 2^23 times the element's quantum,
-//   taken from its exponent bits, rounds it RNE; see quant4);
+//   taken from its exponent bits, rounds it RNE; see magnitude4);
 // - ratio (NVFP4): the scale amax / (MaxFinite(element)·T) in float64 (the reference's own operations), clamped to
 //   the scale format's normal range and rounded RNE to its M bits, then every element's magnitude code counted as
 //   the number of the block's float32 thresholds it reaches (the smallest float32 that rounds to each code, computed
 //   exactly by the host per scale code: no division, no double rounding).
-// The sign is ORed in (two's complement for MXINT8), 4-bit codes packed two per byte (first element in the low
-// nibble). The common layouts run their own copies of the loop with constant shifts and signs (mxQuantize). Any
+// The sign is ORed in 16 bytes at a time (two's complement for MXINT8), 4-bit codes packed two per byte (first
+// element in the low nibble). The common layouts run their own copies of the loop with constant shifts and signs (mxQuantize). Any
 // block size: the elements after the last group of 16 (a short block, or the call's trailing partial block) go
 // through a zero-padded group in the parameter block (zeros never raise amax).
 
 // A per-call parameter block written by the host (src/block/wasm.ts), so instances sharing one memory each use their
-// own: splatted vector constants, then scalar words. Vectors: |x| mask, f32 bits of the element's MaxFinite, the
-// exponent mask, (23 − M) << 23, f32 bits of 2^(minQ+23), the sign bit, 0xff, i16 lanes of 0x0f.
-const ABS = 0, MAXB = 16, EXPMASK = 32, STEP = 48, CBITS = 64, SIGN = 80, LOWBYTE = 96, NIBBLE = 112;
+// own: splatted vector constants, then scalar words. Vectors: |x| mask, the element's MaxFinite code in every byte, the
+// exponent mask, (23 − M) << 23, f32 bits of 2^(minQ+23), the code's sign bit in every byte, i16 lanes of 0x0f.
+const ABS = 0, MAXB = 16, EXPMASK = 32, STEP = 48, CBITS = 64, SIGN = 80, NIBBLE = 96;
 // Scalars: block size B, emax of the element, the fixed scale exponent (≥ −1000 replaces the amax rule), the clamp
 // [minExp, maxExp] of e, the scale code of e = 0 (ratio: of the scale's MinNormal) and the NaN scale code, element
 // M (P − 1), the layout flags (packed 4-bit pairs, two's complement MXINT8, −0 kept) and the ratio rule flag.
-const S_B = 128, S_EMAX = 132, S_FIXED = 136, S_MINEXP = 140, S_MAXEXP = 144, S_CODE0 = 148, S_NAN = 152, S_M = 156;
-const S_PACKED = 160, S_TWOS = 164, S_NEGZERO = 168, S_RATIO = 172;
+const S_B = 112, S_EMAX = 116, S_FIXED = 120, S_MINEXP = 124, S_MAXEXP = 128, S_CODE0 = 132, S_NAN = 136, S_M = 140;
+const S_PACKED = 144, S_TWOS = 148, S_NEGZERO = 152, S_RATIO = 156;
 // Ratio rule (f64): MaxFinite(element)·T (exact), the scale's MinNormal and MaxFinite; i32: 52 − M of the scale.
-const R_DENOM = 176, R_MIN = 184, R_MAX = 192, R_SHIFT = 200;
+const R_DENOM = 160, R_MIN = 168, R_MAX = 176, R_SHIFT = 184;
 // A zero-padded group of 16 floats and its 16 code bytes (the elements after a block's last full group).
-const PAD_IN = 208, PAD_OUT = 272;
+const PAD_IN = 192, PAD_OUT = 256;
 // Ratio rule: per scale code from S_CODE0 up, 8 float32 thresholds (the 7 used; +∞ where the element has fewer).
-const THRESHOLDS = 288;
-const PARAMS_BYTES: usize = 288;
+const THRESHOLDS = 272;
+const PARAMS_BYTES: usize = 272;
 
 /** Bytes of an mxQuantize parameter block before its threshold table (16-byte aligned). */
 export function mxParamsBytes(): usize {
   return PARAMS_BYTES;
 }
 
+/** Magnitude codes of four lanes (0…127 in i32 lanes); the sign is applied to 16 bytes at once by quant16. */
 // @ts-ignore: decorator
-@inline function quant4(x: v128, scale: v128, shift: i32, kAbs: v128, kMax: v128, kExp: v128, kStep: v128, kC: v128, kSign: v128, kByte: v128, t0: v128, t1: v128, t2: v128, t3: v128, t4: v128, t5: v128, t6: v128, twos: bool, negZero: bool, ratio: bool): v128 {
-  const negative = i32x4.shr_s(x, 31);
-  let mag: v128;
+@inline function magnitude4(x: v128, scale: v128, shift: i32, kAbs: v128, kExp: v128, kStep: v128, kC: v128, t0: v128, t1: v128, t2: v128, t3: v128, t4: v128, t5: v128, t6: v128, ratio: bool): v128 {
   if (ratio) {
     // The magnitude code is the number of thresholds |x| reaches (thresholds ascend; +∞ is never reached).
     const y = v128.and(x, kAbs);
     const a = i32x4.add(i32x4.add(f32x4.ge(y, t0), f32x4.ge(y, t1)), i32x4.add(f32x4.ge(y, t2), f32x4.ge(y, t3)));
     const b = i32x4.add(i32x4.add(f32x4.ge(y, t4), f32x4.ge(y, t5)), f32x4.ge(y, t6));
-    mag = i32x4.sub(i32x4.splat(0), i32x4.add(a, b));
-  } else {
-    // y is a finite or +∞ non-negative float32 (blocks holding NaN/∞ never get here), so signed integer compares
-    // order its bits like the values (one instruction each on x86, where unsigned compares take four).
-    const y = i32x4.min_s(f32x4.mul(v128.and(x, kAbs), scale), kMax);
-    // One float addition rounds y to its quantum q (RNE): q = 2^(E − M) in y's binade E, 2^minQ below MinNormal.
-    // C = 2^23·q (float32 bits: max(exponent bits of y + (23 − M)·2^23, those of C_min = 2^(minQ + 23))), so y + C
-    // lies in [C, 2C) whose ulp is q, and bits(y + C) − bits(C) = RNE(y / q) (2^(M+1) when it rounds up into the
-    // next binade). The code is that count plus 2^M per binade above MinNormal's: (bits(C) − bits(C_min)) >> (23 − M).
-    const c = i32x4.max_s(i32x4.add(v128.and(y, kExp), kStep), kC);
-    mag = i32x4.add(i32x4.sub(f32x4.add(y, c), c), i32x4.shr_u(i32x4.sub(c, kC), shift));
+    return i32x4.sub(i32x4.splat(0), i32x4.add(a, b));
   }
-  if (twos) return v128.and(v128.bitselect(i32x4.sub(i32x4.splat(0), mag), mag, negative), kByte);
-  let sign = v128.and(negative, kSign);
-  if (!negZero) sign = v128.andnot(sign, i32x4.eq(mag, i32x4.splat(0)));
-  return v128.or(mag, sign);
+  // y is a finite or +∞ non-negative float32 (blocks holding NaN/∞ never get here), so signed integer compares
+  // order its bits like the values (one instruction each on x86, where unsigned compares take four). It is not
+  // clamped to MaxFinite here: the count below grows with y past it (where C's exponent sum reaches +∞ or wraps
+  // negative and C_min takes over, it is still above MaxFinite's code, the host checks), so quant16's byte minimum
+  // with MaxFinite's code saturates all 16 lanes at once.
+  const y = f32x4.mul(v128.and(x, kAbs), scale);
+  // One float addition rounds y to its quantum q (RNE): q = 2^(E − M) in y's binade E, 2^minQ below MinNormal.
+  // C = 2^23·q (float32 bits: max(exponent bits of y + (23 − M)·2^23, those of C_min = 2^(minQ + 23))), so y + C
+  // lies in [C, 2C) whose ulp is q, and bits(y + C) − bits(C) = RNE(y / q) (2^(M+1) when it rounds up into the
+  // next binade). The code is that count plus 2^M per binade above MinNormal's: (bits(C) − bits(C_min)) >> (23 − M).
+  const c = i32x4.max_s(i32x4.add(v128.and(y, kExp), kStep), kC);
+  return i32x4.add(i32x4.sub(f32x4.add(y, c), c), i32x4.shr_u(i32x4.sub(c, kC), shift));
 }
 
 /**
@@ -110,7 +107,6 @@ export function mxQuantize(p: usize, src: usize, n: i32, scales: usize, elems: u
   const kStep = v128.load(p + STEP);
   const kC = v128.load(p + CBITS);
   const kSign = v128.load(p + SIGN);
-  const kLow = v128.load(p + LOWBYTE);
   const kNib = v128.load(p + NIBBLE);
   const B = load<i32>(p + S_B);
   const emax = load<i32>(p + S_EMAX);
@@ -176,15 +172,15 @@ export function mxQuantize(p: usize, src: usize, n: i32, scales: usize, elems: u
       inv = f32x4.splat(e == 127 ? reinterpret<f32>(0x00400000) : reinterpret<f32>((127 - e) << 23));
     }
     if (short) {
-      quant16(at, out, inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, kNib, t, packed, twos, negZero, ratio);
-      if (B == 32) quant16(at + 64, out + (packed ? 8 : 16), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, kNib, t, packed, twos, negZero, ratio);
+      quant16(at, out, inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kNib, t, packed, twos, negZero, ratio);
+      if (B == 32) quant16(at + 64, out + (packed ? 8 : 16), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kNib, t, packed, twos, negZero, ratio);
     } else {
       for (let g = 0; g < full; g += 16) {
-        quant16(at + (<usize>g << 2), out + (packed ? <usize>g >> 1 : <usize>g), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, kNib, t, packed, twos, negZero, ratio);
+        quant16(at + (<usize>g << 2), out + (packed ? <usize>g >> 1 : <usize>g), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kNib, t, packed, twos, negZero, ratio);
       }
       if (rem) {
         // Padding zeros give code 0 (+0), so the odd element's high nibble is 0 as the reference leaves it.
-        quant16(pad, padOut, inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, kNib, t, packed, twos, negZero, ratio);
+        quant16(pad, padOut, inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kNib, t, packed, twos, negZero, ratio);
         memory.copy(out + (packed ? <usize>full >> 1 : <usize>full), padOut, packed ? <usize>(rem + 1) >> 1 : <usize>rem);
       }
     }
@@ -193,18 +189,31 @@ export function mxQuantize(p: usize, src: usize, n: i32, scales: usize, elems: u
 
 /** Quantizes the 16 floats at q (scaled by inv, or against the thresholds at t) into 16 codes (8 bytes when packed) at out. */
 // @ts-ignore: decorator
-@inline function quant16(q: usize, out: usize, inv: v128, shift: i32, kAbs: v128, kMax: v128, kExp: v128, kStep: v128, kC: v128, kSign: v128, kLow: v128, kNib: v128, t: usize, packed: bool, twos: bool, negZero: bool, ratio: bool): void {
+@inline function quant16(q: usize, out: usize, inv: v128, shift: i32, kAbs: v128, kMax: v128, kExp: v128, kStep: v128, kC: v128, kSign: v128, kNib: v128, t: usize, packed: bool, twos: bool, negZero: bool, ratio: bool): void {
   // The ratio rule's thresholds, loaded once for the 16 elements (unused, and never loaded, by the pow2 copies).
   const z = i32x4.splat(0);
   const t0 = ratio ? v128.load32_splat(t) : z, t1 = ratio ? v128.load32_splat(t, 4) : z, t2 = ratio ? v128.load32_splat(t, 8) : z;
   const t3 = ratio ? v128.load32_splat(t, 12) : z, t4 = ratio ? v128.load32_splat(t, 16) : z, t5 = ratio ? v128.load32_splat(t, 20) : z;
   const t6 = ratio ? v128.load32_splat(t, 24) : z;
-  const c0 = quant4(v128.load(q), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, t0, t1, t2, t3, t4, t5, t6, twos, negZero, ratio);
-  const c1 = quant4(v128.load(q, 16), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, t0, t1, t2, t3, t4, t5, t6, twos, negZero, ratio);
-  const c2 = quant4(v128.load(q, 32), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, t0, t1, t2, t3, t4, t5, t6, twos, negZero, ratio);
-  const c3 = quant4(v128.load(q, 48), inv, shift, kAbs, kMax, kExp, kStep, kC, kSign, kLow, t0, t1, t2, t3, t4, t5, t6, twos, negZero, ratio);
-  // Codes are 0…255 in i32 lanes, so the (signed-input, unsigned-saturating) narrows keep them exactly.
-  const bytes = i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(c0, c1), i16x8.narrow_i32x4_u(c2, c3));
+  const x0 = v128.load(q), x1 = v128.load(q, 16), x2 = v128.load(q, 32), x3 = v128.load(q, 48);
+  const c0 = magnitude4(x0, inv, shift, kAbs, kExp, kStep, kC, t0, t1, t2, t3, t4, t5, t6, ratio);
+  const c1 = magnitude4(x1, inv, shift, kAbs, kExp, kStep, kC, t0, t1, t2, t3, t4, t5, t6, ratio);
+  const c2 = magnitude4(x2, inv, shift, kAbs, kExp, kStep, kC, t0, t1, t2, t3, t4, t5, t6, ratio);
+  const c3 = magnitude4(x3, inv, shift, kAbs, kExp, kStep, kC, t0, t1, t2, t3, t4, t5, t6, ratio);
+  // Counts are non-negative i32 lanes: the signed then unsigned saturating narrows keep 0…255 and saturate the rest
+  // to 255, so the minimum with MaxFinite's code (pow2; ratio counts stop there) gives the saturated magnitude.
+  let mags = i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_s(c0, c1), i16x8.narrow_i32x4_s(c2, c3));
+  if (!ratio) mags = i8x16.min_u(mags, kMax);
+  // The signs of 16 lanes at once: signed narrows of the float32 bits keep each lane's sign (negative bit patterns
+  // saturate to −128, non-negative ones stay ≥ 0), so one byte compare gives the negative-lane mask.
+  const negative = i8x16.lt_s(i8x16.narrow_i16x8_s(i16x8.narrow_i32x4_s(x0, x1), i16x8.narrow_i32x4_s(x2, x3)), z);
+  let bytes: v128;
+  if (twos) bytes = v128.bitselect(i8x16.sub(z, mags), mags, negative);
+  else {
+    let sign = v128.and(negative, kSign);
+    if (!negZero) sign = v128.andnot(sign, i8x16.eq(mags, z));
+    bytes = v128.or(mags, sign);
+  }
   if (packed) {
     // As i16 lanes, lane j = code(2j) + 256·code(2j+1) with codes < 16: (lane & 15) | (lane >> 4) is the byte
     // code(2j) | code(2j+1) << 4 (a 16-bit shift: no byte shifts on x86).

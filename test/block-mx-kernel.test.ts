@@ -70,6 +70,21 @@ describe("MX quantize kernel vs reference", () => {
       expect(Buffer.from(fast.elements).equals(Buffer.from(slow.elements))).toBe(true);
     }
   });
+  it("fixed scale exponents that scale elements past MaxFinite, up to float32 overflow (+∞), saturate like the reference", () => {
+    // Every float32 binade, both signs, a few significands each: with 2^−e = 2^127 most of them overflow to ∞ in
+    // the kernel's float32 product, with 2^−e = 2^−127 most fall below the element's smallest subnormal.
+    const src = new Float32Array(254 * 8);
+    const u = new Uint32Array(src.buffer);
+    for (let e = 1; e < 255; e++) for (let j = 0; j < 8; j++) u[(e - 1) * 8 + j] = ((j & 1) << 31) | (e << 23) | (mix32(e * 8 + j) & 0x7fffff);
+    for (const scheme of pow2) {
+      for (const scaleExponent of [-127, -100, -20, 0, 20, 127]) {
+        const fast = quantizeBlocks(src, scheme, { scaleExponent });
+        const slow = onReference(() => quantizeBlocks(src, scheme, { scaleExponent }));
+        expect([...fast.scales]).toEqual([...slow.scales]);
+        expect([...fast.elements]).toEqual([...slow.elements]);
+      }
+    }
+  });
   it("an input that lives in Wasm memory (allocFloat32) is read in place with the same result", async () => {
     const { allocFloat32 } = await import("../src/api/wasm-memory.js");
     const src = inputs(3000, 9);

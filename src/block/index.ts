@@ -39,11 +39,49 @@ export function quantizeBlocks(src: Float32Array, scheme: SchemeName | CustomSch
   const s = blockScheme(scheme);
   const plan = planBlocks(src, s, options);
   const n = src.length;
-  const scales = new Uint8Array(Math.ceil(n / plan.blockSize));
-  const elements = new Uint8Array(elementBytes(s, n));
-  // The kernel when on (useKernels) and covering the plan, else the reference: the same codes either way.
-  if (!quantizeBlocksKernel(src, plan, scales, elements)) quantizeBlocksReference(src, plan, scales, elements);
-  return { scheme: s, length: n, blockSize: plan.blockSize, scales, elements, ...(s.rule === "ratio" && { tensorScale: plan.tensorScale }) };
+  const [scales, elements] = blockOutputs(src, options?.out, Math.ceil(n / plan.blockSize), elementBytes(s, n));
+  // The kernel when on (useKernels) and covering the plan, else the reference: the same codes either way. The
+  // kernel returns the outputs' current views (a Wasm view is re-created when memory grew during the call).
+  const written = quantizeBlocksKernel(src, plan, scales, elements);
+  if (!written) quantizeBlocksReference(src, plan, scales, elements);
+  const [sc, el] = written ?? [scales, elements];
+  return { scheme: s, length: n, blockSize: plan.blockSize, scales: sc, elements: el, ...(s.rule === "ratio" && { tensorScale: plan.tensorScale }) };
+}
+
+/** options.out checked (lengths, live, no overlap with src or each other), or two new arrays. */
+function blockOutputs(src: Float32Array, out: unknown, scaleCount: number, elementCount: number): [Uint8Array, Uint8Array] {
+  if (out === undefined) return [new Uint8Array(scaleCount), new Uint8Array(elementCount)];
+  if (out === null || typeof out !== "object")
+    throw new ArgumentTypeError("options.out", `got ${describe(out)}; allowed: { scales, elements }, two Uint8Arrays`);
+  checkOptions(out, OUTPUT_KEYS, "options.out");
+  const { scales, elements } = out as { scales: unknown; elements: unknown };
+  const checked = [
+    [scales, scaleCount, "options.out.scales", "one scale code per block"],
+    [elements, elementCount, "options.out.elements", "the element codes"],
+  ] as const;
+  for (const [a, length, argument, what] of checked) {
+    if (!(a instanceof Uint8Array)) throw new ArgumentTypeError(argument, `got ${describe(a)}; allowed: a Uint8Array of length ${length} (${what})`);
+    requireAttached(a, argument);
+    if (a.length !== length) throw new CodeRangeError(argument, `has length ${a.length}; allowed: ${length} (${what})`);
+  }
+  const s = scales as Uint8Array;
+  const e = elements as Uint8Array;
+  if (overlap(s, e)) throw new ArgumentTypeError("options.out.elements", "overlaps options.out.scales; allowed: separate arrays");
+  for (const [a, argument] of [
+    [s, "options.out.scales"],
+    [e, "options.out.elements"],
+  ] as const) {
+    if (overlap(a, src)) throw new ArgumentTypeError(argument, "overlaps src; allowed: an array apart from the input");
+  }
+  return [s, e];
+}
+
+const OUTPUT_KEYS = ["scales", "elements"] as const;
+
+function overlap(a: ArrayBufferView, b: ArrayBufferView): boolean {
+  return (
+    a.buffer === b.buffer && a.byteLength > 0 && b.byteLength > 0 && a.byteOffset < b.byteOffset + b.byteLength && b.byteOffset < a.byteOffset + a.byteLength
+  );
 }
 
 /** Decodes a block-scaled tensor into float32: X·P_i (·T), rounded once to float32; a NaN scale gives NaN elements. */

@@ -127,9 +127,14 @@ export interface BlockQuantizeOptions {
   scaleExponent?: number;
   /** "ratio" schemes (NVFP4): the float32 tensor scale T, or "auto" = fround(amax_tensor / (MaxFinite(scale)·MaxFinite(element))). */
   tensorScale?: number | "auto";
+  /**
+   * Arrays to write into instead of new ones: ceil(n / blockSize) scale codes and the element bytes (views into Wasm
+   * memory, from allocBytes, are written in place without copies).
+   */
+  out?: { scales: Uint8Array; elements: Uint8Array };
 }
 
-const BLOCK_QUANTIZE_KEYS = ["rounding", "blockSize", "scaleExponent", "tensorScale"] as const satisfies readonly (keyof BlockQuantizeOptions)[];
+const BLOCK_QUANTIZE_KEYS = ["rounding", "blockSize", "scaleExponent", "tensorScale", "out"] as const satisfies readonly (keyof BlockQuantizeOptions)[];
 
 /** A block-scaled tensor: one scale code per block, element codes (packed for 4-bit elements). */
 export interface BlockTensor {

@@ -10,9 +10,9 @@ import { maxFiniteValue as maxValue, valueTableOrNaN } from "../exact/tables.js"
 import type { BlockPlan, BlockScheme } from "./mx.js";
 
 /** Byte offsets in mxQuantize's parameter block (layout in assembly/block.ts). */
-const R_DENOM = 176;
-const R_SHIFT = 200;
-const THRESHOLDS = 288;
+const R_DENOM = 160;
+const R_SHIFT = 184;
+const THRESHOLDS = 272;
 /** Thresholds per scale code in the kernel's table (7 compared; magnitude codes 0…7). */
 const THRESHOLD_SLOTS = 8;
 
@@ -50,7 +50,16 @@ export function kernelApplies(plan: BlockPlan): boolean {
   const common = plan.rho.rounding === "NearestTiesToEven" && plan.blockSize <= CHUNK && !(s.packed && plan.blockSize % 2) && e.signed && e.zero && e.K <= 8;
   if (!common) return false;
   if (s.rule === "ratio") return ratioLayoutHolds(s);
-  return e.subnormals === "gradual" && e.minQuantumExponent >= -100 && e.bias + e.P < 120 && s.scale.K <= 8 && s.scale.P === 1 && s.scale.signBit === 0;
+  // MaxFinite < 2^64: magnitudes past it, up to +∞, count above its code in the kernel (it clamps the codes, not y).
+  return (
+    e.subnormals === "gradual" &&
+    e.minQuantumExponent >= -100 &&
+    e.bias + e.P < 120 &&
+    maxValue(e) < 2 ** 64 &&
+    s.scale.K <= 8 &&
+    s.scale.P === 1 &&
+    s.scale.signBit === 0
+  );
 }
 
 /** The smallest float32 above t (t ≥ 0; +∞ past the largest finite). */
@@ -110,12 +119,11 @@ function mxParams(plan: BlockPlan): Uint8Array {
   const words = new Int32Array(bytes.buffer, 0, R_SHIFT / 4 + 1);
   const vectors = [
     0x7fffffff,
-    float32Bits(maxValue(e)),
+    e.maxFiniteMagnitude * 0x01010101,
     0x7f800000,
     (23 - M) << 23,
     float32Bits(2 ** (e.minQuantumExponent + 23)),
-    e.signBit,
-    0xff,
+    e.signBit * 0x01010101,
     0x000f000f,
   ];
   const negZero = e.negativeZero === "zero" && e.policy.signedZeroAndNaN;
@@ -144,13 +152,17 @@ function mxParams(plan: BlockPlan): Uint8Array {
   return bytes;
 }
 
-export function quantizeBlocksKernel(src: Float32Array, plan: BlockPlan, scales: Uint8Array, elements: Uint8Array): boolean {
+/**
+ * Runs the kernel when it applies: returns the current views of scales and elements (re-created if memory grew), or
+ * undefined for the reference to run instead.
+ */
+export function quantizeBlocksKernel(src: Float32Array, plan: BlockPlan, scales: Uint8Array, elements: Uint8Array): [Uint8Array, Uint8Array] | undefined {
   const k = kernels();
-  if (!k || !kernelApplies(plan)) return false;
+  if (!k || !kernelApplies(plan)) return undefined;
   const B = plan.blockSize;
   // Taken before allocating: a memory growth detaches Wasm views, keep() re-creates them at the same address.
   const [srcNow, scalesNow, elementsNow] = [keep(src), keep(scales), keep(elements)];
-  if (src.length === 0) return true;
+  if (src.length === 0) return [scalesNow(), elementsNow()];
   const params = cachedParams(plan);
   const p = allocBytesRaw(params.byteLength);
   try {
@@ -163,7 +175,7 @@ export function quantizeBlocksKernel(src: Float32Array, plan: BlockPlan, scales:
   } finally {
     freeBytesRaw(p, params.byteLength);
   }
-  return true;
+  return [scalesNow(), elementsNow()];
 }
 
 /** The largest finite |x| of src as float32 bits (0 when there is none): tensorScale "auto". */
