@@ -305,6 +305,28 @@ describe("minifloat CLI (in-process)", () => {
     expect(Buffer.compare(readFileSync(model), before)).toBe(0);
   });
 
+  it("--fsync: the same output as without it, for quantize, dequantize and gguf", async () => {
+    const floats = at("fsync-floats.safetensors");
+    await writeModel(floats, [{ name: "layers.0.mlp.weight", dtype: "F32", shape: [64, 64], values: sample(64 * 64, 3) }]);
+    const runs: [string[], string][] = [
+      [["quantize", model, "--to", "float8_e4m3fn"], "safetensors"],
+      [["dequantize", model, "--to", "f16"], "safetensors"],
+      [["gguf", floats, "--type", "q8_0"], "gguf"],
+    ];
+    for (const [k, [args, ext]] of runs.entries()) {
+      const [plain, synced] = [at(`fsync-${k}-0.${ext}`), at(`fsync-${k}-1.${ext}`)];
+      const first = await cli(...args, "-o", plain);
+      expect(first.code, first.err).toBe(0);
+      const r = await cli(...args, "-o", synced, "--fsync");
+      expect(r.code, r.err).toBe(0);
+      expect(Buffer.compare(readFileSync(plain), readFileSync(synced))).toBe(0);
+    }
+    const bad = await cli("quantize", model, "--to", "float8_e4m3fn", "-o", at("fsync-bad.safetensors"), "--fsync=yes");
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/^minifloat quantize: --fsync: /);
+    expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+  });
+
   it("reports every error on one line with a non-zero exit code (stack only with --verbose)", async () => {
     const cases: [string[], number, RegExp][] = [
       [["quantize", at("missing.safetensors"), "--to", "F4", "-o", at("x.safetensors")], 1, /^minifloat quantize: .*missing\.safetensors: not found\n$/],

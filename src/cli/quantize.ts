@@ -44,6 +44,8 @@ Options:
   --only <glob>          quantize only tensors whose name matches (* any characters, ? one); repeatable
   -o, --output <path>    output file
   --force                replace an existing output file
+  --fsync                flush the output to the disk before moving it into place (survives a power loss;
+                         without it the output is still never partial: written aside, then moved into place)
   --verbose              stack traces on errors
 
 Formats with their own safetensors dtype are stored with it (F8_E4M3, F8_E5M2, F8_E8M0, F6_E2M3, F6_E3M2,
