@@ -179,7 +179,10 @@ function formatTarget(p: Parsed): Target {
               quantize(work.values(t, bytes, count), fmt, { rounding, saturation, out: work.codesOut(count) });
               const { x, codes, y } = work.decode(fmt, count);
               s.add(x, y, limits);
-              await writer.writeCodes(codes);
+              // Unpacked codes (U8, U16, F8_*, F16, BF16; not F4, F6_*) are their stored bytes: written from reused arrays.
+              const bits = writer.next!.info.bits;
+              if (bits === 8 || bits === 16) await writer.writeBytes(work.storedBytes(codes), { copy: false });
+              else await writer.writeCodes(codes);
               return;
             }
             const x = await reader.readValues(t, start, count);

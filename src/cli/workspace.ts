@@ -9,6 +9,10 @@ import { kernels } from "../wasm/instance.js";
 import { WasmArray } from "../wasm/memory.js";
 
 export class QuantizeWorkspace {
+  /** Stored bytes of 8- and 16-bit codes for the writer, three in rotation (see SafetensorsWriter.writeBytes). */
+  private readonly out: Uint8Array[] = [];
+  private turn = 0;
+
   private constructor(
     private readonly x: WasmArray<Float32Array>,
     private readonly codes: WasmArray<Uint8Array> | WasmArray<Uint16Array>,
@@ -50,6 +54,19 @@ export class QuantizeWorkspace {
   decode(f: Format, count: number): { x: Float32Array; codes: CodeArray; y: Float32Array } {
     dequantize(this.codes.array.subarray(0, count), f, { out: this.decoded.array.subarray(0, count) });
     return { x: this.x.array.subarray(0, count), codes: this.codes.array.subarray(0, count), y: this.decoded.array.subarray(0, count) };
+  }
+
+  /**
+   * The codes' stored bytes (8- or 16-bit codes, unpacked) in the next of three reused arrays, for
+   * writeBytes(…, { copy: false }): unchanged until two more calls have returned.
+   */
+  storedBytes(codes: CodeArray): Uint8Array {
+    const bytes = new Uint8Array(codes.buffer, codes.byteOffset, codes.byteLength);
+    const k = this.turn++ % 3;
+    if ((this.out[k]?.length ?? 0) < bytes.length) this.out[k] = new Uint8Array(this.codes.length * this.codes.array.BYTES_PER_ELEMENT);
+    const copy = this.out[k]!.subarray(0, bytes.length);
+    copy.set(bytes);
+    return copy;
   }
 
   free(): void {
