@@ -64,6 +64,16 @@ try {
     return (performance.now() - t0) / 1000;
   };
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  // CPU seconds (user + system) of a command, from sh's `times` (the wall time on a shared machine also measures others).
+  const cpuOf = (file, argv) => {
+    const out = execFileSync("sh", ["-c", '"$@" >/dev/null 2>&1 || exit $?; times', "sh", file, ...argv], { encoding: "utf8" });
+    const [m1, s1, m2, s2] = out
+      .trim()
+      .split("\n")[1]
+      .match(/[\d.]+/g)
+      .map(Number);
+    return m1 * 60 + s1 + m2 * 60 + s2;
+  };
   const load = () =>
     loadavg()
       .map((x) => x.toFixed(2))
@@ -73,13 +83,13 @@ try {
   const run =
     (path, ...extra) =>
     () =>
-      execFileSync(process.execPath, [path, "dequantize", input, "--to", "bf16", "-o", out, "--force", ...extra], { stdio: "ignore" });
+      cpuOf(process.execPath, [path, "dequantize", input, "--to", "bf16", "-o", out, "--force", ...extra]);
   const dequantize = run(cli);
   dequantize(); // the first output: the file `cp + sync` copies (the output's size)
   const outSize = statSync(out).size;
   const outCopy = join(dir, "out-copy.safetensors");
   console.log(`load average at the start ${load()}; ${Number(args.rounds)} interleaved rounds, medians`);
-  const times = { cp: [], cpOut: [], cpSync: [], deq: [], deqSync: [], base: [] };
+  const times = { cp: [], cpOut: [], cpSync: [], deq: [], deqSync: [], base: [], cpu: [], cpuSync: [] };
   // Each step starts with no dirty pages of another one: a copy is removed at once (its pages are dropped, not
   // written back) and `sync` runs between steps, untimed.
   const settled = (fn) => {
@@ -93,8 +103,8 @@ try {
     times.cp.push(settled(() => execFileSync("cp", [input, copy])));
     times.cpOut.push(settled(() => execFileSync("cp", [out, outCopy])));
     times.cpSync.push(settled(() => execFileSync("sh", ["-c", 'cp "$1" "$2" && sync "$2"', "sh", out, outCopy])));
-    times.deq.push(settled(dequantize));
-    times.deqSync.push(settled(run(cli, "--fsync")));
+    times.deq.push(settled(() => times.cpu.push(dequantize())));
+    times.deqSync.push(settled(() => times.cpuSync.push(run(cli, "--fsync")())));
     if (args.baseline) times.base.push(settled(run(args.baseline)));
   }
   const [cp, cpOut, cpSync, deq, deqSync] = [times.cp, times.cpOut, times.cpSync, times.deq, times.deqSync].map(median);
@@ -105,8 +115,10 @@ try {
   console.log(`cp of the input:              ${cp.toFixed(3)} s  ${(mb / cp).toFixed(0)} MB/s`);
   console.log(`cp of the output's size:      ${cpOut.toFixed(3)} s  ${(outMb / cpOut).toFixed(0)} MB/s`);
   console.log(`cp + sync of the output size: ${cpSync.toFixed(3)} s  ${(outMb / cpSync).toFixed(0)} MB/s`);
-  console.log(`dequantize --to bf16:         ${deq.toFixed(3)} s  ${(mb / deq).toFixed(0)} MB/s of input (${(outMb / deq).toFixed(0)} MB/s written)`);
-  console.log(`dequantize --to bf16 --fsync: ${deqSync.toFixed(3)} s`);
+  console.log(
+    `dequantize --to bf16:         ${deq.toFixed(3)} s  ${(mb / deq).toFixed(0)} MB/s of input (${(outMb / deq).toFixed(0)} MB/s written); CPU ${median(times.cpu).toFixed(2)} s`,
+  );
+  console.log(`dequantize --to bf16 --fsync: ${deqSync.toFixed(3)} s; CPU ${median(times.cpuSync).toFixed(2)} s`);
   console.log(`ratio cp / dequantize: ${pct(cp)}; cp of the output's size / dequantize: ${pct(cpOut)}`);
   console.log(`ratio cp + sync of the output's size / dequantize --fsync: ${((100 * cpSync) / deqSync).toFixed(1)} %`);
   if (args.baseline) {

@@ -77,6 +77,19 @@ const seconds = (run) => {
   return Number(process.hrtime.bigint() - t) / 1e9;
 };
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/**
+ * Runs a command (output discarded) through sh, whose `times` gives the CPU seconds (user + system) it used: on a
+ * shared machine the wall time also measures the other jobs, the CPU time does not.
+ */
+const cpuOf = (file, argv) => {
+  const out = execFileSync("sh", ["-c", '"$@" >/dev/null 2>&1 || exit $?; times', "sh", file, ...argv], { encoding: "utf8" });
+  const [m1, s1, m2, s2] = out
+    .trim()
+    .split("\n")[1]
+    .match(/[\d.]+/g)
+    .map(Number);
+  return m1 * 60 + s1 + m2 * 60 + s2;
+};
 
 console.log(
   `load average ${loadavg()
@@ -93,24 +106,24 @@ const settled = (fn) => {
 for (const c of cases) {
   readFileSync(c.input); // warm the page cache
   const out = join(dir, "out.safetensors");
-  const convert = (...extra) => execFileSync(process.execPath, [cli, ...c.args, c.input, "-o", out, "--force", ...extra], { stdio: "ignore" });
+  const convert = (...extra) => cpuOf(process.execPath, [cli, ...c.args, c.input, "-o", out, "--force", ...extra]);
   convert(); // the first output: the file `cp + sync` copies
   const sample = join(dir, "sample.safetensors");
   execFileSync("cp", [out, sample]);
   const base = () => execFileSync(process.execPath, [args.baseline, ...c.args, c.input, "-o", out, "--force"], { stdio: "ignore" });
-  const [cp, cpSync, run, runSync, baseline] = [[], [], [], [], []];
+  const [cp, cpSync, run, runSync, baseline, cpu, cpuSync] = [[], [], [], [], [], [], []];
   for (let r = 0; r < rounds; r++) {
     cp.push(settled(() => execFileSync("cp", [c.input, join(dir, "copy.safetensors")])));
     cpSync.push(settled(() => execFileSync("sh", ["-c", 'cp "$1" "$2" && sync "$2"', "sh", sample, join(dir, "copy.safetensors")])));
-    run.push(settled(convert));
-    runSync.push(settled(() => convert("--fsync")));
+    run.push(settled(() => cpu.push(convert())));
+    runSync.push(settled(() => cpuSync.push(convert("--fsync"))));
     if (args.baseline) baseline.push(settled(base));
   }
   rmSync(out);
   rmSync(sample);
   const [a, b, m, ms] = [cp, cpSync, run, runSync].map(median);
   console.log(
-    `  ${c.name.padEnd(48)} cp ${a.toFixed(2)} s, minifloat ${m.toFixed(2)} s: ratio ${(a / m).toFixed(2)}; cp + sync of the output's size ${b.toFixed(2)} s, minifloat --fsync ${ms.toFixed(2)} s: ratio ${(b / ms).toFixed(2)}`,
+    `  ${c.name.padEnd(48)} cp ${a.toFixed(2)} s, minifloat ${m.toFixed(2)} s (CPU ${median(cpu).toFixed(2)} s): ratio ${(a / m).toFixed(2)}; cp + sync of the output's size ${b.toFixed(2)} s, minifloat --fsync ${ms.toFixed(2)} s (CPU ${median(cpuSync).toFixed(2)} s): ratio ${(b / ms).toFixed(2)}`,
   );
   if (args.baseline)
     console.log(
