@@ -1,8 +1,9 @@
 // Dequantizing a DeepSeek-style FP8 checkpoint against copying it: builds a ≥ 400 MB safetensors file (F8_E4M3
 // weights [4096, 4096] with F32 128×128 block scales in weight_scale_inv, config.json beside it) in a temporary
-// directory, warms the page cache, then times, interleaved in each round: `cp` of the input, `cp` + `sync` of a file
-// of the output's size (dequantize writes twice the bytes and fsyncs them before moving the file into place), and
-// `minifloat dequantize --to bf16`. Prints medians and the ratios cp / dequantize (the issue's target: ≥ 50 %).
+// directory, warms the page cache, then times, interleaved in each round: `cp` of the input, `cp` of a file of the
+// output's size (dequantize writes twice the bytes), `cp` + `sync` of it, `minifloat dequantize --to bf16` (atomic,
+// not flushed to disk, like cp) and the same with --fsync. Prints medians and the ratios cp / dequantize (the issue's
+// target: ≥ 50 %) and cp + sync / dequantize --fsync.
 // Usage: npm run build && node bench/checkpoint.mjs [--mb 420] [--rounds 5] [--baseline other/build/node/cli.js]
 // (--baseline times another build in the same rounds; not part of npm test)
 import { execFileSync } from "node:child_process";
@@ -63,19 +64,32 @@ try {
     return (performance.now() - t0) / 1000;
   };
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  // CPU seconds (user + system) of a command, from sh's `times` (the wall time on a shared machine also measures others).
+  const cpuOf = (file, argv) => {
+    const out = execFileSync("sh", ["-c", '"$@" >/dev/null 2>&1 || exit $?; times', "sh", file, ...argv], { encoding: "utf8" });
+    const [m1, s1, m2, s2] = out
+      .trim()
+      .split("\n")[1]
+      .match(/[\d.]+/g)
+      .map(Number);
+    return m1 * 60 + s1 + m2 * 60 + s2;
+  };
   const load = () =>
     loadavg()
       .map((x) => x.toFixed(2))
       .join(" ");
   const copy = join(dir, "copy.safetensors");
   const out = join(dir, "out.safetensors");
-  const run = (path) => () => execFileSync(process.execPath, [path, "dequantize", input, "--to", "bf16", "-o", out, "--force"], { stdio: "ignore" });
+  const run =
+    (path, ...extra) =>
+    () =>
+      cpuOf(process.execPath, [path, "dequantize", input, "--to", "bf16", "-o", out, "--force", ...extra]);
   const dequantize = run(cli);
   dequantize(); // the first output: the file `cp + sync` copies (the output's size)
   const outSize = statSync(out).size;
   const outCopy = join(dir, "out-copy.safetensors");
   console.log(`load average at the start ${load()}; ${Number(args.rounds)} interleaved rounds, medians`);
-  const times = { cp: [], cpOut: [], cpSync: [], deq: [], base: [] };
+  const times = { cp: [], cpOut: [], cpSync: [], deq: [], deqSync: [], base: [], cpu: [], cpuSync: [] };
   // Each step starts with no dirty pages of another one: a copy is removed at once (its pages are dropped, not
   // written back) and `sync` runs between steps, untimed.
   const settled = (fn) => {
@@ -89,10 +103,11 @@ try {
     times.cp.push(settled(() => execFileSync("cp", [input, copy])));
     times.cpOut.push(settled(() => execFileSync("cp", [out, outCopy])));
     times.cpSync.push(settled(() => execFileSync("sh", ["-c", 'cp "$1" "$2" && sync "$2"', "sh", out, outCopy])));
-    times.deq.push(settled(dequantize));
+    times.deq.push(settled(() => times.cpu.push(dequantize())));
+    times.deqSync.push(settled(() => times.cpuSync.push(run(cli, "--fsync")())));
     if (args.baseline) times.base.push(settled(run(args.baseline)));
   }
-  const [cp, cpOut, cpSync, deq] = [times.cp, times.cpOut, times.cpSync, times.deq].map(median);
+  const [cp, cpOut, cpSync, deq, deqSync] = [times.cp, times.cpOut, times.cpSync, times.deq, times.deqSync].map(median);
   const mb = size / 1e6;
   const outMb = outSize / 1e6;
   const pct = (x) => `${((100 * x) / deq).toFixed(1)} %`;
@@ -100,8 +115,12 @@ try {
   console.log(`cp of the input:              ${cp.toFixed(3)} s  ${(mb / cp).toFixed(0)} MB/s`);
   console.log(`cp of the output's size:      ${cpOut.toFixed(3)} s  ${(outMb / cpOut).toFixed(0)} MB/s`);
   console.log(`cp + sync of the output size: ${cpSync.toFixed(3)} s  ${(outMb / cpSync).toFixed(0)} MB/s`);
-  console.log(`dequantize --to bf16:         ${deq.toFixed(3)} s  ${(mb / deq).toFixed(0)} MB/s of input (${(outMb / deq).toFixed(0)} MB/s written)`);
-  console.log(`ratio cp / dequantize: ${pct(cp)}; cp of the output's size / dequantize: ${pct(cpOut)}; cp + sync of it / dequantize: ${pct(cpSync)}`);
+  console.log(
+    `dequantize --to bf16:         ${deq.toFixed(3)} s  ${(mb / deq).toFixed(0)} MB/s of input (${(outMb / deq).toFixed(0)} MB/s written); CPU ${median(times.cpu).toFixed(2)} s`,
+  );
+  console.log(`dequantize --to bf16 --fsync: ${deqSync.toFixed(3)} s; CPU ${median(times.cpuSync).toFixed(2)} s`);
+  console.log(`ratio cp / dequantize: ${pct(cp)}; cp of the output's size / dequantize: ${pct(cpOut)}`);
+  console.log(`ratio cp + sync of the output's size / dequantize --fsync: ${((100 * cpSync) / deqSync).toFixed(1)} %`);
   if (args.baseline) {
     const base = median(times.base);
     console.log(`baseline (${args.baseline}): ${base.toFixed(3)} s; ratios ${((100 * cp) / base).toFixed(1)} %, ${((100 * cpSync) / base).toFixed(1)} %`);

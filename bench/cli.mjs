@@ -1,8 +1,9 @@
 // The CLI against `cp` of the same file on a warm page cache: F32 → F8_E4M3, BF16 → F8_E4M3 and F8_E4M3 → BF16 of
 // ≥ 400 MB inputs (issue target: each conversion at ≥ 50 % of cp's speed, i.e. a ratio cp time / CLI time ≥ 0.5).
 // Usage: node bench/cli.mjs [--mb 400] [--rounds 3]   (needs `npm run build`; writes its inputs to a temp dir). Prints
-// medians of interleaved rounds and the ratios cp / minifloat and (cp + sync of the output's size) / minifloat;
-// --baseline other/build/node/cli.js times another build in the same rounds.
+// medians of interleaved rounds: the default run (atomic, not flushed to disk, like cp) against cp of the input, and
+// the run with --fsync against cp + sync of a file of the output's size; --baseline other/build/node/cli.js times
+// another build in the same rounds.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, openSync, rmSync, writeSync, closeSync, readFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -76,14 +77,26 @@ const seconds = (run) => {
   return Number(process.hrtime.bigint() - t) / 1e9;
 };
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/**
+ * Runs a command (output discarded) through sh, whose `times` gives the CPU seconds (user + system) it used: on a
+ * shared machine the wall time also measures the other jobs, the CPU time does not.
+ */
+const cpuOf = (file, argv) => {
+  const out = execFileSync("sh", ["-c", '"$@" >/dev/null 2>&1 || exit $?; times', "sh", file, ...argv], { encoding: "utf8" });
+  const [m1, s1, m2, s2] = out
+    .trim()
+    .split("\n")[1]
+    .match(/[\d.]+/g)
+    .map(Number);
+  return m1 * 60 + s1 + m2 * 60 + s2;
+};
 
 console.log(
   `load average ${loadavg()
     .map((x) => x.toFixed(2))
     .join(" ")}; ${MB} MB inputs; ${rounds} rounds, medians\n`,
 );
-// Each step starts with no dirty pages of another one (sync between steps, untimed; copies removed at once). The
-// CLI fsyncs its output before moving it into place, so it is also compared with cp + sync of its output's size.
+// Each step starts with no dirty pages of another one (sync between steps, untimed; copies removed at once).
 const settled = (fn) => {
   execFileSync("sync");
   const t = seconds(fn);
@@ -93,27 +106,28 @@ const settled = (fn) => {
 for (const c of cases) {
   readFileSync(c.input); // warm the page cache
   const out = join(dir, "out.safetensors");
-  const convert = () => execFileSync(process.execPath, [cli, ...c.args, c.input, "-o", out, "--force"], { stdio: "ignore" });
+  const convert = (...extra) => cpuOf(process.execPath, [cli, ...c.args, c.input, "-o", out, "--force", ...extra]);
   convert(); // the first output: the file `cp + sync` copies
   const sample = join(dir, "sample.safetensors");
   execFileSync("cp", [out, sample]);
   const base = () => execFileSync(process.execPath, [args.baseline, ...c.args, c.input, "-o", out, "--force"], { stdio: "ignore" });
-  const [cp, cpSync, run, baseline] = [[], [], [], []];
+  const [cp, cpSync, run, runSync, baseline, cpu, cpuSync] = [[], [], [], [], [], [], []];
   for (let r = 0; r < rounds; r++) {
     cp.push(settled(() => execFileSync("cp", [c.input, join(dir, "copy.safetensors")])));
     cpSync.push(settled(() => execFileSync("sh", ["-c", 'cp "$1" "$2" && sync "$2"', "sh", sample, join(dir, "copy.safetensors")])));
-    run.push(settled(convert));
+    run.push(settled(() => cpu.push(convert())));
+    runSync.push(settled(() => cpuSync.push(convert("--fsync"))));
     if (args.baseline) baseline.push(settled(base));
   }
   rmSync(out);
   rmSync(sample);
-  const [a, b, m] = [cp, cpSync, run].map(median);
+  const [a, b, m, ms] = [cp, cpSync, run, runSync].map(median);
   console.log(
-    `  ${c.name.padEnd(48)} cp ${a.toFixed(2)} s, cp + sync of the output's size ${b.toFixed(2)} s, minifloat ${m.toFixed(2)} s; ratios ${(a / m).toFixed(2)}, ${(b / m).toFixed(2)}`,
+    `  ${c.name.padEnd(48)} cp ${a.toFixed(2)} s, minifloat ${m.toFixed(2)} s (CPU ${median(cpu).toFixed(2)} s): ratio ${(a / m).toFixed(2)}; cp + sync of the output's size ${b.toFixed(2)} s, minifloat --fsync ${ms.toFixed(2)} s (CPU ${median(cpuSync).toFixed(2)} s): ratio ${(b / ms).toFixed(2)}`,
   );
   if (args.baseline)
     console.log(
-      `  ${"".padEnd(48)} baseline ${median(baseline).toFixed(2)} s (ratios ${(a / median(baseline)).toFixed(2)}, ${(b / median(baseline)).toFixed(2)})`,
+      `  ${"".padEnd(48)} baseline ${median(baseline).toFixed(2)} s (ratios to cp ${(a / median(baseline)).toFixed(2)}, to cp + sync ${(b / median(baseline)).toFixed(2)})`,
     );
 }
 console.log(

@@ -83,6 +83,13 @@ describe("quantize --scheme: a sharded model directory", () => {
     await expect(produceCheckpoint({ input: join(fixtures, "input"), output: out, scheme: "compressed-tensors-fp8" })).rejects.toThrow(/exists/);
   });
 
+  it("--fsync (each shard flushed before the directory is moved into place) writes the same directory", async () => {
+    const out = join(dir, "fsync");
+    const r = await cli("quantize", join(fixtures, "input"), "--scheme", "deepseek-fp8", "--fsync", "-o", out);
+    expect(r.code, r.err).toBe(0);
+    await expectSameDirectory(out, join(fixtures, "expected", "deepseek-fp8"));
+  });
+
   it("gpt-oss-mxfp4 quantizes the MoE experts along K, transposed to [E, N, K/32, 16] blocks", async () => {
     const out = join(dir, "gpt-oss");
     const r = await cli("quantize", join(fixtures, "input-gptoss"), "--scheme", "gpt-oss-mxfp4", "-o", out);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../src/cli/main.js";
 import { SafetensorsReader, SafetensorsWriter, type TensorSpec } from "../src/io/index.js";
 import { dequantizeBlocks, quantizeBlocks } from "../src/block/index.js";
-import { dequantize, quantize, unpackCodes } from "../src/index.js";
+import { dequantize, quantize, unpackCodes, useKernels } from "../src/index.js";
 import { bundleCli, cli } from "./cli-bundle.js";
 
 const dir = mkdtempSync(join(tmpdir(), "minifloat-cli-"));
@@ -303,6 +303,60 @@ describe("minifloat CLI (in-process)", () => {
     const self = await cli("quantize", model, "--to", "float8_e4m3fn", "-o", model, "--force");
     expect(self.err).toMatch(/is also an input; allowed: a different output path/);
     expect(Buffer.compare(readFileSync(model), before)).toBe(0);
+  });
+
+  it("quantize: the same file and report with the kernels (in place in Wasm memory) as with the TypeScript reference", async () => {
+    const input = at("kernels-vs-reference.safetensors");
+    const x = sample(3 * 70000 + 3, 4);
+    x.set([NaN, Infinity, -Infinity, 1e-45, -500, 465, 464, -464, 1e30], 0);
+    await writeModel(input, [
+      { name: "a", dtype: "F32", shape: [x.length], values: x },
+      { name: "b", dtype: "BF16", shape: [x.length], values: x },
+      { name: "c", dtype: "F16", shape: [x.length], values: x },
+    ]);
+    const runs = [];
+    for (const on of [true, false]) {
+      useKernels(on);
+      try {
+        const out = at(`kernels-${on}.safetensors`);
+        const r = await cli("quantize", input, "--to", "float8_e4m3fn", "--saturation", "SatPropagate", "-o", out);
+        expect(r.code, r.err).toBe(0);
+        runs.push({
+          file: readFileSync(out),
+          report: r.out
+            .replace(/[\d.]+ [kM]?\/s/g, "")
+            .replace(/ +\n/g, "\n")
+            .replace(out, "out"),
+        });
+      } finally {
+        useKernels(true);
+      }
+    }
+    expect(Buffer.compare(runs[0]!.file, runs[1]!.file)).toBe(0);
+    expect(runs[0]!.report).toBe(runs[1]!.report);
+    expect(runs[0]!.report).toMatch(/^c +210003 +0\.1398 +52 +4\.811% +0\.001% +1\.444%$/m);
+  });
+
+  it("--fsync: the same output as without it, for quantize, dequantize and gguf", async () => {
+    const floats = at("fsync-floats.safetensors");
+    await writeModel(floats, [{ name: "layers.0.mlp.weight", dtype: "F32", shape: [64, 64], values: sample(64 * 64, 3) }]);
+    const runs: [string[], string][] = [
+      [["quantize", model, "--to", "float8_e4m3fn"], "safetensors"],
+      [["dequantize", model, "--to", "f16"], "safetensors"],
+      [["gguf", floats, "--type", "q8_0"], "gguf"],
+    ];
+    for (const [k, [args, ext]] of runs.entries()) {
+      const [plain, synced] = [at(`fsync-${k}-0.${ext}`), at(`fsync-${k}-1.${ext}`)];
+      const first = await cli(...args, "-o", plain);
+      expect(first.code, first.err).toBe(0);
+      const r = await cli(...args, "-o", synced, "--fsync");
+      expect(r.code, r.err).toBe(0);
+      expect(Buffer.compare(readFileSync(plain), readFileSync(synced))).toBe(0);
+    }
+    const bad = await cli("quantize", model, "--to", "float8_e4m3fn", "-o", at("fsync-bad.safetensors"), "--fsync=yes");
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/^minifloat quantize: --fsync: /);
+    expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
   });
 
   it("reports every error on one line with a non-zero exit code (stack only with --verbose)", async () => {

@@ -248,6 +248,21 @@ describe("GgufWriter refusals and atomicity", () => {
     expect(readdirSync(dir).filter((f) => f.includes(path.split("/").at(-1)!))).toEqual([]);
   });
 
+  it("fsync: refuses a non-boolean; with it the file is the same as without", async () => {
+    const specs: GgufTensorSpec[] = [{ name: "w", type: "F32", shape: [2, 64] }];
+    await expect(GgufWriter.create(tmp(), specs, { fsync: 1 as never })).rejects.toThrow(/^options.fsync: is number; allowed: true or false$/);
+    const values = Float32Array.from({ length: 128 }, (_, i) => i / 7);
+    const paths = [tmp(), tmp()];
+    for (const [k, path] of paths.entries()) {
+      const w = await GgufWriter.create(path, specs, { fsync: k === 0 });
+      await w.writeValues(values);
+      await w.commit();
+    }
+    expect(Buffer.compare(readFileSync(paths[0]!), readFileSync(paths[1]!))).toBe(0);
+    expect([...(await readValues(paths[0]!, "w"))]).toEqual([...values]);
+    expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+  });
+
   it("refuses an existing file, leaves nothing on abort or an incomplete commit, replaces with force", async () => {
     const path = tmp();
     writeFileSync(path, "keep");

@@ -345,6 +345,25 @@ describe("safetensors writer safety", () => {
     expect(leftovers()).toEqual([]);
   });
 
+  it("fsync: refuses a non-boolean; with it (an early writeback every 64 MB included) the file is the same", async () => {
+    await expect(SafetensorsWriter.create(tmp(), spec, { fsync: "yes" as never })).rejects.toThrow(/^options.fsync: is string; allowed: true or false$/);
+    expect(leftovers()).toEqual([]);
+    // 80 MB crosses the 64 MB early writeback; the same bytes through a writer without fsync.
+    const big: TensorSpec[] = [{ name: "x", dtype: "U8", shape: [80 << 20] }];
+    const chunk = new Uint8Array(8 << 20).map((_, i) => (i * 31) & 255);
+    const paths = [tmp(), tmp()];
+    for (const [k, path] of paths.entries()) {
+      const w = await SafetensorsWriter.create(path, big, { fsync: k === 0 });
+      for (let i = 0; i < 10; i++) await w.writeBytes(chunk);
+      await w.commit();
+    }
+    const [a, b] = paths.map((p) => readFileSync(p));
+    expect(a!.length).toBe(b!.length);
+    expect(Buffer.compare(a!, b!)).toBe(0);
+    expect(a!.subarray(a!.length - (8 << 20)).equals(chunk)).toBe(true);
+    expect(leftovers()).toEqual([]);
+  });
+
   it("leaves no file when a tensor is incomplete, when aborted, or when data overruns a tensor", async () => {
     const path = tmp();
     const w = await SafetensorsWriter.create(path, spec);

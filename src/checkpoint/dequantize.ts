@@ -34,6 +34,8 @@ export interface DequantizeCheckpointOptions {
   /** Output file (for a file input) or directory (for a directory input). */
   output: string;
   force?: boolean;
+  /** Flush each output file to the disk before moving it into place (default false). */
+  fsync?: boolean;
   /** Ignore other tools' conventions: decode narrow weights without their scales, keep scale tensors. */
   raw?: boolean;
   /** Logical tensors to convert (default all); the others are copied with their scale tensors. */
@@ -84,7 +86,7 @@ export async function dequantizeCheckpoint(input: string, options: DequantizeChe
     );
     const result: DequantizeCheckpointResult = { converted: 0, copied: 0, dropped: 0, inputBytes: 0, outputBytes: 0 };
     for (const t of c.tensors) if (converts(t)) result.dropped += t.parts.length - 1;
-    const run = { c, to, sink, index: 0, result };
+    const run = { c, to, sink, index: 0, result, fsync: options.fsync ?? false };
     // The quantization config goes when another tool's quantized weights were all dequantized (not with --only
     // leaving some, nor with --raw, which applies no convention).
     const own = (t: CheckpointTensor) => ["plain", "minifloat", "minifloat-block"].includes(t.scheme) || t.scheme.startsWith("gguf:");
@@ -133,6 +135,7 @@ interface Run {
   readonly sink: ProgressSink | undefined;
   index: number;
   readonly result: DequantizeCheckpointResult;
+  readonly fsync: boolean;
 }
 
 /** Writes one output file; returns its tensors' names and data bytes. */
@@ -155,7 +158,7 @@ async function writeShard(
   for (const [k, v] of Object.entries(reader?.metadata ?? {})) {
     if (!OWN_RECORDS.includes(k) && !(k.startsWith("minifloat.block.") && folded.has(k.slice("minifloat.block.".length)))) metadata[k] = v;
   }
-  const writer = await SafetensorsWriter.create(path, specs, { metadata, force, protect: [input] });
+  const writer = await SafetensorsWriter.create(path, specs, { metadata, force, fsync: run.fsync, protect: [input] });
   try {
     for (const it of items) {
       if (it.kind === "copy") {

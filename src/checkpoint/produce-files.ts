@@ -34,6 +34,8 @@ export interface ProduceJob {
   readonly selected?: (name: string) => boolean;
   /** Replace an existing output directory (default: refuse). */
   readonly force?: boolean;
+  /** Flush each shard to the disk before the directory is moved into place (default false). */
+  readonly fsync?: boolean;
   /** Called after each shard with its tensor counts. */
   readonly progress?: (shard: string, quantized: number, copied: number) => void;
   /** Receives every band of a quantized weight and its decoded values, then the weight's elapsed seconds. */
@@ -91,7 +93,7 @@ export async function produceCheckpoint(job: ProduceJob): Promise<ProduceResult>
         }
         const name = basename(shard);
         for (const s of specs) weightMap[s.name] = name;
-        const writer = await SafetensorsWriter.create(join(temp, name), specs, { metadata: reader.metadata });
+        const writer = await SafetensorsWriter.create(join(temp, name), specs, { metadata: reader.metadata, fsync: job.fsync ?? false });
         try {
           for (const [i, t] of reader.tensors.entries()) {
             const plan = plans[i];

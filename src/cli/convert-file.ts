@@ -31,6 +31,8 @@ export interface FileJob {
   input: string;
   output: string;
   force: boolean;
+  /** Flush the output to the disk before moving it into place. */
+  fsync: boolean;
   /** May read the tensor (e.g. for its amax) before anything is written. */
   plan(t: TensorInfo, reader: SafetensorsReader): TensorPlan | Promise<TensorPlan>;
   /** Called after every plan, before the header is written. */
@@ -48,24 +50,25 @@ export interface FileResult {
   outputBytes: number;
 }
 
-/** Options every converting command takes after its own: --only, -o/--output and --force. */
+/** Options every converting command takes after its own: --only, -o/--output, --force and --fsync. */
 const CONVERT_OPTIONS: OptionSpec = {
   only: { type: "string", multiple: true },
   output: { type: "string", short: "o" },
   force: { type: "boolean" },
+  fsync: { type: "boolean" },
 };
 
 /**
  * Parses a converting command's arguments (its `options`, CONVERT_OPTIONS and one input file): the parsed values,
- * the input/output/force part of its FileJob, and the --only filter.
+ * the input/output/force/fsync part of its FileJob, and the --only filter.
  */
 export function parseConvertCommand(
   command: string,
   args: readonly string[],
   options: OptionSpec,
-): { p: Parsed; files: Pick<FileJob, "input" | "output" | "force">; selected: (name: string) => boolean } {
+): { p: Parsed; files: Pick<FileJob, "input" | "output" | "force" | "fsync">; selected: (name: string) => boolean } {
   const p = parseCommand(command, args, { ...options, ...CONVERT_OPTIONS }, ["in.safetensors"]);
-  const files = { input: p.positionals[0]!, output: outputOption(p), force: p.values.force === true };
+  const files = { input: p.positionals[0]!, output: outputOption(p), force: p.values.force === true, fsync: p.values.fsync === true };
   return { p, files, selected: globMatcher((p.values.only as string[] | undefined) ?? []) };
 }
 
@@ -79,7 +82,7 @@ export async function convertFile(job: FileJob, io: CliIO): Promise<FileResult> 
     const writer = await SafetensorsWriter.create(
       job.output,
       plans.flatMap((p) => p.specs),
-      { metadata: job.metadata(reader.metadata), force: job.force, protect: [job.input] },
+      { metadata: job.metadata(reader.metadata), force: job.force, fsync: job.fsync, protect: [job.input] },
     );
     const total = reader.tensors.reduce((n, t, i) => n + (plans[i]!.convert ? t.length : 0), 0);
     // Only converted tensors get a progress line, so only they are numbered (copied and dropped ones would leave gaps).

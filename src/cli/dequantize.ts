@@ -30,6 +30,8 @@ Options:
   --only <glob>         convert only tensors whose name matches (* any characters, ? one); repeatable
   -o, --output <path>   output file (directory for a directory input)
   --force               replace an existing output
+  --fsync               flush the output to the disk before moving it into place (survives a power loss;
+                        without it the output is still never partial: written aside, then moved into place)
   --verbose             stack traces on errors
 `;
 
@@ -48,6 +50,7 @@ export const dequantizeCommand: Command = {
         to: dtype,
         output: files.output,
         force: files.force,
+        fsync: files.fsync,
         raw: p.values.raw === true,
         ...(p.values.only !== undefined && { selected }),
         progress: (elements, tensors) => {

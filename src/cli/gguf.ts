@@ -38,6 +38,7 @@ Options:
   --arch <name>         record general.architecture = <name> (default: none)
   -o, --output <path>   output file
   --force               replace an existing output file
+  --fsync               flush the output to the disk before moving it into place (survives a power loss)
   --verbose             stack traces on errors
 `;
 
@@ -68,7 +69,7 @@ export const ggufCommand: Command = {
         checkpoint,
         steps,
         files.output,
-        { architecture: stringOption(p, "arch"), force: files.force },
+        { architecture: stringOption(p, "arch"), force: files.force, fsync: files.fsync },
         {
           advance: (n, i, tensor) => progress.advance(n, i, tensor),
           finished(i, tensor, how) {

@@ -31,6 +31,7 @@ export async function quantizeCheckpoint(args: readonly string[], io: CliIO): Pr
       only: { type: "string", multiple: true },
       output: { type: "string", short: "o" },
       force: { type: "boolean" },
+      fsync: { type: "boolean" },
     },
     ["in.safetensors | model dir"],
   );
@@ -59,6 +60,7 @@ export async function quantizeCheckpoint(args: readonly string[], io: CliIO): Pr
     granularity: (g ?? "tensor") as Granularity,
     ...(only && { selected: globMatcher(only) }),
     force: p.values.force === true,
+    fsync: p.values.fsync === true,
     progress: (shard, quantized, copied) => io.stderr(`${shard}: ${quantized} tensor(s) quantized, ${copied} copied\n`),
     observe(tensor, x, decoded) {
       if (!stats.has(tensor)) stats.set(tensor, new ErrorStats());

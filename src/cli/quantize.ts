@@ -18,6 +18,7 @@ import { SCHEME_HELP, quantizeCheckpoint } from "./quantize-checkpoint.js";
 import { CHUNK_ELEMENTS, type TensorPlan, convertFile, parseConvertCommand } from "./convert-file.js";
 import type { Command } from "./io.js";
 import { ErrorStats, MIN_TIMED_ELEMENTS, errorReport } from "./stats.js";
+import { QuantizeWorkspace } from "./workspace.js";
 import { countOverflows, overflowLimit } from "./overflow.js";
 import { newFlags } from "../exact/cast.js";
 import { bytes, num, rate } from "./text.js";
@@ -44,6 +45,8 @@ Options:
   --only <glob>          quantize only tensors whose name matches (* any characters, ? one); repeatable
   -o, --output <path>    output file
   --force                replace an existing output file
+  --fsync                flush the output to the disk before moving it into place (survives a power loss;
+                         without it the output is still never partial: written aside, then moved into place)
   --verbose              stack traces on errors
 
 Formats with their own safetensors dtype are stored with it (F8_E4M3, F8_E5M2, F8_E8M0, F6_E2M3, F6_E3M2,
@@ -69,6 +72,8 @@ interface Target {
   plan(t: TensorInfo, reader: SafetensorsReader, stats: ErrorStats): Promise<TensorPlan>;
   /** Metadata records of the planned tensors. */
   readonly records: Map<string, string>;
+  /** Releases what the conversion held (Wasm buffers). */
+  dispose?(): void;
 }
 
 export const quantizeCommand: Command = {
@@ -109,7 +114,7 @@ export const quantizeCommand: Command = {
         },
       },
       io,
-    );
+    ).finally(() => target.dispose?.());
     io.stdout(errorReport(stats, { saturated: true }));
     io.stdout(
       `\nwrote ${files.output}: ${result.converted} tensor(s) quantized to ${target.summary}, ${result.copied} copied; ${bytes(result.inputBytes)} -> ${bytes(result.outputBytes)}\n`,
@@ -154,23 +159,40 @@ function formatTarget(p: Parsed): Target {
   const storage = storageOf(fmt);
   const maxFinite = Math.abs(decode(fmt.maxFiniteCode, fmt));
   const limits = [overflowLimit(fmt, rounding, false), overflowLimit(fmt, rounding, true)] as const;
+  let workspace: QuantizeWorkspace | undefined;
   return {
     description: `${fmt.name} ${rounding} ${saturation}${seed !== undefined ? ` seed=${seed} N=${stochasticBits}` : ""}`,
     summary: `${fmt.name} (${rounding}, ${saturation}${seed !== undefined ? `, seed ${seed}, N = ${stochasticBits}` : ""})`,
     records: new Map(),
+    dispose: () => workspace?.free(),
     async plan(t, reader, s) {
+      // Deterministic roundings of float32/16-bit inputs run in place in Wasm memory (the stochastic overflow check
+      // below quantizes single elements, which may grow the memory under the workspace's views).
+      if (!isStochastic(rounding) && QuantizeWorkspace.takes(t)) workspace ??= QuantizeWorkspace.create(fmt, CHUNK_ELEMENTS);
+      const work = isStochastic(rounding) || !QuantizeWorkspace.takes(t) ? undefined : workspace;
       return {
         specs: [{ name: t.name, dtype: storage.dtype, shape: t.shape, ...(storage.recorded && { format: fmt }) }],
         convert: {
           async chunk(start, count, writer) {
+            if (work) {
+              const { bytes } = await reader.readElementBytes(t, start, count);
+              quantize(work.values(t, bytes, count), fmt, { rounding, saturation, out: work.codesOut(count) });
+              const { x, codes, y } = work.decode(fmt, count);
+              s.add(x, y, limits);
+              // Unpacked codes (U8, U16, F8_*, F16, BF16; not F4, F6_*) are their stored bytes: written from reused arrays.
+              const bits = writer.next!.info.bits;
+              if (bits === 8 || bits === 16) await writer.writeBytes(work.storedBytes(codes), { copy: false });
+              else await writer.writeCodes(codes);
+              return;
+            }
             const x = await reader.readValues(t, start, count);
             // Seeded R_i is indexed by the element's place in its tensor (seedIndex), so chunking does not matter.
             const options = { rounding, saturation, ...(seed !== undefined && { stochasticBits: stochasticBits!, seed, seedIndex: start }) };
             const codes = quantize(x, fmt, options);
             await writer.writeCodes(codes);
-            s.add(x, dequantize(codes, fmt));
-            if (!isStochastic(rounding)) s.overflowed += countOverflows(x, limits[0], limits[1]);
+            if (!isStochastic(rounding)) s.add(x, dequantize(codes, fmt), limits);
             else {
+              s.add(x, dequantize(codes, fmt));
               // Whether R_i rounded past MaxFinite: the exact projection's overflow flag, for the few candidates.
               for (let i = 0; i < x.length; i++) {
                 if (!(Math.abs(x[i]!) > maxFinite) || !Number.isFinite(x[i]!)) continue;

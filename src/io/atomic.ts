@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, realpathSync, rmSync } from "node:fs";
 import { link, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
+import { ArgumentTypeError } from "../errors.js";
 import { IoError } from "./errors.js";
 import { fsError, fsWords } from "./fs-errors.js";
 
@@ -32,6 +33,17 @@ export function outputTarget(path: string, options: { readonly force?: boolean; 
   }
   if (!options.force && existsSync(target)) throw new IoError(path, "exists; allowed: a new path, or --force to replace it");
   return target;
+}
+
+/**
+ * A writer's `fsync` option (default false): flush the file to the disk before it is moved into place. Without it
+ * the output is atomic for readers and after a crash of the process, not after a power loss (as cp, rsync,
+ * safetensors' save_file): durability costs the disk's time for the whole file.
+ */
+export function fsyncOption(options: { readonly fsync?: boolean }): boolean {
+  const { fsync } = options;
+  if (fsync !== undefined && typeof fsync !== "boolean") throw new ArgumentTypeError("options.fsync", `is ${typeof fsync}; allowed: true or false`);
+  return fsync ?? false;
 }
 
 /** A fresh temporary path in the target's directory (same file system, so rename and link are atomic). */

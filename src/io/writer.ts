@@ -7,7 +7,7 @@ import { dirname } from "node:path";
 import type { CodeArray, QuantizeOptions } from "../api/bulk.js";
 import { CodeRangeError } from "../errors.js";
 import { codesToBytes, valuesToBytes, valuesToCodes } from "./convert.js";
-import { outputTarget, pending, placeWithoutClobbering, temporaryPath } from "./atomic.js";
+import { fsyncOption, outputTarget, pending, placeWithoutClobbering, temporaryPath } from "./atomic.js";
 import { IoError, SafetensorsError } from "./errors.js";
 import { fsError, onPath } from "./fs-errors.js";
 import { type TensorInfo, type TensorSpec, serializeHeader } from "./header.js";
@@ -19,9 +19,11 @@ export interface WriterOptions {
   force?: boolean;
   /** Files the output must not replace (e.g. the input of a conversion). */
   protect?: readonly string[];
+  /** Flush the file to the disk before moving it into place (default false; see fsyncOption). */
+  fsync?: boolean;
 }
 
-const WRITER_KEYS = ["metadata", "force", "protect"] as const satisfies readonly (keyof WriterOptions)[];
+const WRITER_KEYS = ["metadata", "force", "protect", "fsync"] as const satisfies readonly (keyof WriterOptions)[];
 const WRITE_BYTES_KEYS = ["copy"] as const;
 /** Written bytes after which an early writeback starts (see writeBack). */
 const EARLY_SYNC = 64 << 20;
@@ -49,6 +51,7 @@ export class SafetensorsWriter {
     /** File offset of the data buffer (8 + header length). */
     readonly dataStart: number,
     private readonly force: boolean,
+    private readonly fsync: boolean,
   ) {
     this.position = dataStart;
     this.skipEmpty();
@@ -57,6 +60,7 @@ export class SafetensorsWriter {
   /** Validates the specs, refuses an existing output (unless force) and opens the temporary file. */
   static async create(path: string, specs: readonly TensorSpec[], options: WriterOptions = {}): Promise<SafetensorsWriter> {
     checkOptions(options, WRITER_KEYS);
+    const fsync = fsyncOption(options);
     const target = outputTarget(path, options);
     const { bytes, tensors } = serializeHeader(specs, options.metadata ?? {});
     if (!existsSync(dirname(target))) throw new IoError(path, `directory ${dirname(target)} does not exist; allowed: a path in an existing directory`);
@@ -69,7 +73,7 @@ export class SafetensorsWriter {
       await discard(handle, tempPath);
       throw fsError(e, path);
     }
-    return new SafetensorsWriter(target, tempPath, handle, tensors, bytes.length, options.force ?? false);
+    return new SafetensorsWriter(target, tempPath, handle, tensors, bytes.length, options.force ?? false, fsync);
   }
 
   /** The tensor the next write belongs to, or undefined when every tensor is complete. */
@@ -143,7 +147,7 @@ export class SafetensorsWriter {
       await this.flush();
       await this.syncing;
       if (this.syncError !== undefined) throw this.syncError;
-      await this.handle.sync();
+      if (this.fsync) await this.handle.sync();
       await this.handle.close();
       if (this.force) await rename(this.tempPath, this.path);
       else await placeWithoutClobbering(this.tempPath, this.path);
@@ -210,9 +214,10 @@ export class SafetensorsWriter {
   /**
    * Starts flushing the data written so far to the disk once EARLY_SYNC bytes have accumulated, while the conversion
    * goes on: the fsync at commit then waits only for the tail instead of the whole file. Linux reports a writeback
-   * error to one fsync only, so an error here is kept and thrown at commit.
+   * error to one fsync only, so an error here is kept and thrown at commit. Only with `fsync`.
    */
   private writeBack(bytes: number): void {
+    if (!this.fsync) return;
     this.unsynced += bytes;
     if (this.unsynced < EARLY_SYNC || this.syncing !== undefined) return;
     this.unsynced = 0;

@@ -83,8 +83,16 @@ export interface ScaledExports {
   gatherScaled8To32(src: number, dst: number, n: number, column: number, rowLength: number, width: number, tables: number, tableBytes: number): void;
 }
 
+export interface StatsExports {
+  /**
+   * Accumulates the quantization error sums of n float32 x against y, and the overflow count (x beyond pos or −neg;
+   * equal to them too by bits 0 and 1 of `inclusive`), into the 12 float64 of `state` (layout: assembly/stats.ts).
+   */
+  errorSumsF32(x: number, y: number, n: number, state: number, pos: number, neg: number, inclusive: number): void;
+}
+
 /** Every export of the kernels module. */
-export type Kernels = CoreExports & DecodeExports & PackExports & EncodeExports & DotExports & BlockExports & LutExports & ScaledExports;
+export type Kernels = CoreExports & DecodeExports & PackExports & EncodeExports & DotExports & BlockExports & LutExports & ScaledExports & StatsExports;
 
 /** The exports a pool worker calls by name on its instance of the threads build (protocol.ts WasmJob). */
 export type KernelCall = "encodeF32" | "dotBatch" | "maxU8" | "maxU16" | DecodeCall;

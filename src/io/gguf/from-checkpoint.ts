@@ -65,7 +65,7 @@ export async function writeGguf(
   c: Checkpoint,
   steps: readonly GgufStep[],
   path: string,
-  options: { readonly architecture?: string; readonly force?: boolean } = {},
+  options: { readonly architecture?: string; readonly force?: boolean; readonly fsync?: boolean } = {},
   progress?: GgufProgress,
 ): Promise<number> {
   const metadata = new Map<string, GgufValue>();
@@ -79,7 +79,7 @@ export async function writeGguf(
   const writer = await GgufWriter.create(
     path,
     steps.map((s) => s.spec),
-    { metadata, force: options.force, protect: [...c.readers.values()].map((r) => r.path) },
+    { metadata, force: options.force, fsync: options.fsync ?? false, protect: [...c.readers.values()].map((r) => r.path) },
   );
   try {
     for (const [i, s] of steps.entries()) {

@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { type FileHandle, open, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import { CodeRangeError, describe } from "../../errors.js";
-import { outputTarget, pending, placeWithoutClobbering, temporaryPath } from "../atomic.js";
+import { fsyncOption, outputTarget, pending, placeWithoutClobbering, temporaryPath } from "../atomic.js";
 import { IoError } from "../errors.js";
 import { fsError, onPath } from "../fs-errors.js";
 import { IEEE_RNE, quantizeMxfp4, quantizeNvfp4, quantizeQ8_0 } from "./encode.js";
@@ -43,9 +43,11 @@ export interface GgufWriterOptions {
   readonly force?: boolean;
   /** Paths the output must not be (the inputs of a conversion), even with force. */
   readonly protect?: readonly string[];
+  /** Flush the file to the disk before moving it into place (default false; see fsyncOption). */
+  readonly fsync?: boolean;
 }
 
-const GGUF_WRITER_KEYS = ["metadata", "alignment", "force", "protect"] as const satisfies readonly (keyof GgufWriterOptions)[];
+const GGUF_WRITER_KEYS = ["metadata", "alignment", "force", "protect", "fsync"] as const satisfies readonly (keyof GgufWriterOptions)[];
 
 export class GgufWriter {
   private current = 0;
@@ -61,6 +63,7 @@ export class GgufWriter {
     readonly dataOffset: number,
     readonly alignment: number,
     private readonly force: boolean,
+    private readonly fsync: boolean,
   ) {
     this.skipEmpty();
   }
@@ -68,6 +71,7 @@ export class GgufWriter {
   /** Validates specs and metadata, refuses an existing output (unless force) and writes the header to a temporary file. */
   static async create(path: string, specs: readonly GgufTensorSpec[], options: GgufWriterOptions = {}): Promise<GgufWriter> {
     checkOptions(options, GGUF_WRITER_KEYS);
+    const fsync = fsyncOption(options);
     const target = outputTarget(path, options);
     const metadata = new Map(options.metadata instanceof Map ? options.metadata : Object.entries(options.metadata ?? {}));
     const alignment = chooseAlignment(metadata, options.alignment);
@@ -79,7 +83,7 @@ export class GgufWriter {
     const tempPath = temporaryPath(target);
     const handle = await onPath(path, () => open(tempPath, "wx"));
     pending.add(tempPath);
-    const writer = new GgufWriter(target, tempPath, handle, tensors, dataOffset, alignment, options.force ?? false);
+    const writer = new GgufWriter(target, tempPath, handle, tensors, dataOffset, alignment, options.force ?? false, fsync);
     await writer.put(header, 0).catch(async (e) => {
       await writer.abort();
       throw e;
@@ -133,7 +137,7 @@ export class GgufWriter {
       const last = this.tensors.at(-1);
       // Zero padding up to the data section and after the last tensor too, as ggml's and the gguf package's writers do.
       await this.handle.truncate(this.dataOffset + (last ? alignUp(last.offset + last.byteSize!, this.alignment) : 0));
-      await this.handle.sync();
+      if (this.fsync) await this.handle.sync();
       await this.handle.close();
       if (this.force) await rename(this.tempPath, this.path);
       else await placeWithoutClobbering(this.tempPath, this.path);

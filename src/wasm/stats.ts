@@ -1,0 +1,65 @@
+// Host side of assembly/stats.ts: quantization error sums and overflow counts of float32 inputs in one SIMD pass.
+// src/cli/stats.ts errorSumsReference is the specification (same lanes, same order); the kernel agrees bit for bit.
+import { kernels } from "./instance.js";
+import { allocBytesRaw, freeBytesRaw, keep, memoryBuffer, stream } from "./memory.js";
+
+/** A magnitude beyond which (or at which, when inclusive) an input counts as overflowing. */
+export interface Threshold {
+  readonly limit: number;
+  readonly inclusive: boolean;
+}
+
+/** Error sums of x against y over the finite x (see errorSumsReference for the exact definition). */
+export interface ErrorSums {
+  measured: number;
+  sumSquaredError: number;
+  sumSquares: number;
+  maxAbsError: number;
+  flushed: number;
+  overflowed: number;
+}
+
+const STATE_BYTES = 12 * 8;
+const bits = new Uint32Array(1);
+const f32 = new Float32Array(bits.buffer);
+
+/**
+ * The float32 threshold that decides as the float64 one does for every float32 x: the largest float32 at or below
+ * the limit (no float32 lies strictly between them), inclusive only if it is the limit itself.
+ */
+export function float32Threshold(t: Threshold): Threshold {
+  f32[0] = t.limit;
+  if (f32[0]! === t.limit) return t;
+  if (f32[0]! > t.limit) bits[0]! -= 1; // limits are positive magnitudes: one step down in the bits
+  return { limit: f32[0]!, inclusive: false };
+}
+
+/**
+ * The sums of float32 x against y (y.length ≥ x.length) in Wasm, chunk by chunk through stream() (chunks of
+ * multiples of 4 keep each element's lane); undefined when the kernels are unavailable.
+ */
+export function errorSumsWasm(x: Float32Array, y: Float32Array, positive: Threshold, negative: Threshold): ErrorSums | undefined {
+  const k = kernels();
+  if (!k) return undefined;
+  // Wasm-memory views are re-made if the allocation below grows the memory.
+  const [xs, ys] = [keep(x), keep(y)];
+  const state = allocBytesRaw(STATE_BYTES, "state");
+  try {
+    new Uint8Array(memoryBuffer(), state, STATE_BYTES).fill(0);
+    const pos = float32Threshold(positive);
+    const neg = float32Threshold(negative);
+    const inclusive = (pos.inclusive ? 1 : 0) | (neg.inclusive ? 2 : 0);
+    stream(xs(), null, (xp, _, n, _first, [yp]) => k.errorSumsF32(xp, yp!, n, state, pos.limit, neg.limit, inclusive), { extra: [ys()] });
+    const s = new Float64Array(memoryBuffer(), state, 12);
+    return {
+      sumSquaredError: s[0]! + s[2]! + (s[1]! + s[3]!),
+      sumSquares: s[4]! + s[6]! + (s[5]! + s[7]!),
+      maxAbsError: s[8]!,
+      measured: s[9]!,
+      flushed: s[10]!,
+      overflowed: s[11]!,
+    };
+  } finally {
+    freeBytesRaw(state, STATE_BYTES);
+  }
+}
