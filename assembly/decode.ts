@@ -1,6 +1,7 @@
 // Decode kernels: codes → float32 bit patterns (or 16-bit codes of another format) through a per-format table that
 // the host uploads into memory.
 // Tables come from the exact core (decodeTable32), so no kernel knows a format; the host validates codes first.
+import { select, swizzle } from "./simd";
 
 // v128 masks live in memory and are loaded before loops: V8 11.3 rebuilds v128 constants in every iteration.
 const NIBBLE_MASK = memory.data<u8>([15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15], 16);
@@ -95,13 +96,14 @@ function ieee4(c: v128, p: usize, nanRun: bool): v128 {
   // would be slow) times 2^(127 − B); subnormal ones: m·2^minQ, both exact.
   const normal = f32x4.mul(i32x4.max_s(t, v128.load(p, IEEE_NORMAL_MIN)), v128.load(p, IEEE_SCALE));
   const subnormal = f32x4.mul(f32x4.convert_i32x4_s(m), v128.load(p, IEEE_SUB_SCALE));
-  let v = v128.bitselect(subnormal, normal, i32x4.lt_s(m, v128.load(p, IEEE_SUB_LIMIT)));
-  v = v128.bitselect(v128.or(v128.load(IEEE_CONSTANTS, 0), v128.and(t, v128.load(p, IEEE_FRACTION))), v, i32x4.gt_s(m, v128.load(p, IEEE_INF_BELOW)));
+  // select: its masks are comparison results.
+  let v = select(subnormal, normal, i32x4.lt_s(m, v128.load(p, IEEE_SUB_LIMIT)));
+  v = select(v128.or(v128.load(IEEE_CONSTANTS, 0), v128.and(t, v128.load(p, IEEE_FRACTION))), v, i32x4.gt_s(m, v128.load(p, IEEE_INF_BELOW)));
   v = v128.or(v, v128.and(i32x4.mul(c, v128.load(p, IEEE_SIGN_UP)), v128.load(IEEE_CONSTANTS, 16)));
   // A compile-time choice (the callers pass a literal): the run costs binary16 a quarter of its speed.
   if (!nanRun) return v;
   const nan = i32x4.lt_u(i32x4.sub(c, v128.load(p, IEEE_NAN_FROM)), v128.load(p, IEEE_NAN_COUNT));
-  return v128.bitselect(v128.load(p, IEEE_NAN_BITS), v, nan);
+  return select(v128.load(p, IEEE_NAN_BITS), v, nan);
 }
 
 /**
@@ -151,10 +153,11 @@ export function nibblePlanes(table: usize, planes: usize): void {
 // @ts-ignore: decorator
 @inline
 function decode16(codes: v128, p0: v128, p1: v128, p2: v128, p3: v128, d: usize): void {
-  const b0 = i8x16.swizzle(p0, codes);
-  const b1 = i8x16.swizzle(p1, codes);
-  const b2 = i8x16.swizzle(p2, codes);
-  const b3 = i8x16.swizzle(p3, codes);
+  // swizzle: codes are < 16 (nibbles, or byte codes the host checked < 2^K with K ≤ 4).
+  const b0 = swizzle(p0, codes);
+  const b1 = swizzle(p1, codes);
+  const b2 = swizzle(p2, codes);
+  const b3 = swizzle(p3, codes);
   const lo01 = i8x16.shuffle(b0, b1, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
   const hi01 = i8x16.shuffle(b0, b1, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
   const lo23 = i8x16.shuffle(b2, b3, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
@@ -222,14 +225,15 @@ function affine16(
 ): void {
   const m = v128.and(c, magMask);
   // Swizzle gives 0 for indices ≥ 16, so each window adds its residuals to its own magnitudes only.
+  // Strict swizzles: m and m − TOP take byte values 16…127 too, which the relaxed form leaves to the engine.
   const mt = i8x16.sub(m, top);
   // Bit 7 of code + bias is the sign bit (no carry reaches past it), added to the high byte: 0x8000 on the output.
   let rl = v128.or(i8x16.swizzle(rll, m), i8x16.swizzle(rhl, mt));
   let rh = i8x16.add(v128.or(i8x16.swizzle(rlh, m), i8x16.swizzle(rhh, mt)), v128.and(i8x16.add(c, signBias), sign));
   if (withOdd) {
     const odd = i8x16.eq(c, oddCode);
-    rl = v128.bitselect(oddLo, rl, odd);
-    rh = v128.bitselect(oddHi, rh, odd);
+    rl = select(oddLo, rl, odd); // select: odd is a comparison result
+    rh = select(oddHi, rh, odd);
   }
   const lo = i16x8.add(
     i16x8.add(i16x8.mul(i16x8.extend_low_i8x16_u(m), step), offset),

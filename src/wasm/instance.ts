@@ -1,5 +1,7 @@
-// The Wasm kernels: instantiated synchronously from the bytes inlined by scripts/build.mjs (no loader, no imports).
+// The Wasm kernels: instantiated synchronously from the bytes inlined by scripts/build.mjs (no loader, no imports),
+// the relaxed-SIMD build where the engine validates relaxed SIMD (same sources and results), else the baseline.
 import { kernelsBase64 } from "../../build/wasm/kernels.js";
+import { relaxedKernelsBase64 } from "../../build/wasm/kernels-relaxed.js";
 import { type Kernels, type WasmMemory, type WasmModule, base64Bytes } from "./abi.js";
 
 export type { Kernels } from "./abi.js";
@@ -7,6 +9,37 @@ export type { Kernels } from "./abi.js";
 let instance: Kernels | null | undefined;
 let enabled = true;
 let failure: unknown;
+
+/** Which build of the kernels runs: "relaxed" (relaxed SIMD) or "baseline" (SIMD only). */
+export type KernelTier = "relaxed" | "baseline";
+let tier: KernelTier | undefined;
+
+// (func (param v128) (result v128) (i8x16.relaxed_swizzle (local.get 0) (local.get 0))): 33 bytes that validate
+// only where the engine has relaxed SIMD, so detection compiles nothing.
+const RELAXED_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x06, 0x01, 0x60, 0x01, 0x7b, 0x01, 0x7b, 0x03, 0x02, 0x01, 0x00,
+  0x0a, 0x0b, 0x01, 0x09, 0x00, 0x20, 0x00, 0x20, 0x00, 0xfd, 0x80, 0x02, 0x0b,
+]);
+
+/**
+ * The build to load: the relaxed one where WebAssembly.validate accepts relaxed SIMD, unless the environment
+ * variable MINIFLOAT_SIMD is "baseline" (Node; for tests and benchmarks that compare the two builds).
+ */
+function pickTier(): KernelTier {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  if (env?.MINIFLOAT_SIMD === "baseline") return "baseline";
+  try {
+    return WebAssembly.validate(RELAXED_PROBE) ? "relaxed" : "baseline";
+  } catch {
+    return "baseline";
+  }
+}
+
+/** The bytes of the build this runtime loads (picked once). */
+function kernelBytes(): Uint8Array<ArrayBuffer> {
+  tier ??= pickTier();
+  return base64Bytes(tier === "relaxed" ? relaxedKernelsBase64 : kernelsBase64);
+}
 
 /**
  * An instance of compiled kernels: on a memory of its own, or (the threads build) on an imported shared memory.
@@ -27,7 +60,7 @@ export function kernels(): Kernels | undefined {
   if (!enabled) return undefined;
   if (instance === undefined) {
     try {
-      instance = instantiateKernels(new WebAssembly.Module(base64Bytes(kernelsBase64)));
+      instance = instantiateKernels(new WebAssembly.Module(kernelBytes()));
     } catch (error) {
       failure = error;
       instance = null;
@@ -40,7 +73,7 @@ export function kernels(): Kernels | undefined {
 export async function initKernels(): Promise<boolean> {
   if (instance) return true;
   try {
-    instance = instantiateKernels(await WebAssembly.compile(base64Bytes(kernelsBase64)));
+    instance = instantiateKernels(await WebAssembly.compile(kernelBytes()));
   } catch (error) {
     failure = error;
     instance = null;
@@ -53,8 +86,12 @@ export function useKernels(on: boolean): void {
   enabled = on;
 }
 
-/** Whether bulk calls run in Wasm, and why not when they do not. */
-export function kernelStatus(): { available: boolean; enabled: boolean; error?: string } {
+/**
+ * Whether bulk calls run in Wasm, and why not when they do not; `tier` names the build loaded ("relaxed": relaxed
+ * SIMD, "baseline": SIMD only; same results), once one is.
+ */
+export function kernelStatus(): { available: boolean; enabled: boolean; tier?: KernelTier; error?: string } {
   const available = (enabled ? kernels() : (instance ?? undefined)) !== undefined;
-  return failure === undefined ? { available, enabled } : { available, enabled, error: String(failure) };
+  const status = { available, enabled, ...(instance ? { tier } : {}) };
+  return failure === undefined ? status : { ...status, error: String(failure) };
 }
