@@ -4,17 +4,6 @@
 // determined by the spec, so both builds give the same bits on every engine (x86 and ARM).
 
 /**
- * i8x16.swizzle for index lanes that are < 16 or ≥ 128 (the relaxed form leaves 16…127 to the engine). V8 on x64
- * lowers the strict form to a saturating add then pshufb, the relaxed one to pshufb alone.
- */
-// @ts-ignore: decorator
-@inline
-export function swizzle(table: v128, index: v128): v128 {
-  if (ASC_FEATURE_RELAXED_SIMD) return i8x16.relaxed_swizzle(table, index);
-  return i8x16.swizzle(table, index);
-}
-
-/**
  * v128.bitselect(a, b, mask) for masks whose every byte is 0x00 or 0xFF (comparison results and all-ones/zero
  * constants; the relaxed form may pick by the top bit of a lane only). V8 on x64: one blend instead of and/andnot/or.
  */

@@ -3,6 +3,7 @@
 import { kernelsBase64 } from "../../build/wasm/kernels.js";
 import { relaxedKernelsBase64 } from "../../build/wasm/kernels-relaxed.js";
 import { type Kernels, type WasmMemory, type WasmModule, base64Bytes } from "./abi.js";
+import { hasRelaxedSimd } from "./relaxed-probe.js";
 
 export type { Kernels } from "./abi.js";
 
@@ -14,25 +15,14 @@ let failure: unknown;
 export type KernelTier = "relaxed" | "baseline";
 let tier: KernelTier | undefined;
 
-// (func (param v128) (result v128) (i8x16.relaxed_swizzle (local.get 0) (local.get 0))): 33 bytes that validate
-// only where the engine has relaxed SIMD, so detection compiles nothing.
-const RELAXED_PROBE = new Uint8Array([
-  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x06, 0x01, 0x60, 0x01, 0x7b, 0x01, 0x7b, 0x03, 0x02, 0x01, 0x00,
-  0x0a, 0x0b, 0x01, 0x09, 0x00, 0x20, 0x00, 0x20, 0x00, 0xfd, 0x80, 0x02, 0x0b,
-]);
-
 /**
- * The build to load: the relaxed one where WebAssembly.validate accepts relaxed SIMD, unless the environment
+ * The build to load: the relaxed one where the engine validates relaxed SIMD (nothing compiled), unless the environment
  * variable MINIFLOAT_SIMD is "baseline" (Node; for tests and benchmarks that compare the two builds).
  */
 function pickTier(): KernelTier {
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
   if (env?.MINIFLOAT_SIMD === "baseline") return "baseline";
-  try {
-    return WebAssembly.validate(RELAXED_PROBE) ? "relaxed" : "baseline";
-  } catch {
-    return "baseline";
-  }
+  return hasRelaxedSimd() ? "relaxed" : "baseline";
 }
 
 /** The bytes of the build this runtime loads (picked once). */
