@@ -1,6 +1,7 @@
 // Decode kernels: codes → float32 bit patterns (or 16-bit codes of another format) through a per-format table that
 // the host uploads into memory.
 // Tables come from the exact core (decodeTable32), so no kernel knows a format; the host validates codes first.
+import { select } from "./simd";
 
 // v128 masks live in memory and are loaded before loops: V8 11.3 rebuilds v128 constants in every iteration.
 const NIBBLE_MASK = memory.data<u8>([15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15], 16);
@@ -95,13 +96,14 @@ function ieee4(c: v128, p: usize, nanRun: bool): v128 {
   // would be slow) times 2^(127 − B); subnormal ones: m·2^minQ, both exact.
   const normal = f32x4.mul(i32x4.max_s(t, v128.load(p, IEEE_NORMAL_MIN)), v128.load(p, IEEE_SCALE));
   const subnormal = f32x4.mul(f32x4.convert_i32x4_s(m), v128.load(p, IEEE_SUB_SCALE));
-  let v = v128.bitselect(subnormal, normal, i32x4.lt_s(m, v128.load(p, IEEE_SUB_LIMIT)));
-  v = v128.bitselect(v128.or(v128.load(IEEE_CONSTANTS, 0), v128.and(t, v128.load(p, IEEE_FRACTION))), v, i32x4.gt_s(m, v128.load(p, IEEE_INF_BELOW)));
+  // select: its masks are comparison results.
+  let v = select(subnormal, normal, i32x4.lt_s(m, v128.load(p, IEEE_SUB_LIMIT)));
+  v = select(v128.or(v128.load(IEEE_CONSTANTS, 0), v128.and(t, v128.load(p, IEEE_FRACTION))), v, i32x4.gt_s(m, v128.load(p, IEEE_INF_BELOW)));
   v = v128.or(v, v128.and(i32x4.mul(c, v128.load(p, IEEE_SIGN_UP)), v128.load(IEEE_CONSTANTS, 16)));
   // A compile-time choice (the callers pass a literal): the run costs binary16 a quarter of its speed.
   if (!nanRun) return v;
   const nan = i32x4.lt_u(i32x4.sub(c, v128.load(p, IEEE_NAN_FROM)), v128.load(p, IEEE_NAN_COUNT));
-  return v128.bitselect(v128.load(p, IEEE_NAN_BITS), v, nan);
+  return select(v128.load(p, IEEE_NAN_BITS), v, nan);
 }
 
 /**
@@ -151,6 +153,7 @@ export function nibblePlanes(table: usize, planes: usize): void {
 // @ts-ignore: decorator
 @inline
 function decode16(codes: v128, p0: v128, p1: v128, p2: v128, p3: v128, d: usize): void {
+  // Strict swizzles: the codes are < 16, so relaxed_swizzle would give the same bytes, but it measured no faster.
   const b0 = i8x16.swizzle(p0, codes);
   const b1 = i8x16.swizzle(p1, codes);
   const b2 = i8x16.swizzle(p2, codes);
@@ -228,6 +231,7 @@ function affine16(
   const m = v128.and(c, magMask);
   // Bit 7 of code + bias is the sign bit (no carry reaches past it), added to the high byte: 0x8000 on the output.
   const signByte = v128.and(i8x16.add(c, signBias), sign);
+  // Strict swizzles: the indices take byte values 16…127 too, which the relaxed form leaves to the engine.
   let rl: v128, rh: v128;
   if (oneWindow) {
     // (c − W) mod the magnitude count: the window's magnitudes become 0…15, the others ≥ 16, for which swizzle gives 0.
@@ -242,8 +246,8 @@ function affine16(
   }
   if (withOdd) {
     const odd = i8x16.eq(c, oddCode);
-    rl = v128.bitselect(oddLo, rl, odd);
-    rh = v128.bitselect(oddHi, rh, odd);
+    rl = select(oddLo, rl, odd); // select: odd is a comparison result
+    rh = select(oddHi, rh, odd);
   }
   const lo = i16x8.add(
     i16x8.add(i16x8.mul(i16x8.extend_low_i8x16_u(m), step), offset),

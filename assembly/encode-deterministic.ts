@@ -2,6 +2,9 @@
 // the directed family (an addend on the float32 bits, a threshold on the fraction of subnormal results).
 import { F_ABS, F_ONE, F_TWO23, c, k } from "./encode-common";
 import { Slot } from "./encode-layout";
+import { select } from "./simd";
+
+// select: every mask in this file is a comparison result or a sign spread, so each of its bytes is 0x00 or 0xFF.
 
 /** Rounded, clamped magnitude code of four lanes (NearestTiesToEven). */
 // @ts-ignore: decorator
@@ -12,7 +15,7 @@ export function fastMagnitude(x: v128, shift: i32, rebias: v128, half: v128, mag
   const n = i32x4.shr_s(i32x4.add(i32x4.add(b, half), v128.and(i32x4.shr_u(b, shift), k(F_ONE))), shift);
   const s = i32x4.sub(f32x4.add(a, magic), magic);
   // With bias 128 (rebias 2^23) ∞ and values near it wrap negative: the unsigned clamp still sends them to LIMIT.
-  return i32x4.min_u(v128.bitselect(s, n, i32x4.lt_s(a, normalBits)), limit);
+  return i32x4.min_u(select(s, n, i32x4.lt_s(a, normalBits)), limit);
 }
 
 /**
@@ -36,7 +39,7 @@ export function directedMagnitude(p: usize, x: v128, shift: i32, rebias: v128, s
   const oddS = i32x4.neg(v128.and(whole, one));
   const g = i32x4.add(i32x4.add(c(p, Slot.directedGBase), v128.and(oddS, c(p, Slot.directedGOdd))), i32x4.add(v128.and(neg, c(p, Slot.directedGNegative)), v128.andnot(c(p, Slot.directedGPositive), neg)));
   const s = i32x4.sub(whole, i32x4.gt_s(f32x4.sub(y, floor), g));
-  return i32x4.min_u(v128.bitselect(s, n, i32x4.lt_s(a, normalBits)), v128.bitselect(limitNeg, limit, neg));
+  return i32x4.min_u(select(s, n, i32x4.lt_s(a, normalBits)), select(limitNeg, limit, neg));
 }
 
 
@@ -53,6 +56,6 @@ export function noZeroCodes(p: usize, x: v128, shift: i32, normalBits: v128, lim
   const odd = i32x4.shr_s(i32x4.shl(x, 31 - shift), 31); // all ones where bit `shift` of x is set
   const n = i32x4.shr_s(i32x4.add(i32x4.add(x, c(p, Slot.noZeroT)), v128.and(odd, c(p, Slot.noZeroTOdd))), shift);
   const low = i32x4.shr_u(i32x4.ge_s(x, c(p, Slot.noZeroOneBits)), 31);
-  const m = v128.bitselect(i32x4.min_u(n, limit), low, i32x4.ge_s(x, normalBits));
-  return v128.bitselect(c(p, Slot.noZeroBelow), m, i32x4.lt_s(x, c(p, Slot.noZeroBelowBits)));
+  const m = select(i32x4.min_u(n, limit), low, i32x4.ge_s(x, normalBits));
+  return select(c(p, Slot.noZeroBelow), m, i32x4.lt_s(x, c(p, Slot.noZeroBelowBits)));
 }

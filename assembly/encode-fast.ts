@@ -14,6 +14,10 @@ export const enum Payload {
 }
 import { anyBelow, blockRandom, stochasticMagnitude } from "./encode-stochastic";
 import { laneOffsets, randomBits32x4, rngMul1, rngMul2 } from "./rng";
+import { select } from "./simd";
+
+// select: the masks are comparison results narrowed with signed saturation (still 0 or all ones) or ANDed with the
+// all-ones/zero slot narrowUnsigned, so each byte is 0x00 or 0xFF.
 
 /** All ones where x is ±∞ or NaN. */
 // @ts-ignore: decorator
@@ -31,16 +35,16 @@ function fastCodes(p: usize, m: v128, neg: v128, wide: bool): v128 {
   // Sign: cleared at zero where the format has no −0. Unsigned formats: a negative input gives 0 when it rounds to
   // zero, otherwise the below-MinFinite code (§4.7.5 rules 5, 11, 20, 22).
   const code = v128.or(m, v128.andnot(v128.and(neg, c(p, Slot.narrowSignBit)), v128.and(atZero, c(p, Slot.narrowZeroClear))));
-  return v128.bitselect(v128.andnot(c(p, Slot.narrowBelowNegative), atZero), code, v128.and(neg, c(p, Slot.narrowUnsigned)));
+  return select(v128.andnot(c(p, Slot.narrowBelowNegative), atZero), code, v128.and(neg, c(p, Slot.narrowUnsigned)));
 }
 
 /** ±∞ and NaN lanes of `code` replaced by their codes (by sign; NaN with the kept payload of numpy float16). */
 // @ts-ignore: decorator
 @inline
 function fastSpecials(p: usize, code: v128, neg: v128, inf: v128, nan: v128, payload: v128, keepPayload: bool): v128 {
-  let nanCode = v128.bitselect(c(p, Slot.narrowNaNNegative), c(p, Slot.narrowNaNPositive), neg);
+  let nanCode = select(c(p, Slot.narrowNaNNegative), c(p, Slot.narrowNaNPositive), neg);
   if (keepPayload) nanCode = i16x8.add(nanCode, i16x8.add(i16x8.max_u(payload, c(p, Slot.narrowOne)), c(p, Slot.narrowKeepOffset)));
-  return v128.bitselect(nanCode, v128.bitselect(v128.bitselect(c(p, Slot.narrowInfNegative), c(p, Slot.narrowInfPositive), neg), code, inf), nan);
+  return select(nanCode, select(select(c(p, Slot.narrowInfNegative), c(p, Slot.narrowInfPositive), neg), code, inf), nan);
 }
 
 /** NaN (`nan`) or ±∞ masks of eight lanes, narrowed to i16x8. */

@@ -11,6 +11,7 @@
 import { F_ABS, F_INF, F_MINNORMAL, F_ONE, F_PAYLOAD, F_REBIAS, F_TWO31, c, k, scalar } from "./encode-common";
 import { RandomSource, Scalar, Slot, TAIL_AT } from "./encode-layout";
 import { laneOffsets, seededLanes } from "./rng";
+import { select, truncS } from "./simd";
 
 /** Codes of four float32 lanes. `rsh` is R << (32 − N) for the stochastic modes (zero otherwise). */
 // @ts-ignore: decorator
@@ -22,19 +23,22 @@ function encode4(p: usize, x: v128, rsh: v128, shift: i32, nuShift: i32, cShift:
   // Normal path: a float32 subnormal is renormalised by an exact int→float conversion (its exponent field then
   // reads 149 too high), so ⌊log2|x|⌋ and the significand come from the bits for every input.
   const subnormal32 = i32x4.lt_s(a, k(F_MINNORMAL));
-  const bits = v128.bitselect(i32x4.sub(f32x4.convert_i32x4_s(a), k(F_REBIAS)), a, subnormal32);
+  const bits = select(i32x4.sub(f32x4.convert_i32x4_s(a), k(F_REBIAS)), a, subnormal32);
   const magN = i32x4.add(i32x4.shr_s(bits, shift), c(p, Slot.magOffset));
   const nuN = i32x4.shl(v128.and(bits, c(p, Slot.remainderMask)), nuShift);
   // Subnormal path: y = |x|·2^−minQ is exact (power-of-two scaling of a float32 with minQ ≤ 0); ⌊y⌋ and the
   // fraction are exact too, and the fraction becomes 31 bits + a sticky bit.
   const y = f32x4.mul(f32x4.mul(a, c(p, Slot.scale1)), c(p, Slot.scale2));
-  const fl = i32x4.trunc_sat_f32x4_s(y);
+  // truncS: ⌊y⌋ and frac31 are kept on subnormal-path lanes only (normal lanes select the bits path), where
+  // y < 2^(P−1) and frac·2^31 < 2^31 are finite and in range. select: every mask below is a comparison, a sign
+  // spread or an all-ones/zero slot (unsigned, noZero, quirk), so each byte is 0x00 or 0xFF.
+  const fl = truncS(y);
   const frac = f32x4.mul(f32x4.sub(y, f32x4.convert_i32x4_s(fl)), k(F_TWO31));
-  const frac31 = i32x4.trunc_sat_f32x4_s(frac);
+  const frac31 = truncS(frac);
   const nuS = i32x4.sub(i32x4.shl(frac31, 1), f32x4.ne(frac, f32x4.convert_i32x4_s(frac31)));
   const normal = i32x4.ge_s(bits, c(p, Slot.normalMin));
-  const truncated = v128.bitselect(magN, fl, normal);
-  let nu = v128.bitselect(nuN, nuS, normal);
+  const truncated = select(magN, fl, normal);
+  let nu = select(nuN, nuS, normal);
   // RoundAway (§4.7.4) as the carry out of ν + T.
   let carryC: v128 = i32x4.splat(0);
   if (stageC) {
@@ -44,14 +48,14 @@ function encode4(p: usize, x: v128, rsh: v128, shift: i32, nuShift: i32, cShift:
     nu = rounded;
   }
   const odd = i32x4.neg(v128.and(truncated, one));
-  let t = i32x4.add(c(p, Slot.tBase), v128.bitselect(c(p, Slot.tOdd), c(p, Slot.tEven), odd));
-  t = i32x4.add(t, v128.bitselect(c(p, Slot.tNegative), c(p, Slot.tPositive), neg));
+  let t = i32x4.add(c(p, Slot.tBase), select(c(p, Slot.tOdd), c(p, Slot.tEven), odd));
+  t = i32x4.add(t, select(c(p, Slot.tNegative), c(p, Slot.tPositive), neg));
   if (stochastic) t = i32x4.add(t, rsh);
   const kept = v128.and(nu, c(p, Slot.fractionMask));
   let away = i32x4.lt_u(i32x4.add(kept, t), kept);
   if (stageC) away = v128.or(away, carryC);
   // Magnitude code with the carry (unbounded exponent), flushed subnormals, and the zero result.
-  let mag = i32x4.sub(v128.bitselect(magN, i32x4.add(fl, c(p, Slot.zeroMagnitude)), normal), away);
+  let mag = i32x4.sub(select(magN, i32x4.add(fl, c(p, Slot.zeroMagnitude)), normal), away);
   mag = v128.andnot(mag, i32x4.lt_s(mag, c(p, Slot.flushBelow)));
   const zeroIn = i32x4.eq(a, i32x4.splat(0));
   const zero = v128.or(zeroIn, i32x4.eq(mag, c(p, Slot.zeroMagnitude)));
@@ -59,16 +63,16 @@ function encode4(p: usize, x: v128, rsh: v128, shift: i32, nuShift: i32, cShift:
   const over = i32x4.gt_s(mag, c(p, Slot.maxMagnitude));
   const above = v128.andnot(over, v128.or(neg, zero));
   const below = v128.or(v128.and(neg, v128.or(over, v128.andnot(c(p, Slot.unsigned), zero))), v128.and(c(p, Slot.noZero), zero));
-  let code = v128.bitselect(v128.and(neg, c(p, Slot.negativeZero)), i32x4.add(mag, v128.and(neg, c(p, Slot.signBit))), zero);
-  code = v128.bitselect(c(p, Slot.above), code, above);
-  code = v128.bitselect(v128.bitselect(c(p, Slot.belowNegative), c(p, Slot.belowPositive), neg), code, below);
-  code = v128.bitselect(v128.bitselect(c(p, Slot.infNegative), c(p, Slot.infPositive), neg), code, i32x4.eq(a, k(F_INF)));
+  let code = select(v128.and(neg, c(p, Slot.negativeZero)), i32x4.add(mag, v128.and(neg, c(p, Slot.signBit))), zero);
+  code = select(c(p, Slot.above), code, above);
+  code = select(select(c(p, Slot.belowNegative), c(p, Slot.belowPositive), neg), code, below);
+  code = select(select(c(p, Slot.infNegative), c(p, Slot.infPositive), neg), code, i32x4.eq(a, k(F_INF)));
   const payload = i32x4.max_u(i32x4.shr_u(v128.and(a, k(F_PAYLOAD)), shift), one);
-  const nan = i32x4.add(v128.bitselect(c(p, Slot.nanNegative), c(p, Slot.nanPositive), neg), v128.and(c(p, Slot.keepPayload), i32x4.add(payload, c(p, Slot.keepOffset))));
-  code = v128.bitselect(nan, code, i32x4.gt_s(a, k(F_INF)));
+  const nan = i32x4.add(select(c(p, Slot.nanNegative), c(p, Slot.nanPositive), neg), v128.and(c(p, Slot.keepPayload), i32x4.add(payload, c(p, Slot.keepOffset))));
+  code = select(nan, code, i32x4.gt_s(a, k(F_INF)));
   // ml_dtypes float8_e8m0fnu: positive float32 subnormals give MinPositive up to its value, the next code above.
   const quirk = v128.andnot(v128.and(c(p, Slot.quirk), subnormal32), v128.or(neg, zeroIn));
-  return v128.bitselect(i32x4.sub(c(p, Slot.minPositive), i32x4.gt_s(a, c(p, Slot.quirkThreshold))), code, quirk);
+  return select(i32x4.sub(c(p, Slot.minPositive), i32x4.gt_s(a, c(p, Slot.quirkThreshold))), code, quirk);
 }
 
 /** R << (32 − N) for the four elements starting at element i (absolute index first + i). */

@@ -21,9 +21,10 @@ for (const [path, text] of [
   if (!existsSync(file) || readFileSync(file, "utf8") !== text) writeFileSync(file, text);
 }
 
-// Wasm kernels: asc (asconfig.json "release": SIMD, -O3, stub runtime, no imports; "threads": the same sources
-// importing a shared memory, for the workers of minifloat/parallel), each skipped when the sources are unchanged: a
-// hash of their contents is stamped next to the .wasm (timestamps race with edits during a build).
+// Wasm kernels: asc (asconfig.json "release": SIMD, -O3, stub runtime, no imports; "relaxed": the same sources with
+// relaxed SIMD, whose assembly/simd.ts wrappers then emit the relaxed forms, picked at load where the engine has it;
+// "threads": the same sources importing a shared memory, for the workers of minifloat/parallel), each skipped when
+// the sources are unchanged: a hash of their contents is stamped next to the .wasm (timestamps race with edits).
 const wasmSources = [
   join(root, "asconfig.json"),
   ...readdirSync(join(root, "assembly"))
@@ -37,6 +38,7 @@ const digest = hash.digest("hex");
 // src/wasm/kernels-module.d.ts), so bundles and vitest need no loader.
 for (const [target, file, name] of [
   ["release", "kernels", "kernelsBase64"],
+  ["relaxed", "kernels-relaxed", "relaxedKernelsBase64"],
   ["threads", "kernels-threads", "threadKernelsBase64"],
 ]) {
   const wasm = join(root, `build/wasm/${file}.wasm`);

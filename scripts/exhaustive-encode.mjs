@@ -5,13 +5,17 @@
 // ±∞, NaN by sign and kept payload) comes from the exact core's project(), once per outcome.
 //
 // usage: npm run check:exhaustive -- <format> [rounding saturation] [--bias B] [--from 0xHEX] [--to 0xHEX] [--workers W]
-// (deterministic roundings; run `npm run build` first — the kernel is read from build/wasm).
+//   [--simd relaxed|baseline]
+// (deterministic roundings; run `npm run build` first — the kernel is read from build/wasm). The kernels build is the
+// one the library picks (relaxed SIMD where the engine has it), or the one --simd names: relaxed restarts Node 20
+// with --experimental-wasm-relaxed-simd, baseline sets MINIFLOAT_SIMD=baseline.
 import { build } from "esbuild";
 import { mkdtempSync, rmSync, existsSync } from "node:fs";
 import { tmpdir, availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
+import { spawnSync } from "node:child_process";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const BLOCK = 2 ** 22; // bit patterns per kernel call
@@ -33,6 +37,20 @@ async function main() {
   const from = Number(option("from", "0"));
   const to = Number(option("to", "0x100000000"));
   const workers = Number(option("workers", String(Math.min(2, availableParallelism()))));
+  const simd = option("simd");
+  const relaxedFlag = "--experimental-wasm-relaxed-simd";
+  if (simd === "relaxed" && !process.execArgv.includes(relaxedFlag)) {
+    // V8 flags are per process (worker threads share them): a fresh Node with the flag runs the check.
+    const child = spawnSync(process.execPath, [relaxedFlag, ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+      stdio: "inherit",
+    });
+    process.exit(child.status ?? 1);
+  }
+  if (simd === "baseline") process.env.MINIFLOAT_SIMD = "baseline";
+  else if (simd !== undefined && simd !== "relaxed") {
+    console.error(`--simd: is ${simd}; allowed: relaxed, baseline`);
+    process.exit(2);
+  }
   const [name, rounding, saturation] = args;
   if (!name || (rounding === undefined) !== (saturation === undefined) || !(from >= 0 && to <= 2 ** 32 && from < to)) {
     console.error("usage: npm run check:exhaustive -- <format> [rounding saturation] [--bias B] [--from 0xHEX] [--to 0xHEX] [--workers W]");
@@ -52,7 +70,8 @@ async function main() {
         export { decodeExact } from "./src/exact/decode.ts";
         export { resolveProjection } from "./src/exact/projection.ts";
         export { fromFloat32Bits, toNumberExact, finite } from "./src/exact/value.ts";
-        export { quantizeWasm } from "./src/wasm/encode.ts";`,
+        export { quantizeWasm } from "./src/wasm/encode.ts";
+        export { kernelStatus } from "./src/wasm/instance.ts";`,
       resolveDir: root,
       loader: "ts",
     },
@@ -83,7 +102,8 @@ async function main() {
           };
           w.on("message", (m) => {
             if (m.ready) {
-              if (!announced) console.log(`${m.format} ${m.projection}`);
+              if (!announced) console.log(`${m.format} ${m.projection}, ${m.tier} kernels build`);
+              if (simd !== undefined && m.tier !== simd) reject(new Error(`--simd ${simd}: the engine loaded the ${m.tier} build`));
               announced = true;
               return feed();
             }
@@ -118,7 +138,13 @@ async function worker() {
   const src = new Float32Array(BLOCK);
   const bits = new Uint32Array(src.buffer);
   const out = f.K <= 8 ? new Uint8Array(BLOCK) : new Uint16Array(BLOCK);
-  parentPort.postMessage({ ready: true, format: f.name, projection: `${rho.rounding}/${rho.saturation}${rho.vendor === "none" ? "" : `/${rho.vendor}`}` });
+  const tier = core.kernelStatus().tier;
+  parentPort.postMessage({
+    ready: true,
+    tier,
+    format: f.name,
+    projection: `${rho.rounding}/${rho.saturation}${rho.vendor === "none" ? "" : `/${rho.vendor}`}`,
+  });
   parentPort.on("message", (job) => {
     if (job === null) return parentPort.close();
     let mismatches = 0;

@@ -172,11 +172,11 @@ describe("instance", () => {
   it("compiles asynchronously too, and useKernels(false) switches bulk calls to the reference", async () => {
     expect(await initKernels()).toBe(true);
     useKernels(false);
-    expect(kernelStatus()).toEqual({ available: true, enabled: false });
+    expect(kernelStatus()).toEqual({ available: true, enabled: false, tier: process.env.MINIFLOAT_EXPECT_TIER });
     expect(() => allocBytes(1)).toThrow(/^wasm: the WebAssembly kernels are unavailable/);
     expect(Array.from(dequantize(new Uint8Array([0x38, 0xb8]), "float8_e4m3fn"))).toEqual([1, -1]);
     useKernels(true);
-    expect(kernelStatus()).toEqual({ available: true, enabled: true });
+    expect(kernelStatus()).toEqual({ available: true, enabled: true, tier: process.env.MINIFLOAT_EXPECT_TIER });
   });
 });
 
@@ -184,7 +184,7 @@ describe("bundles", () => {
   it("the browser bundle carries the kernels inline and instantiates them without Node APIs", async () => {
     const url = new URL("../build/browser/index.js", import.meta.url);
     const browser = await import(/* @vite-ignore */ url.href);
-    expect(browser.kernelStatus()).toEqual({ available: true, enabled: true });
+    expect(browser.kernelStatus()).toEqual({ available: true, enabled: true, tier: process.env.MINIFLOAT_EXPECT_TIER });
     const codes = browser.allocCodes("float4_e2m1fn", 3);
     codes.array.set([1, 7, 15]);
     expect(Array.from(browser.dequantize(codes.array, "float4_e2m1fn"))).toEqual([0.5, 6, -6]);

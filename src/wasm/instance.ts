@@ -1,12 +1,35 @@
-// The Wasm kernels: instantiated synchronously from the bytes inlined by scripts/build.mjs (no loader, no imports).
+// The Wasm kernels: instantiated synchronously from the bytes inlined by scripts/build.mjs (no loader, no imports),
+// the relaxed-SIMD build where the engine validates relaxed SIMD (same sources and results), else the baseline.
 import { kernelsBase64 } from "../../build/wasm/kernels.js";
+import { relaxedKernelsBase64 } from "../../build/wasm/kernels-relaxed.js";
 import { type Kernels, type WasmMemory, type WasmModule, base64Bytes } from "./abi.js";
+import { hasRelaxedSimd } from "./relaxed-probe.js";
 
 export type { Kernels } from "./abi.js";
 
 let instance: Kernels | null | undefined;
 let enabled = true;
 let failure: unknown;
+
+/** Which build of the kernels runs: "relaxed" (relaxed SIMD) or "baseline" (SIMD only). */
+export type KernelTier = "relaxed" | "baseline";
+let tier: KernelTier | undefined;
+
+/**
+ * The build to load: the relaxed one where the engine validates relaxed SIMD (nothing compiled), unless the environment
+ * variable MINIFLOAT_SIMD is "baseline" (Node; for tests and benchmarks that compare the two builds).
+ */
+function pickTier(): KernelTier {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  if (env?.MINIFLOAT_SIMD === "baseline") return "baseline";
+  return hasRelaxedSimd() ? "relaxed" : "baseline";
+}
+
+/** The bytes of the build this runtime loads (picked once). */
+function kernelBytes(): Uint8Array<ArrayBuffer> {
+  tier ??= pickTier();
+  return base64Bytes(tier === "relaxed" ? relaxedKernelsBase64 : kernelsBase64);
+}
 
 /**
  * An instance of compiled kernels: on a memory of its own, or (the threads build) on an imported shared memory.
@@ -27,7 +50,7 @@ export function kernels(): Kernels | undefined {
   if (!enabled) return undefined;
   if (instance === undefined) {
     try {
-      instance = instantiateKernels(new WebAssembly.Module(base64Bytes(kernelsBase64)));
+      instance = instantiateKernels(new WebAssembly.Module(kernelBytes()));
     } catch (error) {
       failure = error;
       instance = null;
@@ -40,7 +63,7 @@ export function kernels(): Kernels | undefined {
 export async function initKernels(): Promise<boolean> {
   if (instance) return true;
   try {
-    instance = instantiateKernels(await WebAssembly.compile(base64Bytes(kernelsBase64)));
+    instance = instantiateKernels(await WebAssembly.compile(kernelBytes()));
   } catch (error) {
     failure = error;
     instance = null;
@@ -53,8 +76,12 @@ export function useKernels(on: boolean): void {
   enabled = on;
 }
 
-/** Whether bulk calls run in Wasm, and why not when they do not. */
-export function kernelStatus(): { available: boolean; enabled: boolean; error?: string } {
+/**
+ * Whether bulk calls run in Wasm, and why not when they do not; `tier` names the build loaded ("relaxed": relaxed
+ * SIMD, "baseline": SIMD only; same results), once one is.
+ */
+export function kernelStatus(): { available: boolean; enabled: boolean; tier?: KernelTier; error?: string } {
   const available = (enabled ? kernels() : (instance ?? undefined)) !== undefined;
-  return failure === undefined ? { available, enabled } : { available, enabled, error: String(failure) };
+  const status = { available, enabled, ...(instance ? { tier } : {}) };
+  return failure === undefined ? status : { ...status, error: String(failure) };
 }
