@@ -13,6 +13,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { cpuOf } from "./cpu-time.mjs";
 
 const { values: args } = parseArgs({
   options: { mb: { type: "string", default: "420" }, rounds: { type: "string", default: "5" }, baseline: { type: "string" } },
@@ -64,16 +65,7 @@ try {
     return (performance.now() - t0) / 1000;
   };
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  // CPU seconds (user + system) of a command, from sh's `times` (the wall time on a shared machine also measures others).
-  const cpuOf = (file, argv) => {
-    const out = execFileSync("sh", ["-c", '"$@" >/dev/null 2>&1 || exit $?; times', "sh", file, ...argv], { encoding: "utf8" });
-    const [m1, s1, m2, s2] = out
-      .trim()
-      .split("\n")[1]
-      .match(/[\d.]+/g)
-      .map(Number);
-    return m1 * 60 + s1 + m2 * 60 + s2;
-  };
+
   const load = () =>
     loadavg()
       .map((x) => x.toFixed(2))

@@ -9,6 +9,7 @@ import { mkdtempSync, openSync, rmSync, writeSync, closeSync, readFileSync } fro
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { cpuOf } from "./cpu-time.mjs";
 
 const { values: args } = parseArgs({
   options: { mb: { type: "string", default: "400" }, rounds: { type: "string", default: "3" }, baseline: { type: "string" } },
@@ -77,19 +78,6 @@ const seconds = (run) => {
   return Number(process.hrtime.bigint() - t) / 1e9;
 };
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-/**
- * Runs a command (output discarded) through sh, whose `times` gives the CPU seconds (user + system) it used: on a
- * shared machine the wall time also measures the other jobs, the CPU time does not.
- */
-const cpuOf = (file, argv) => {
-  const out = execFileSync("sh", ["-c", '"$@" >/dev/null 2>&1 || exit $?; times', "sh", file, ...argv], { encoding: "utf8" });
-  const [m1, s1, m2, s2] = out
-    .trim()
-    .split("\n")[1]
-    .match(/[\d.]+/g)
-    .map(Number);
-  return m1 * 60 + s1 + m2 * 60 + s2;
-};
 
 console.log(
   `load average ${loadavg()
