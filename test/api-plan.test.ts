@@ -18,7 +18,7 @@ describe("planQuantize picks the encode kernel's fast variant where it applies",
     ["float8_e4m3fn", undefined, "encodeF32/bytes"],
     ["float8_e5m2", undefined, "encodeF32/bytes"],
     ["Binary8p3se", { rounding: "NearestTiesToEven" }, "encodeF32/bytes"],
-    ["bfloat16", undefined, "encodeF32/wide"],
+    ["bfloat16", undefined, "encodeF32/prefix"], // binary32's top 16 bits: rounded in place
     ["float16", undefined, "encodeF32/wideKeep"],
     ["Binary8p3se", { rounding: "StochasticA", stochasticBits: 8, seed: 1 }, "encodeF32/bytes"],
     ["float8_e4m3fn", { rounding: "StochasticC", stochasticBits: 5, random: new Uint8Array(64) }, "encodeF32/bytes"],
