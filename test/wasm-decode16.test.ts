@@ -111,12 +111,19 @@ describe("16-bit table-gather kernels", () => {
     }
   });
 
-  it("streams inputs longer than a chunk from JS arrays", () => {
+  it("streams inputs longer than a chunk from JS arrays, and takes them whole in Wasm memory", () => {
     const f = format("float8_e4m3fn");
     const codes = Uint8Array.from({ length: 3 * CHUNK + 7 }, (_, i) => (Math.imul(i, 2654435761) >>> 24) & 255);
     const want = expected(f, "binary16");
     expect(mismatches(codes, dequantize(codes, f, { to: "float16", bits: true }) as Uint16Array, want)).toBe(0);
     expect(mismatches(codes, convert(codes, f, "binary16") as Uint16Array, want)).toBe(0);
+    // In Wasm memory: one kernel call over the whole range.
+    const zc = allocCodes(f, codes.length);
+    const out = allocCodes("binary16", codes.length);
+    zc.array.set(codes);
+    expect(mismatches(codes, dequantize(zc.array, f, { to: "float16", bits: true, out: out.array }) as Uint16Array, want)).toBe(0);
+    zc.free();
+    out.free();
   });
 
   it("returns a current view when uploading a table grows memory under zero-copy arrays", () => {

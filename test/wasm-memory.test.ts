@@ -142,6 +142,28 @@ describe("stream()", () => {
     src.free();
   });
 
+  it("with whole: one call when every array is in Wasm memory, chunks as before when a side is a JS array", () => {
+    const n = 3 * CHUNK + 5;
+    const src = allocBytes(n);
+    const out = allocBytes(n);
+    src.array.forEach((_, i, a) => (a[i] = i * 7));
+    const calls: number[] = [];
+    const copy = (s: number, d: number, count: number, first: number) => {
+      calls.push(first, count);
+      new Uint8Array(k.memory.buffer, d, count).set(new Uint8Array(k.memory.buffer, s, count));
+    };
+    stream(src.array, out.array, copy, { whole: true });
+    expect(calls).toEqual([0, n]);
+    expect(out.array.every((v, i) => v === ((i * 7) & 255))).toBe(true);
+    calls.length = 0;
+    const plain = new Uint8Array(n);
+    stream(src.array, plain, copy, { whole: true });
+    expect(calls).toEqual([0, CHUNK, CHUNK, CHUNK, 2 * CHUNK, CHUNK, 3 * CHUNK, 5]);
+    expect(plain.every((v, i) => v === ((i * 7) & 255))).toBe(true);
+    src.free();
+    out.free();
+  });
+
   it("streams packed groups and extra inputs, with a nested stream getting its own scratch", () => {
     const n = CHUNK + 5;
     const packed = new Uint8Array(Math.ceil((3 * n) / 4)).map((_, i) => i);

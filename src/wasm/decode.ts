@@ -309,9 +309,14 @@ export function requireBelow(k: Kernels, codes: Uint8Array | Uint16Array, limit:
   if (limit >= 2 ** (codes.BYTES_PER_ELEMENT * 8)) return;
   let max = 0;
   const scan = codes.BYTES_PER_ELEMENT === 1 ? k.maxU8 : k.maxU16;
-  stream(codes, null, (p, _d, count) => {
-    max = Math.max(max, scan(p, count));
-  });
+  stream(
+    codes,
+    null,
+    (p, _d, count) => {
+      max = Math.max(max, scan(p, count));
+    },
+    { whole: true },
+  );
   if (max < limit) return;
   const i = codes.findIndex((c) => c >= limit);
   throw new CodeRangeError(`${argument}[${i}]`, `is ${codes[i]}; allowed: ${allowed}`);
@@ -339,7 +344,7 @@ export function dequantizeWasm<T extends Float32Array | Uint16Array>(
   const { name, args } = table16
     ? gatherCall16(wasmTable16(f, table16), codes.BYTES_PER_ELEMENT)
     : decodeCall(wasmTable(k, f, decodeTable32), codes.BYTES_PER_ELEMENT);
-  stream(codesNow(), outNow(), (s, d, n) => callKernel(k, name, [s, d, n, ...args]));
+  stream(codesNow(), outNow(), (s, d, n) => callKernel(k, name, [s, d, n, ...args]), { whole: true });
   return outNow();
 }
 

@@ -123,6 +123,7 @@ export function quantizeWasm<T extends Uint8Array | Uint16Array>(
   new Int32Array(memoryBuffer(), params, BLOCK_WORDS).set(block);
   stream(srcNow(), outNow(), (s, d, count, start, extraPtrs) => k.encodeF32(params, s, d, count, first + start, extraPtrs[0] ?? 0), {
     extra: extra.map((a) => a()),
+    whole: true,
   });
   return outNow();
 }
