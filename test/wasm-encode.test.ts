@@ -77,6 +77,18 @@ function mismatches(f: Format, rho: ResolvedProjection, random: Parameters<typeo
   return bad;
 }
 
+/** The first five inputs of src whose kernel code (deterministic ρ) differs from project(), as text. */
+function firstMismatches(src: Float32Array, f: Format, rho: ResolvedProjection): string[] {
+  const bits = new Uint32Array(src.buffer, src.byteOffset, src.length);
+  const out = quantizeWasm(src, f, rho, new (codeArrayType(f) as typeof Uint8Array | typeof Uint16Array)(src.length), undefined)!;
+  const bad: string[] = [];
+  for (let i = 0; i < src.length && bad.length < 5; i++) {
+    const want = project(fromFloat32Bits(bits[i]!), f, rho);
+    if (out[i] !== want) bad.push(`0x${bits[i]!.toString(16)} → ${out[i]}, reference ${want}`);
+  }
+  return bad;
+}
+
 const P3109_8BIT = [
   ...Array.from({ length: 7 }, (_, i) => [`Binary8p${i + 1}se`, `Binary8p${i + 1}sf`]).flat(),
   ...Array.from({ length: 8 }, (_, i) => [`Binary8p${i + 1}ue`, `Binary8p${i + 1}uf`]).flat(),
@@ -145,15 +157,7 @@ describe("binary32's prefixes (bfloat16): float32 bits rounded in place vs proje
         const rho = resolveProjection(f, { rounding: "NearestTiesToEven", saturation });
         const where = `${f.name} ${saturation}`;
         expect(encodeVariant(encodeBlock(f, rho, undefined)!), where).toBe("prefix");
-        const src = prefixInputs(f);
-        const bits = new Uint32Array(src.buffer);
-        const out = quantizeWasm(src, f, rho, new Uint16Array(src.length), undefined)!;
-        const bad: string[] = [];
-        for (let i = 0; i < src.length && bad.length < 5; i++) {
-          const want = project(fromFloat32Bits(bits[i]!), f, rho);
-          if (out[i] !== want) bad.push(`0x${bits[i]!.toString(16)} → ${out[i]}, reference ${want}`);
-        }
-        expect(bad, where).toEqual([]);
+        expect(firstMismatches(prefixInputs(f), f, rho), where).toEqual([]);
       }
     });
   }
@@ -193,15 +197,7 @@ describe("formats without zero (unsigned, P = 1): their fast variant vs project(
       for (const rho of rhos) {
         const where = `${f.name} ${rho.rounding}/${rho.saturation}/${rho.vendor}`;
         expect(encodeVariant(encodeBlock(f, rho, undefined)!), where).toBe(f.K > 8 ? "wide" : "bytes");
-        const src = noZeroInputs(f, rho);
-        const bits = new Uint32Array(src.buffer);
-        const out = quantizeWasm(src, f, rho, new (codeArrayType(f) as typeof Uint8Array | typeof Uint16Array)(src.length), undefined)!;
-        const bad: string[] = [];
-        for (let i = 0; i < src.length && bad.length < 5; i++) {
-          const want = project(fromFloat32Bits(bits[i]!), f, rho);
-          if (out[i] !== want) bad.push(`0x${bits[i]!.toString(16)} → ${out[i]}, reference ${want}`);
-        }
-        expect(bad, where).toEqual([]);
+        expect(firstMismatches(noZeroInputs(f, rho), f, rho), where).toEqual([]);
       }
     });
   }
