@@ -199,6 +199,15 @@ export function valuesFitFloat32(f: Format): boolean {
   return f.P <= 24 && f.minQuantumExponent >= -149 && maxFiniteBinade(f) < 128;
 }
 
+/**
+ * Whether f's codes below its top binade are binary32's top K bits (bfloat16): signed, 8 exponent bits with bias 127,
+ * gradual subnormals, a zero and a −0 of its own, so each such code's float32 bits are the code shifted up.
+ */
+export function binary32Prefix(f: Format): boolean {
+  const layout = f.signed && f.K > 8 && f.K - f.P === 8 && f.bias === 127 && f.subnormals === "gradual";
+  return layout && f.zero && f.negativeZero === "zero" && f.policy.signedZeroAndNaN;
+}
+
 /** e with 2^e ≤ MaxFinite < 2^(e+1), from the parameters (no table). */
 export function maxFiniteBinade(f: Format): number {
   const hidden = 2 ** f.trailingBits;

@@ -1,7 +1,7 @@
 // Dequantize in Wasm: each format's decode table (from the exact core) is uploaded once and applied by a kernel, or
 // for 16-bit formats with a rule (bfloat16's shift, the IEEE rule) only constants derived from its parameters; so
 // are the 16-bit conversion tables of dequantize to binary16/bfloat16 and convert.
-import { maxFiniteBinade, nanEntry32 } from "../exact/tables.js";
+import { binary32Prefix, maxFiniteBinade, nanEntry32 } from "../exact/tables.js";
 import { float32Bits } from "../exact/value.js";
 import { CodeRangeError } from "../errors.js";
 import type { Format } from "../format/model.js";
@@ -102,12 +102,11 @@ export function affineForm(values: Uint16Array, f: Pick<Format, "K" | "signed">)
 }
 
 /**
- * Whether f's codes decode to float32 bits (code << (32 − K)): f is binary32's top K bits (bfloat16), i.e. a signed
- * IEEE layout with 8 exponent bits and bias 127, gradual subnormals, ∞ and NaNs with their signs and payloads.
+ * Whether every code of f decodes to float32 bits code << (32 − K): binary32's top K bits (binary32Prefix) with its ∞
+ * and NaNs too, signs and payloads kept (bfloat16).
  */
-function isBinary32Prefix(f: Format): boolean {
-  const ieee = ieeeSpecials(f)?.fraction === 0x7fffff;
-  return f.K > 8 && f.K - f.P === 8 && f.bias === 127 && f.signed && f.zero && f.subnormals === "gradual" && ieee;
+function decodesByShift(f: Format): boolean {
+  return binary32Prefix(f) && ieeeSpecials(f)?.fraction === 0x7fffff;
 }
 
 /** decodeIeee16's constants for ∞ and NaN (assembly/decode.ts IEEE_INF_BELOW, IEEE_FRACTION, IEEE_NAN_*). */
@@ -197,7 +196,7 @@ export function uploadTable(
   alloc: (bytes: number) => number,
   buffer: () => ArrayBufferLike,
 ): WasmTable {
-  if (isBinary32Prefix(f)) return { table: -1, bytes: 0, planes: -1, affine: -1, affineVariant: 0, ieee: -1, linear: { shift: 32 - f.K, offset: 0 } };
+  if (decodesByShift(f)) return { table: -1, bytes: 0, planes: -1, affine: -1, affineVariant: 0, ieee: -1, linear: { shift: 32 - f.K, offset: 0 } };
   const ieee = ieeeParams(f);
   if (ieee) {
     const at = alloc(IEEE_BYTES);

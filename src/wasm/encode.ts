@@ -9,6 +9,7 @@ import { BLOCK_WORDS, RandomSource, SCALAR, SLOT, SLOT_TYPE, type ScalarName, ty
 import { kernels } from "./instance.js";
 import { keep, memoryBuffer, stream, type WasmView } from "./memory.js";
 import { float32Bits } from "../exact/value.js";
+import { binary32Prefix } from "../exact/tables.js";
 
 export { BLOCK_WORDS } from "./encode-layout.js";
 export { MAX_KERNEL_STOCHASTIC_BITS, encodeSupported } from "../kernel/encode-constants.js";
@@ -20,16 +21,6 @@ function laneWord(type: "i32" | "f32" | "narrow", v: number, wide: boolean): num
   if (type === "f32") return float32Bits(v) | 0;
   if (type === "narrow") return wide ? (v & 0xffff) * 0x10001 : (v & 0xff) * 0x01010101;
   return v | 0;
-}
-
-/**
- * Whether f's codes are binary32's top K bits below its top binade (bfloat16): 8 exponent bits with bias 127, gradual
- * subnormals, signed with a −0 of its own. Under NearestTiesToEven the kernel then rounds the float32 bits in place
- * (assembly/encode.ts, prefix); codes in the top binade (∞, NaN, overflow) take the fast path.
- */
-function binary32Prefix(f: Format): boolean {
-  const layout = f.signed && f.K > 8 && f.K - f.P === 8 && f.bias === 127 && f.subnormals === "gradual";
-  return layout && f.zero && f.negativeZero === "zero" && f.policy.signedZeroAndNaN;
 }
 
 /** The Wasm kernel's words: the shared constants plus the random source, its seed keys and the variant flags. */
@@ -45,6 +36,8 @@ function wasmConstants(
   const fast = c.fast
     ? Variant.fast | (c.fastKeepPayload ? Variant.keepPayload : 0) | (c.fastDirected ? Variant.directed : 0) | (c.fastNoZero ? Variant.noZero : 0)
     : 0;
+  // binary32's prefixes under NearestTiesToEven round the float32 bits in place (assembly/encode.ts, prefix); codes in
+  // the top binade (∞, NaN, overflow) take the fast path.
   const prefix = fast && !c.fastDirected && !c.fastNoZero && rho.rounding === "NearestTiesToEven" && binary32Prefix(f) ? Variant.prefix : 0;
   const variant = (f.K > 8 ? Variant.wide : 0) | (c.stageC ? Variant.stageC : 0) | fast | prefix;
   return { ...c, key0, key1, random, fields: N > 0 ? fieldsLog2(N) : 0, variant };
