@@ -4,6 +4,7 @@
 import sparticuz from "@sparticuz/chromium";
 import asc from "assemblyscript/asc";
 import * as mf from "minifloat";
+import { createPool } from "minifloat/parallel";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -26,7 +27,10 @@ if (compiled.error) throw compiled.error;
 async function inChromium() {
   const probeDir = await mkdtemp(join(tmpdir(), "minifloat-probe-"));
   await writeFile(join(probeDir, "probe.bin"), compiled.binary);
-  const server = await serveStatic({ "/build/browser/": join(root, "build", "browser"), "/bench/": join(root, "bench"), "/probe/": probeDir });
+  // Cross-origin isolated, so the page has SharedArrayBuffer and can start the worker pool.
+  const server = await serveStatic({ "/build/browser/": join(root, "build", "browser"), "/bench/": join(root, "bench"), "/probe/": probeDir }, [], {
+    isolated: true,
+  });
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? (await sparticuz.executablePath()),
     headless: true,
@@ -47,7 +51,9 @@ async function inChromium() {
 }
 
 await mf.initKernels();
-const node = measure(mf, N, ROUNDS, probeInstance(compiled.binary, 5 * N + 65536));
+const pool = await createPool({ minElements: 0 });
+const node = await measure(mf, N, ROUNDS, probeInstance(compiled.binary, 5 * N + 65536), pool);
+await pool.close();
 const browser = await inChromium();
 const load = loadavg()[0].toFixed(2);
 console.log(`fp8 (float8_e4m3fn) → 16-bit output, ${N} elements, ${ROUNDS} rounds: median G elements/s (ms per call), best round`);
@@ -62,3 +68,4 @@ const share = (rows, kernel, probe) => `${((100 * rows[kernel].gps) / rows[probe
 console.log(`\nmedians against the probe that moves the same bytes (Node, Chromium):`);
 console.log(`  dequantize → float16 bits: ${share(node, 0, 2)}, ${share(browser.rows, 0, 2)}`);
 console.log(`  dequantize → float32:      ${share(node, 3, 4)}, ${share(browser.rows, 3, 4)}`);
+console.log(`  pool, float16 bits:        ${share(node, 5, 2)}, ${share(browser.rows, 5, 2)} (of one thread's probe)`);

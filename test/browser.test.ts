@@ -106,7 +106,7 @@ describe("headless Chromium", () => {
 });
 
 describe("minifloat/parallel on Web Workers (headless Chromium)", () => {
-  it("runs quantize, dequantize, dotRows and matmul on a 2-worker pool, equal to the single-thread calls", async () => {
+  it("runs quantize, dequantize (float32 and float16 output), convert, dotRows and matmul on a 2-worker pool, equal to the single-thread calls", async () => {
     const { page, problems } = await open("/test/browser/pool.html", "poolResult", isolated.origin);
     expect(await page.evaluate(() => (globalThis as Record<string, unknown>).suiteError)).toBeUndefined();
     expect(await page.evaluate(() => (globalThis as Record<string, unknown>).poolResult)).toEqual({
@@ -115,6 +115,8 @@ describe("minifloat/parallel on Web Workers (headless Chromium)", () => {
       quantizeArrays: true,
       quantizeShared: true,
       dequantizeShared: true,
+      dequantizeShared16: true,
+      convertShared: true,
       dotRows: true,
       matmul: true,
     });

@@ -8,6 +8,7 @@ import {
   ProjectionError,
   allocBytes,
   allocCodes,
+  convert,
   dequantize,
   dotRows,
   format,
@@ -209,6 +210,73 @@ describe("the pool's shared memory (zero-copy kernels on every worker)", () => {
     expect(same(await pool.dequantize(inPool.array, "Binary8p4se", { out: values32 }), dequantize(expected, "Binary8p4se"))).toBe(0);
     expect(same(await pool.dequantize(inPool.array, "Binary8p4se"), dequantize(expected, "Binary8p4se"))).toBe(0);
     for (const h of [x, inPool, r, wasmOut]) h.free();
+  });
+
+  it.each([
+    ["float8_e4m3fn", "float16"],
+    ["float8_e5m2", "bfloat16"],
+    ["Binary8p3se", "float16"],
+    ["float6_e2m3fn", "bfloat16"],
+    ["float4_e2m1fn", "float16"],
+    ["bfloat16", "float16"],
+    ["Binary12p5se", "bfloat16"],
+  ] as const)("dequantizes %s into %s bits and converts on the workers, every length and kind of output", async (name, to) => {
+    const f = format(name);
+    for (const n of lengths) {
+      const codes = pool.allocCodes(name, n);
+      const out = pool.allocCodes("binary16", n);
+      const wasmOut = allocBytes(2 * n);
+      try {
+        codes.array.forEach((_, i) => {
+          codes.array[i] = (Math.imul(i, 40503) >>> 0) % f.codeCount;
+        });
+        const expected = dequantize(codes.array, name, { to, bits: true });
+        const inPool = out.array as Uint16Array;
+        expect(await pool.dequantize(codes.array, name, { to, bits: true, out: inPool })).toBe(inPool);
+        expect(same(inPool, expected)).toBe(0);
+        const plain = new Uint16Array(n);
+        expect(await pool.dequantize(codes.array, name, { to, out: plain })).toBe(plain);
+        expect(same(plain, expected)).toBe(0);
+        const inWasm = new Uint16Array(wasmOut.array.buffer, wasmOut.ptr, n);
+        expect(same(await pool.dequantize(codes.array, name, { to, bits: true, out: inWasm }), expected)).toBe(0);
+        expect(same(await pool.dequantize(codes.array, name, { to, bits: true }), expected)).toBe(0);
+        const target = to === "float16" ? "binary16" : "bfloat16";
+        inPool.fill(0);
+        expect(await pool.convert(codes.array, name, target, { out: inPool })).toBe(inPool);
+        expect(same(inPool, expected)).toBe(0);
+        // A ≤ 8-bit target (one byte table, no kernel) runs on the calling thread with the same codes.
+        expect(
+          same(
+            await pool.convert(codes.array, name, "float8_e4m3fn", { saturation: "SatFinite" }),
+            convert(codes.array, name, "float8_e4m3fn", { saturation: "SatFinite" }),
+          ),
+        ).toBe(0);
+      } finally {
+        for (const h of [codes, out, wasmOut]) h.free();
+      }
+    }
+  });
+
+  it("checks every code before a worker writes 16-bit output, and validates like the single-thread calls", async () => {
+    const n = 200_000;
+    const codes = pool.allocCodes("float6_e3m2fn", n);
+    codes.array.fill(5);
+    codes.array[150_003] = 64;
+    const out = pool.allocCodes("binary16", n);
+    const error = await pool.dequantize(codes.array, "float6_e3m2fn", { to: "float16", bits: true, out: out.array as Uint16Array }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CodeRangeError);
+    expect((error as Error).message).toBe("codes[150003]: is 64; allowed: a float6_e3m2fn code in [0, 63]");
+    const converted = await pool.convert(codes.array, "float6_e3m2fn", "binary16", { out: out.array as Uint16Array }).catch((e: unknown) => e);
+    expect((converted as Error).message).toBe("codes[150003]: is 64; allowed: a float6_e3m2fn code in [0, 63]");
+    expect(out.array.every((v) => v === 0)).toBe(true);
+    codes.array[150_003] = 0;
+    await expect(pool.dequantize(codes.array, "float6_e3m2fn", { to: "float16", out: new Uint16Array(3) })).rejects.toThrow(CodeRangeError);
+    await expect(pool.dequantize(codes.array, "float6_e3m2fn", { to: "bfloat16", out: new Float32Array(n) as never })).rejects.toThrow(ArgumentTypeError);
+    await expect(pool.dequantize(codes.array, "float6_e3m2fn", { to: "int8" as never })).rejects.toThrow(/options.to/);
+    await expect(pool.dequantize(codes.array, "float6_e3m2fn", { to: "float16", bits: 1 as never })).rejects.toThrow(/options.bits/);
+    await expect(pool.convert(codes.array, "float6_e3m2fn", "binary32")).rejects.toThrow(CodeRangeError);
+    await expect(pool.dequantize(codes.array, "float6_e3m2fn", { to: "float16", out: codes.array as never })).rejects.toThrow(ArgumentTypeError);
+    for (const h of [codes, out]) h.free();
   });
 
   it("runs overlapping calls with different formats (a parameter block per call and part)", async () => {

@@ -91,8 +91,8 @@ export interface DequantizeOptions {
   bits?: boolean;
 }
 
-const DEQUANTIZE_KEYS = ["out", "to", "bits"] as const satisfies readonly (keyof DequantizeOptions)[];
-const TARGETS = { float32: "binary32", float16: "binary16", bfloat16: "bfloat16" } as const;
+export const DEQUANTIZE_KEYS = ["out", "to", "bits"] as const satisfies readonly (keyof DequantizeOptions)[];
+export const TARGETS = { float32: "binary32", float16: "binary16", bfloat16: "bfloat16" } as const;
 
 /**
  * Dequantizes codes into float32 (exact where the value fits binary32; see decodeTable32), or with `to` into
@@ -116,6 +116,27 @@ export function dequantize(codes: CodeArray, fmt: FormatLike, options?: Dequanti
 }
 
 function dequantize16(codes: CodeArray, f: Format, to: "float16" | "bfloat16", given: unknown, bits: boolean): Uint16Array | Float16ArrayLike {
+  const plan = planDequantize16(codes, to, given, bits);
+  const { target, rho } = plan;
+  // Fewer elements than codes: converting each element costs less than building the table.
+  if (codes.length < f.codeCount && valuesFitFloat32(f) && dequantizeVia32(codes, f, plan.dst(), target, rho, decodeTable32)) return plan.result();
+  const table = table16(f, target, rho);
+  if (!dequantizeWasm(codes, f, plan.dst(), decodeTable32, table)) gather(codes, f, table, plan.dst());
+  return plan.result();
+}
+
+/** What dequantize's float16/bfloat16 output needs once validated (also minifloat/parallel's). */
+export interface Dequantize16Plan {
+  /** The array to return: re-created by keep() when it lives in Wasm memory that grew meanwhile. */
+  readonly result: () => Uint16Array | Float16ArrayLike;
+  /** A Uint16Array over the result's bytes (the same array when it is one). */
+  readonly dst: () => Uint16Array;
+  readonly target: Format;
+  readonly rho: ResolvedProjection;
+}
+
+/** Validates (or allocates) dequantize's 16-bit output for `to`: a Float16Array where the runtime has one, else bits. */
+export function planDequantize16(codes: CodeArray, to: "float16" | "bfloat16", given: unknown, bits: boolean): Dequantize16Plan {
   const F16 = to === "float16" ? float16ArrayType() : undefined;
   const n = codes.length;
   const allowed = F16 ? `a ${F16.name} or a Uint16Array` : "a Uint16Array";
@@ -125,17 +146,16 @@ function dequantize16(codes: CodeArray, f: Format, to: "float16" | "bfloat16", g
   const view = requireAttached(out as Uint16Array, "options.out");
   if (view.length !== n) throw new CodeRangeError("options.out", `has length ${view.length}; allowed: ${n} (the input length)`);
   const target = format(TARGETS[to]);
-  const rho = resolveProjection(target, RNE);
   // A Float16Array output is written through a Uint16Array over its bytes; keep() re-creates an output in Wasm memory
   // (of its own type) when building or uploading the table grows the memory.
-  const current = keep(out as Uint16Array);
+  const result = keep(out as Uint16Array) as () => Uint16Array | Float16ArrayLike;
   const dst = keep(out instanceof Uint16Array ? out : new Uint16Array(view.buffer, view.byteOffset, n));
-  // Fewer elements than codes: converting each element costs less than building the table.
-  if (n < f.codeCount && valuesFitFloat32(f) && dequantizeVia32(codes, f, dst(), target, rho, decodeTable32))
-    return current() as Uint16Array | Float16ArrayLike;
-  const table = conversionTable(f, target, rho, kernelProjection) as Uint16Array;
-  if (!dequantizeWasm(codes, f, dst(), decodeTable32, table)) gather(codes, f, table, dst());
-  return current() as Uint16Array | Float16ArrayLike;
+  return { result, dst, target, rho: resolveProjection(target, RNE) };
+}
+
+/** The 16-bit conversion table of f's codes into target under rho (built once, through the encode kernel when it runs). */
+export function table16(f: Format, target: Format, rho: ResolvedProjection): Uint16Array {
+  return conversionTable(f, target, rho, kernelProjection) as Uint16Array;
 }
 
 const RNE = { rounding: "NearestTiesToEven", saturation: "SatNone" } as const;
@@ -157,6 +177,19 @@ const CONVERT_KEYS = ["out", "rounding", "saturation"] as const satisfies readon
  * table built once per (from, to, projection).
  */
 export function convert(codes: CodeArray, from: FormatLike, to: FormatLike, options?: ConvertOptions): Uint8Array | Uint16Array {
+  const { f, table, out } = planConvert(codes, from, to, options);
+  if (table instanceof Uint16Array && dequantizeWasm(codes, f, out() as Uint16Array, decodeTable32, table)) return out();
+  gather(codes, f, table, out());
+  return out();
+}
+
+/** convert's arguments validated: the source format, the conversion table and the output (also minifloat/parallel's). */
+export function planConvert(
+  codes: CodeArray,
+  from: FormatLike,
+  to: FormatLike,
+  options: ConvertOptions | undefined,
+): { f: Format; table: Uint8Array | Uint16Array; out: () => Uint8Array | Uint16Array } {
   const f = resolveFormat(from, "from");
   const target = resolveFormat(to, "to");
   const { out: given, ...projection } = checkOptions(options, CONVERT_KEYS);
@@ -164,17 +197,13 @@ export function convert(codes: CodeArray, from: FormatLike, to: FormatLike, opti
   if (target.K > 16)
     throw new CodeRangeError("to", `${target.name} has ${target.K}-bit codes; allowed: a format of at most 16 bits (use dequantize for float32)`);
   const rho = resolveProjection(target, projection, "options");
-  const table = conversionTable(f, target, rho, kernelProjection);
-  if (table instanceof Uint8Array) {
-    const out = requireOutput(given, Uint8Array, codes.length);
-    gather(codes, f, table, out);
-    return out;
-  }
-  const out = requireOutput(given, Uint16Array, codes.length);
-  const fast = dequantizeWasm(codes, f, out, decodeTable32, table);
-  if (fast) return fast;
-  gather(codes, f, table, out);
-  return out;
+  // Taken before the table is built: building it may grow the Wasm memory an output there lives in.
+  const out = keep(
+    target.K <= 8
+      ? requireOutput(given as Uint8Array | undefined, Uint8Array, codes.length)
+      : requireOutput(given as Uint16Array | undefined, Uint16Array, codes.length),
+  );
+  return { f, table: conversionTable(f, target, rho, kernelProjection) as Uint8Array | Uint16Array, out };
 }
 
 /** dst[i] = table[codes[i]] after checking every code, so nothing is written for an out-of-range code. */

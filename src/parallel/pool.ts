@@ -7,17 +7,28 @@
 // api/plan.ts like the single-thread call; dot products are in pool-dot.ts, the thread plumbing in workers.ts.
 // Calls below `minElements` run on the calling thread, where a dispatch (≈0.1 ms) would cost more than it saves.
 import { workerSource } from "../../build/parallel/worker.js";
-import { type Float16ArrayLike, dequantize, runQuantize } from "../api/bulk.js";
+import {
+  type ConvertOptions,
+  DEQUANTIZE_KEYS,
+  type DequantizeOptions,
+  type Float16ArrayLike,
+  convert,
+  dequantize,
+  planConvert,
+  planDequantize16,
+  runQuantize,
+  table16,
+} from "../api/bulk.js";
 import { decodeTable32 } from "../exact/tables.js";
 import { type QuantizeOptions, type QuantizePlan, planQuantize } from "../api/plan.js";
 import { type FormatLike, resolveFormat } from "../api/scalar.js";
-import { type CodeArray, OUT_KEYS, requireCodes, requireOutput } from "../api/validate.js";
+import { type CodeArray, requireCodes, requireOutput } from "../api/validate.js";
 import { checkOptions } from "../options.js";
 import { ArgumentTypeError, CodeRangeError, requireInteger } from "../errors.js";
 import type { ConversionFlags } from "../exact/cast.js";
 import type { Format } from "../format/model.js";
 import type { DotOptions, MatOptions } from "../dot/index.js";
-import { type WasmTable, decodeCall, uploadTable } from "../wasm/decode.js";
+import { type WasmTable, type WasmTable16, decodeCall, gatherCall16, uploadTable, uploadTable16 } from "../wasm/decode.js";
 import { BLOCK_WORDS } from "../wasm/encode.js";
 import { kernelStatus } from "../wasm/instance.js";
 import { WasmArray, keep } from "../wasm/memory.js";
@@ -44,6 +55,8 @@ export class Pool {
   readonly #dot: PoolDot;
   /** Decode tables in the shared memory, by format parameters (uploaded once, kept until the pool is dropped). */
   readonly #tables = new Map<Format, WasmTable>();
+  /** 16-bit conversion tables in the shared memory, by the table (conversionTable returns one array per conversion). */
+  readonly #tables16 = new Map<Uint16Array, WasmTable16>();
   readonly minElements: number;
 
   /** Use createPool(), which waits until every worker is running. */
@@ -167,26 +180,106 @@ export class Pool {
     return t;
   }
 
-  /** dequantize(codes, fmt, options) on the workers: every code is checked before any worker writes. */
-  async dequantize(codes: CodeArray, fmt: FormatLike, options?: { out?: Float32Array }): Promise<Float32Array> {
+  /**
+   * dequantize(codes, fmt, options) on the workers: every code is checked before any worker writes. Float16/bfloat16
+   * output (`to`) runs on the workers when the codes live in the pool's memory, else on the calling thread.
+   */
+  async dequantize(codes: CodeArray, fmt: FormatLike, options?: { out?: Float32Array; to?: "float32" }): Promise<Float32Array>;
+  async dequantize(codes: CodeArray, fmt: FormatLike, options: DequantizeOptions & { to: "float16" | "bfloat16" }): Promise<Uint16Array | Float16ArrayLike>;
+  async dequantize(codes: CodeArray, fmt: FormatLike, options?: DequantizeOptions): Promise<Float32Array | Uint16Array | Float16ArrayLike> {
     this.#w.open();
     const f = resolveFormat(fmt);
+    const { out: given, to = "float32", bits = false } = checkOptions(options, DEQUANTIZE_KEYS);
+    if (to !== "float32") {
+      if (!this.#inPlace(codes, f) || (to !== "float16" && to !== "bfloat16") || typeof bits !== "boolean") return dequantize(codes, f, options as never);
+      requireCodes(codes, f);
+      const plan = planDequantize16(codes, to, given, bits);
+      requireSeparate(plan.dst(), [codes]);
+      await this.#gather16(codes as Uint8Array | Uint16Array, f, table16(f, plan.target, plan.rho), plan.dst);
+      return plan.result();
+    }
     const n = requireCodes(codes, f).length;
-    const given = checkOptions(options, OUT_KEYS).out;
-    if (given !== undefined) requireOutput(given, Float32Array, n);
-    if (n < this.minElements || f.K > 16) return dequantize(codes, f, options);
+    if (given !== undefined) requireOutput(given as Float32Array, Float32Array, n);
+    if (n < this.minElements || f.K > 16) return dequantize(codes, f, options as { out?: Float32Array });
     requireSeparate(given, [codes]);
     const kernels = kernelStatus().enabled;
-    if (kernels && this.#w.heap.owns(codes) && !(codes instanceof Uint32Array)) return this.#dequantizeShared(codes, f, given);
+    if (kernels && this.#w.heap.owns(codes) && !(codes instanceof Uint32Array)) return this.#dequantizeShared(codes, f, given as Float32Array | undefined);
     const shared = share(codes);
-    const out = given && isShared(given) ? given : sharedArray(Float32Array, n);
-    const target = given && keep(given);
+    const out = given && isShared(given) ? (given as Float32Array) : sharedArray(Float32Array, n);
+    const target = given && keep(given as Float32Array);
     const job =
       (op: "check" | "dequantize") =>
       (a: number, b: number, id: number): Job => ({ op, id, first: a, format: f.toJSON(), kernels, codes: shared.subarray(a, b), out: out.subarray(a, b) });
     if (f.codeCount < 2 ** (8 * codes.BYTES_PER_ELEMENT)) await this.#w.run(n, job("check"));
     await this.#w.run(n, job("dequantize"));
     return target ? copyBack(target, out) : out;
+  }
+
+  /**
+   * convert(codes, from, to, options) on the workers when the codes live in the pool's memory and the target has
+   * 9…16 bits (one table kernel); else on the calling thread. Same validation, errors and codes.
+   */
+  async convert(codes: CodeArray, from: FormatLike, to: FormatLike, options?: ConvertOptions): Promise<Uint8Array | Uint16Array> {
+    this.#w.open();
+    const f = resolveFormat(from, "from");
+    if (!this.#inPlace(codes, f)) return convert(codes, f, to, options);
+    const { table, out } = planConvert(codes, f, to, options);
+    if (!(table instanceof Uint16Array)) return convert(codes, f, to, options);
+    requireSeparate(out(), [codes]);
+    await this.#gather16(codes as Uint8Array | Uint16Array, f, table, out as () => Uint16Array);
+    return out();
+  }
+
+  /** Whether a call on these codes runs on the workers' kernels in place: large enough, in the pool's memory, ≤ 16 bits. */
+  #inPlace(codes: CodeArray, f: Format): boolean {
+    return (
+      kernelStatus().enabled &&
+      f.K <= 16 &&
+      !(codes instanceof Uint32Array) &&
+      ArrayBuffer.isView(codes) &&
+      this.#w.heap.owns(codes) &&
+      codes.length >= Math.max(this.minElements, f.codeCount)
+    );
+  }
+
+  /**
+   * dst[i] = table[codes[i]] on the workers (codes in the pool's memory, checked first): in place when dst lives there,
+   * else through a temporary block and one copy. `dst` re-creates the caller's view if its memory grew.
+   */
+  async #gather16(codes: Uint8Array | Uint16Array, f: Format, table: Uint16Array, dst: () => Uint16Array): Promise<void> {
+    const heap = this.#w.heap;
+    await this.#checkCodes(codes, f);
+    let t = this.#tables16.get(table);
+    if (!t) {
+      t = uploadTable16(
+        f,
+        table,
+        (bytes) => heap.alloc(bytes),
+        () => heap.buffer,
+      );
+      this.#tables16.set(table, t);
+    }
+    const { name, args } = gatherCall16(t, codes.BYTES_PER_ELEMENT);
+    const bytes = codes.BYTES_PER_ELEMENT;
+    const direct = heap.owns(dst());
+    const into = direct ? dst() : heap.view(Uint16Array, codes.length);
+    try {
+      await this.#w.runKernel(codes.length, name, (a, b) => [codes.byteOffset + bytes * a, into.byteOffset + 2 * a, b - a, ...args]);
+      if (!direct) dst().set(into);
+    } finally {
+      if (!direct) heap.free(into.byteOffset, into.byteLength);
+    }
+  }
+
+  /** Throws CodeRangeError for the first code ≥ 2^K (a max-scan per worker), before anything is written. */
+  async #checkCodes(codes: Uint8Array | Uint16Array, f: Format): Promise<void> {
+    const bytes = codes.BYTES_PER_ELEMENT;
+    if (f.codeCount >= 2 ** (8 * bytes)) return;
+    const maximum = await this.#w.runKernel(codes.length, bytes === 1 ? "maxU8" : "maxU16", (a, b) => [codes.byteOffset + bytes * a, b - a]);
+    if (maximum >= f.codeCount) {
+      const i = codes.findIndex((c) => c >= f.codeCount);
+      throw new CodeRangeError(`codes[${i}]`, `is ${codes[i]}; allowed: a ${f.name} code in [0, ${f.codeCount - 1}]`);
+    }
   }
 
   /**
@@ -199,13 +292,7 @@ export class Pool {
     const target = given && keep(given);
     const n = codes.length;
     const bytes = codes.BYTES_PER_ELEMENT;
-    if (f.codeCount < 2 ** (8 * bytes)) {
-      const maximum = await this.#w.runKernel(n, bytes === 1 ? "maxU8" : "maxU16", (a, b) => [codes.byteOffset + bytes * a, b - a]);
-      if (maximum >= f.codeCount) {
-        const i = codes.findIndex((c) => c >= f.codeCount);
-        throw new CodeRangeError(`codes[${i}]`, `is ${codes[i]}; allowed: a ${f.name} code in [0, ${f.codeCount - 1}]`);
-      }
-    }
+    await this.#checkCodes(codes, f);
     const { name, args } = decodeCall(this.#table(f), bytes);
     const direct = given !== undefined && heap.owns(given);
     const dst = direct ? given : heap.view(Float32Array, n);

@@ -284,20 +284,23 @@ export interface WasmTable16 {
  * form when f has 5…8 bits and one exists.
  */
 export function wasmTable16(f: Format, values: Uint16Array): WasmTable16 {
-  return cached(values, () => {
-    const affine = affineForm(values, f);
-    const tableBytes = Math.ceil(values.byteLength / 16) * 16;
-    const bytes = tableBytes + (affine ? AFFINE_BYTES : 0);
-    const table = allocBytesRaw(bytes);
-    new Uint16Array(memoryBuffer(), table, values.length).set(values);
-    const affinePtr = affine ? table + tableBytes : -1;
-    if (affine) new Uint8Array(memoryBuffer(), affinePtr, AFFINE_BYTES).set(affine.bytes);
-    return { table, bytes, affine: affinePtr, affineVariant: affine?.variant ?? 0 };
-  });
+  return cached(values, () => uploadTable16(f, values, allocBytesRaw, memoryBuffer));
+}
+
+/** Writes the conversion table `values` and its affine form at an address from `alloc` (also minifloat/parallel's). */
+export function uploadTable16(f: Format, values: Uint16Array, alloc: (bytes: number) => number, buffer: () => ArrayBufferLike): WasmTable16 {
+  const affine = affineForm(values, f);
+  const tableBytes = Math.ceil(values.byteLength / 16) * 16;
+  const bytes = tableBytes + (affine ? AFFINE_BYTES : 0);
+  const table = alloc(bytes);
+  new Uint16Array(buffer(), table, values.length).set(values);
+  const affinePtr = affine ? table + tableBytes : -1;
+  if (affine) new Uint8Array(buffer(), affinePtr, AFFINE_BYTES).set(affine.bytes);
+  return { table, bytes, affine: affinePtr, affineVariant: affine?.variant ?? 0 };
 }
 
 /** The kernel for codes of `bytesPerCode` bytes through a 16-bit conversion table, and its arguments after (src, dst, n). */
-function gatherCall16(t: WasmTable16, bytesPerCode: number): { name: DecodeKernel; args: number[] } {
+export function gatherCall16(t: WasmTable16, bytesPerCode: number): { name: DecodeKernel; args: number[] } {
   if (bytesPerCode === 2) return { name: "decodeLut16To16", args: [t.table] };
   if (t.affine >= 0) return { name: "decodeAffineTo16", args: [t.affine, t.table, t.affineVariant] };
   return { name: "decodeLut8To16", args: [t.table] };

@@ -20,6 +20,11 @@ try {
   const codes = mf.quantize(x, "float8_e4m3fn");
   checks.quantizeShared = equal(pc.array, codes);
   checks.dequantizeShared = equal(await pool.dequantize(pc.array, "float8_e4m3fn"), mf.dequantize(codes, "float8_e4m3fn"));
+  // float16 output on the workers: a native Float16Array in Chromium, bit for bit the single-thread one.
+  const halves = await pool.dequantize(pc.array, "float8_e4m3fn", { to: "float16" });
+  const expectedHalves = mf.dequantize(codes, "float8_e4m3fn", { to: "float16" });
+  checks.dequantizeShared16 = halves.constructor.name === expectedHalves.constructor.name && equal(halves, expectedHalves);
+  checks.convertShared = equal(await pool.convert(pc.array, "float8_e4m3fn", "bfloat16"), mf.convert(codes, "float8_e4m3fn", "bfloat16"));
   const dot = { formats: "float8_e4m3fn", partials: "binary16", overflow: "OvSAT" };
   const [rows, cols] = [301, 257];
   const a = codes.subarray(0, rows * cols);
