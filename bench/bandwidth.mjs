@@ -4,8 +4,8 @@
 // Usage: node bench/bandwidth.mjs [--threads 2] [--rounds 11]   (M elements/s, best of the rounds)
 import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
-import asc from "assemblyscript/asc";
-import { PROBE_SOURCE, probeOptions } from "./probes.mjs";
+import { compileProbes } from "./compile-probes.mjs";
+import { probeOptions } from "./probes.mjs";
 
 const { values: args } = parseArgs({ options: { threads: { type: "string", default: "2" }, rounds: { type: "string", default: "11" } } });
 const threads = Number(args.threads);
@@ -14,9 +14,7 @@ const PAGES = 2048; // 128 MiB: 16 MiB of bytes at 1 MiB, 64 MiB of float32 afte
 const SRC = 1 << 20;
 const DST = SRC + N;
 
-const compiled = await asc.compileString({ "probe.ts": PROBE_SOURCE }, { ...probeOptions(true), initialMemory: PAGES, maximumMemory: PAGES });
-if (compiled.error) throw compiled.error;
-const module = new WebAssembly.Module(compiled.binary);
+const module = new WebAssembly.Module(compileProbes({ ...probeOptions(true), initialMemory: PAGES, maximumMemory: PAGES }));
 const memory = new WebAssembly.Memory({ initial: PAGES, maximum: PAGES, shared: true });
 const imports = { env: { memory, abort() {} } };
 const main = new WebAssembly.Instance(module, imports).exports;

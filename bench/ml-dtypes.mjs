@@ -13,9 +13,9 @@ import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import asc from "assemblyscript/asc";
 import * as mf from "minifloat";
-import { PROBE_SOURCE, probeInstance, probeOptions } from "./probes.mjs";
+import { compileProbes } from "./compile-probes.mjs";
+import { probeInstance } from "./probes.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const args = new Map(process.argv.slice(2).flatMap((a, i, all) => (a.startsWith("--") ? [[a.slice(2), all[i + 1] ?? ""]] : [])));
@@ -63,11 +63,7 @@ async function startPython() {
   };
 }
 
-const probeBinary = await (async () => {
-  const compiled = await asc.compileString({ "probe.ts": PROBE_SOURCE }, probeOptions());
-  if (compiled.error) throw compiled.error;
-  return compiled.binary;
-})();
+const probeBinary = compileProbes();
 
 /** The memory probe of a case moving n elements of `from` bytes into `to` bytes, on a Wasm memory of its own. */
 function probe(n, from, to) {
