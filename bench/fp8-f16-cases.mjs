@@ -39,7 +39,7 @@ export async function measure(mf, n, rounds, probe, pool) {
     ...(shared
       ? [
           [
-            `pool of ${pool.threads}: dequantize → float16 bits`,
+            `pool, ${pool.threads} worker(s)${pool.callerRuns ? " + caller" : ""}: → float16`,
             () => pool.dequantize(shared.codes.array, fmt, { to: "float16", bits: true, out: shared.half.array }),
           ],
         ]

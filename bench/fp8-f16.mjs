@@ -2,7 +2,6 @@
 // headless Chromium (the test suite's static server and browser build), side by side. Not part of npm test.
 //   node bench/fp8-f16.mjs [--n 16777216] [--rounds 9]
 import sparticuz from "@sparticuz/chromium";
-import asc from "assemblyscript/asc";
 import * as mf from "minifloat";
 import { createPool } from "minifloat/parallel";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -13,20 +12,20 @@ import { availableParallelism, loadavg } from "node:os";
 import { chromium } from "playwright-core";
 import { serveStatic } from "../scripts/static-server.mjs";
 import { measure } from "./fp8-f16-cases.mjs";
-import { PROBE_SOURCE, probeInstance, probeOptions } from "./probes.mjs";
+import { compileProbes } from "./compile-probes.mjs";
+import { probeInstance } from "./probes.mjs";
 
 const args = new Map(process.argv.slice(2).flatMap((a, i, all) => (a.startsWith("--") ? [[a.slice(2), all[i + 1]]] : [])));
 const N = Number(args.get("n") ?? 2 ** 24);
 const ROUNDS = Number(args.get("rounds") ?? 9);
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
-const compiled = await asc.compileString({ "probe.ts": PROBE_SOURCE }, probeOptions());
-if (compiled.error) throw compiled.error;
+const probeBinary = compileProbes();
 
 /** Runs the cases in headless Chromium; the probe's bytes are served to the page as /probe/probe.bin. */
 async function inChromium() {
   const probeDir = await mkdtemp(join(tmpdir(), "minifloat-probe-"));
-  await writeFile(join(probeDir, "probe.bin"), compiled.binary);
+  await writeFile(join(probeDir, "probe.bin"), probeBinary);
   // Cross-origin isolated, so the page has SharedArrayBuffer and can start the worker pool.
   const server = await serveStatic({ "/build/browser/": join(root, "build", "browser"), "/bench/": join(root, "bench"), "/probe/": probeDir }, [], {
     isolated: true,
@@ -51,8 +50,9 @@ async function inChromium() {
 }
 
 await mf.initKernels();
-const pool = await createPool({ minElements: 0 });
-const node = await measure(mf, N, ROUNDS, probeInstance(compiled.binary, 5 * N + 65536), pool);
+// One worker per core besides the caller, which runs chunks too (PoolOptions.callerRuns).
+const pool = await createPool({ threads: Math.max(1, availableParallelism() - 1), callerRuns: true, minElements: 0 });
+const node = await measure(mf, N, ROUNDS, probeInstance(probeBinary, 5 * N + 65536), pool);
 await pool.close();
 const browser = await inChromium();
 const load = loadavg()[0].toFixed(2);

@@ -331,6 +331,40 @@ describe("the pool's shared memory (zero-copy kernels on every worker)", () => {
   });
 });
 
+describe("callerRuns: the calling thread takes kernel chunks too", () => {
+  it("gives the single-thread results for encode, decode, 16-bit output, code checks and dot products", async () => {
+    const p = await createPool({ threads: 1, minElements: 0, callerRuns: true });
+    const n = 16 * 65_536 + 45;
+    const x = p.allocFloat32(n);
+    const codes = p.allocCodes("float8_e4m3fn", n);
+    const decoded = p.allocFloat32(n);
+    const half = p.allocCodes("binary16", n);
+    try {
+      x.array.set(values(n));
+      const expected = quantize(x.array, "float8_e4m3fn");
+      await p.quantize(x.array, "float8_e4m3fn", { out: codes.array });
+      expect(same(codes.array, expected)).toBe(0);
+      await p.dequantize(codes.array, "float8_e4m3fn", { out: decoded.array });
+      expect(same(decoded.array, dequantize(expected, "float8_e4m3fn"))).toBe(0);
+      await p.dequantize(codes.array, "float8_e4m3fn", { to: "bfloat16", out: half.array as Uint16Array });
+      expect(same(half.array, dequantize(expected, "float8_e4m3fn", { to: "bfloat16" }))).toBe(0);
+      const [rows, cols] = [300, 1000];
+      const dot = { formats: "float8_e4m3fn", partials: "binary16", overflow: "OvSAT" } as const;
+      const a = codes.array.subarray(0, rows * cols) as Uint8Array;
+      const b = codes.array.subarray(n - rows * cols) as Uint8Array;
+      expect(same(await p.dotRows(a, b, rows, cols, dot), dotRows(a, b, rows, cols, dot))).toBe(0);
+      expect(same(await p.matmul(a, b.subarray(0, 3 * cols), rows, 3, cols, dot), matmul(a, b.subarray(0, 3 * cols), rows, 3, cols, dot))).toBe(0);
+      const fp4 = p.allocCodes("float4_e2m1fn", n);
+      fp4.array[n - 3] = 17;
+      await expect(p.dequantize(fp4.array, "float4_e2m1fn", { to: "float16" })).rejects.toThrow(`codes[${n - 3}]: is 17`);
+      fp4.free();
+    } finally {
+      for (const h of [x, codes, decoded, half]) h.free();
+      await p.close();
+    }
+  });
+});
+
 describe("parallel errors are the typed errors of the single-thread calls", () => {
   it("validates on the calling thread before dispatch", async () => {
     await expect(pool.quantize(new Float32Array(10), "nope")).rejects.toBeInstanceOf(FormatError);
@@ -370,6 +404,7 @@ describe("pool lifecycle", () => {
     await expect(createPool({ threads: 1.5 })).rejects.toThrow(/options\.threads: got 1\.5/);
     await expect(createPool({ minElements: -1 })).rejects.toBeInstanceOf(CodeRangeError);
     await expect(createPool(7 as never)).rejects.toBeInstanceOf(ArgumentTypeError);
+    await expect(createPool({ callerRuns: "yes" as never })).rejects.toThrow('options.callerRuns: got "yes"; allowed: true or false');
   });
 
   it("rejects calls after close() and calls running during close()", async () => {

@@ -90,7 +90,7 @@ export class PoolDot {
       const [saPtr, sbPtr] = [sa?.byteOffset ?? 0, sb?.byteOffset ?? 0];
       const out = scratch(heap.view(Float32Array, results, "out"));
       // One parameter block per thread (the kernel's index scratch is in it).
-      const params = this.#w.threads.map(() => scratch(heap.view(Uint8Array, heap.kernels.dotParamsBytes())).byteOffset);
+      const params = Array.from({ length: this.#w.runners }, () => scratch(heap.view(Uint8Array, heap.kernels.dotParamsBytes())).byteOffset);
       for (const p of params) writeDotParams(heap, p, { ...plan, k, table, strideA, strideB, blocks, pairs, carry: false });
       // Scales of rows [i, …) of a call's operand: one code per row or `blocks` per row.
       const rowScale = (ptr: number, s: number, i: number) => (s === 0 ? 0 : ptr + (s === 1 ? i : i * blocks));

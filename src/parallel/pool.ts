@@ -24,7 +24,7 @@ import { type QuantizeOptions, type QuantizePlan, planQuantize } from "../api/pl
 import { type FormatLike, resolveFormat } from "../api/scalar.js";
 import { type CodeArray, requireCodes, requireOutput } from "../api/validate.js";
 import { checkOptions } from "../options.js";
-import { ArgumentTypeError, CodeRangeError, requireInteger } from "../errors.js";
+import { ArgumentTypeError, CodeRangeError, describe, requireInteger } from "../errors.js";
 import type { ConversionFlags } from "../exact/cast.js";
 import type { Format } from "../format/model.js";
 import type { DotOptions, MatOptions } from "../dot/index.js";
@@ -47,6 +47,11 @@ export interface PoolOptions {
   threads?: number;
   /** Calls with fewer elements (dot products: multiply-adds) run on the calling thread (default DEFAULT_MIN_ELEMENTS). */
   minElements?: number;
+  /**
+   * The calling thread runs kernel chunks too while the workers wake up (default false): one thread fewer to wake per
+   * call, but the caller (its event loop, a page's main thread) is busy until its last chunk is done.
+   */
+  callerRuns?: boolean;
 }
 
 /** Worker threads running bulk conversions in parallel; results are bit-identical to quantize/dequantize. */
@@ -82,6 +87,11 @@ export class Pool {
 
   get threads(): number {
     return this.#w.threads.length;
+  }
+
+  /** Whether the calling thread runs kernel chunks too (PoolOptions.callerRuns). */
+  get callerRuns(): boolean {
+    return this.#w.callerRuns;
   }
 
   /** quantize(src, fmt, options) on the workers; same validation, errors, path and codes as the single-thread call. */
@@ -142,7 +152,7 @@ export class Pool {
         if (rnd !== random.array) rnd.set(random.array);
       }
       // One parameter block per part and call (the kernel writes its tail scratch there; calls may overlap).
-      const params = this.#w.threads.map(() => scratch(heap.view(Uint8Array, heap.kernels.encodeParamsBytes())).byteOffset);
+      const params = Array.from({ length: this.#w.runners }, () => scratch(heap.view(Uint8Array, heap.kernels.encodeParamsBytes())).byteOffset);
       for (const p of params) new Int32Array(heap.buffer, p, BLOCK_WORDS).set(block);
       const codeBytes = dst.BYTES_PER_ELEMENT;
       const randomBytes = rnd?.BYTES_PER_ELEMENT ?? 0;
@@ -355,12 +365,14 @@ function addFlags(into: ConversionFlags, from: ConversionFlags): void {
  * Starts a pool of worker threads (Node worker_threads, or Web Workers in a cross-origin isolated page) and resolves
  * once every worker runs.
  */
-const POOL_KEYS = ["threads", "minElements"] as const satisfies readonly (keyof PoolOptions)[];
+const POOL_KEYS = ["threads", "minElements", "callerRuns"] as const satisfies readonly (keyof PoolOptions)[];
 
 export async function createPool(options?: PoolOptions): Promise<Pool> {
   checkOptions(options, POOL_KEYS);
   const threads = requireInteger("options.threads", options?.threads ?? hardwareThreads(), 1, MAX_THREADS);
   const minElements = requireInteger("options.minElements", options?.minElements ?? DEFAULT_MIN_ELEMENTS, 0, Number.MAX_SAFE_INTEGER);
+  const callerRuns = options?.callerRuns ?? false;
+  if (typeof callerRuns !== "boolean") throw new ArgumentTypeError("options.callerRuns", `got ${describe(callerRuns)}; allowed: true or false`);
   if (typeof SharedArrayBuffer === "undefined" || (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === false) {
     throw new ArgumentTypeError(
       "createPool",
@@ -377,5 +389,5 @@ export async function createPool(options?: PoolOptions): Promise<Pool> {
     await Promise.all(pool.map((t) => t.worker.terminate()));
     throw error;
   }
-  return new Pool(new Workers(pool, heap), minElements);
+  return new Pool(new Workers(pool, heap, callerRuns), minElements);
 }

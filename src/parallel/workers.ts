@@ -4,7 +4,7 @@ import { ArgumentTypeError, CodeRangeError } from "../errors.js";
 import type { SharedHeap } from "./heap.js";
 import type { WorkerHandle } from "./host.js";
 import { type Job, type Reply, type SharedView, reviveError, splitRanges } from "./protocol.js";
-import type { KernelCall } from "../wasm/abi.js";
+import { type KernelCall, callKernel } from "../wasm/abi.js";
 
 /** Part boundaries are multiples of 64 elements (whole cache lines of codes, whole SIMD blocks). */
 export const ALIGN = 64;
@@ -108,7 +108,14 @@ export class Workers {
   constructor(
     readonly threads: readonly Thread[],
     readonly heap: SharedHeap,
+    /** The calling thread takes kernel chunks too (PoolOptions.callerRuns). */
+    readonly callerRuns = false,
   ) {}
+
+  /** Threads that run kernel chunks: the workers, and the caller when it runs chunks too (its index is the last). */
+  get runners(): number {
+    return this.threads.length + (this.callerRuns ? 1 : 0);
+  }
 
   open(): void {
     if (this.closed) throw new ArgumentTypeError("pool", "was closed; allowed: a pool before close()");
@@ -155,8 +162,25 @@ export class Workers {
       const jobs = this.threads.map(
         (_, t): Job => ({ op: "wasm", id: this.#nextId++, first: 0, fn, counter: counter.byteOffset, calls: ranges.map(([a, b]) => args(a, b, t)) }),
       );
-      const replies = await this.settle(jobs);
-      return Math.max(0, ...replies.map((r) => ("value" in r && r.value !== undefined ? r.value : 0)));
+      const pending = this.settle(jobs);
+      let own = 0;
+      if (this.callerRuns) {
+        // The caller takes chunks from the same counter while the workers wake up; a trap here still waits for them,
+        // so nothing they use is freed under them.
+        try {
+          const at = new Int32Array(this.heap.buffer, counter.byteOffset, 1);
+          const t = this.threads.length;
+          for (let c = Atomics.add(at, 0, 1); c < ranges.length; c = Atomics.add(at, 0, 1)) {
+            const v = callKernel(this.heap.kernels, fn, args(ranges[c]![0], ranges[c]![1], t));
+            if (typeof v === "number") own = Math.max(own, v);
+          }
+        } catch (error) {
+          await pending.catch(() => undefined);
+          throw error;
+        }
+      }
+      const replies = await pending;
+      return Math.max(own, ...replies.map((r) => ("value" in r && r.value !== undefined ? r.value : 0)));
     } finally {
       this.heap.free(counter.byteOffset, counter.byteLength);
     }
