@@ -5,8 +5,7 @@
 //
 // state (f64): [0..3] Σ e² lanes, [4..7] Σ x² lanes, [8] max e, [9] measured, [10] flushed, [11] overflowed, where
 // e = |y − x| in float64. Calls accumulate into it, so a host may cut one array into chunks of multiples of 4.
-// Overflow: x > pos, or x = pos when bit 0 of `inclusive`; x < −neg, or x = −neg when bit 1 (float32 thresholds the
-// host derived exactly from its float64 ones).
+// Overflow: x > above or x < below (float32 thresholds the host derived exactly from its float64 ones).
 
 // @ts-ignore: decorator
 @inline
@@ -20,14 +19,15 @@ function laneSum(v: v128): f64 {
   return <f64>(i32x4.extract_lane(v, 0) + i32x4.extract_lane(v, 1) + i32x4.extract_lane(v, 2) + i32x4.extract_lane(v, 3));
 }
 
-/** Accumulates the sums of n elements of x and y (float32) into state (see the file comment). */
-export function errorSumsF32(x: usize, y: usize, n: usize, state: usize, pos: f32, neg: f32, inclusive: u32): void {
+/**
+ * Accumulates the sums of n elements of x and y (float32) into state (see the file comment). Overflow is x > above
+ * or x < below, strictly: the host turns an inclusive threshold into the next float32 toward zero.
+ */
+export function errorSumsF32(x: usize, y: usize, n: usize, state: usize, above: f32, below: f32): void {
   const kInf = f32x4.splat(Infinity);
   const kZero = f32x4.splat(0);
-  const kPos = f32x4.splat(pos);
-  const kNeg = f32x4.splat(-neg);
-  const posEq = i32x4.splat(inclusive & 1 ? -1 : 0);
-  const negEq = i32x4.splat(inclusive & 2 ? -1 : 0);
+  const kAbove = f32x4.splat(above);
+  const kBelow = f32x4.splat(below);
   let sseLo = v128.load(state), sseHi = v128.load(state, 16);
   let ssqLo = v128.load(state, 32), ssqHi = v128.load(state, 48);
   let top = f64x2.splat(load<f64>(state, 64));
@@ -39,21 +39,20 @@ export function errorSumsF32(x: usize, y: usize, n: usize, state: usize, pos: f3
     const finite = f32x4.lt(f32x4.abs(xv), kInf);
     measured = i32x4.sub(measured, finite);
     flushed = i32x4.sub(flushed, v128.and(finite, v128.andnot(f32x4.eq(yv, kZero), f32x4.eq(xv, kZero))));
-    const above = v128.or(f32x4.gt(xv, kPos), v128.and(f32x4.eq(xv, kPos), posEq));
-    const below = v128.or(f32x4.lt(xv, kNeg), v128.and(f32x4.eq(xv, kNeg), negEq));
-    overflowed = i32x4.sub(overflowed, v128.and(finite, v128.or(above, below)));
-    const keepLo = i64x2.extend_low_i32x4_s(finite);
-    const keepHi = i64x2.extend_high_i32x4_s(finite);
-    const xLo = f64x2.promote_low_f32x4(xv);
-    const xHi = f64x2.promote_low_f32x4(upper(xv));
-    const eLo = v128.and(f64x2.abs(f64x2.sub(f64x2.promote_low_f32x4(yv), xLo)), keepLo);
-    const eHi = v128.and(f64x2.abs(f64x2.sub(f64x2.promote_low_f32x4(upper(yv)), xHi)), keepHi);
+    overflowed = i32x4.sub(overflowed, v128.and(finite, v128.or(f32x4.gt(xv, kAbove), f32x4.lt(xv, kBelow))));
+    // Lanes of non-finite x become +0 in both operands: e = +0 and x² = +0, what the sums add for them.
+    const xm = v128.and(xv, finite);
+    const ym = v128.and(yv, finite);
+    const xLo = f64x2.promote_low_f32x4(xm);
+    const yLo = f64x2.promote_low_f32x4(ym);
+    const xHi = f64x2.promote_low_f32x4(upper(xm));
+    const yHi = f64x2.promote_low_f32x4(upper(ym));
+    const eLo = f64x2.abs(f64x2.sub(yLo, xLo));
+    const eHi = f64x2.abs(f64x2.sub(yHi, xHi));
     sseLo = f64x2.add(sseLo, f64x2.mul(eLo, eLo));
     sseHi = f64x2.add(sseHi, f64x2.mul(eHi, eHi));
-    const mLo = v128.and(xLo, keepLo);
-    const mHi = v128.and(xHi, keepHi);
-    ssqLo = f64x2.add(ssqLo, f64x2.mul(mLo, mLo));
-    ssqHi = f64x2.add(ssqHi, f64x2.mul(mHi, mHi));
+    ssqLo = f64x2.add(ssqLo, f64x2.mul(xLo, xLo));
+    ssqHi = f64x2.add(ssqHi, f64x2.mul(xHi, xHi));
     // pmax is one instruction (max is several: NaN and signed zeros); a NaN e is restored below.
     top = f64x2.pmax(top, f64x2.pmax(eLo, eHi));
   }
@@ -79,7 +78,7 @@ export function errorSumsF32(x: usize, y: usize, n: usize, state: usize, pos: f3
     m = max<f64>(m, e);
     nMeasured += 1;
     if (ys == 0 && xs != 0) nFlushed += 1;
-    if (xs > pos || (inclusive & 1 && xs == pos) || xs < -neg || (inclusive & 2 && xs == -neg)) nOverflowed += 1;
+    if (xs > above || xs < below) nOverflowed += 1;
   }
   store<f64>(state, m, 64);
   store<f64>(state, load<f64>(state, 72) + nMeasured, 72);

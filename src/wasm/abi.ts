@@ -88,7 +88,7 @@ export interface StatsExports {
    * Accumulates the quantization error sums of n float32 x against y, and the overflow count (x beyond pos or −neg;
    * equal to them too by bits 0 and 1 of `inclusive`), into the 12 float64 of `state` (layout: assembly/stats.ts).
    */
-  errorSumsF32(x: number, y: number, n: number, state: number, pos: number, neg: number, inclusive: number): void;
+  errorSumsF32(x: number, y: number, n: number, state: number, above: number, below: number): void;
 }
 
 /** Every export of the kernels module. */

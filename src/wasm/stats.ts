@@ -34,6 +34,15 @@ export function float32Threshold(t: Threshold): Threshold {
   return { limit: f32[0]!, inclusive: false };
 }
 
+/** The float32 that a magnitude must exceed to cross t: t itself, or for an inclusive t the next float32 below it. */
+function strictBound(t: Threshold): number {
+  if (!t.inclusive) return t.limit;
+  if (t.limit === 0) return -(2 ** -149);
+  f32[0] = t.limit;
+  bits[0]! -= 1; // a positive float32: one step down in the bits (∞ becomes the largest finite)
+  return f32[0]!;
+}
+
 /**
  * The sums of float32 x against y (y.length ≥ x.length) in Wasm, chunk by chunk through stream() (chunks of
  * multiples of 4 keep each element's lane); undefined when the kernels are unavailable.
@@ -46,10 +55,10 @@ export function errorSumsWasm(x: Float32Array, y: Float32Array, positive: Thresh
   const state = allocBytesRaw(STATE_BYTES, "state");
   try {
     new Uint8Array(memoryBuffer(), state, STATE_BYTES).fill(0);
-    const pos = float32Threshold(positive);
-    const neg = float32Threshold(negative);
-    const inclusive = (pos.inclusive ? 1 : 0) | (neg.inclusive ? 2 : 0);
-    stream(xs(), null, (xp, _, n, _first, [yp]) => k.errorSumsF32(xp, yp!, n, state, pos.limit, neg.limit, inclusive), { extra: [ys()] });
+    // Strict float32 bounds: x ≥ t is x > (the float32 below t) for every float32 x.
+    const above = strictBound(float32Threshold(positive));
+    const below = -strictBound(float32Threshold(negative));
+    stream(xs(), null, (xp, _, n, _first, [yp]) => k.errorSumsF32(xp, yp!, n, state, above, below), { extra: [ys()] });
     const s = new Float64Array(memoryBuffer(), state, 12);
     return {
       sumSquaredError: s[0]! + s[2]! + (s[1]! + s[3]!),
