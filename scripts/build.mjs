@@ -23,7 +23,8 @@ for (const [path, text] of [
 
 // Wasm kernels: asc (asconfig.json "release": SIMD, -O3, stub runtime, no imports; "relaxed": the same sources with
 // relaxed SIMD, whose assembly/simd.ts wrappers then emit the relaxed forms, picked at load where the engine has it;
-// "threads": the same sources importing a shared memory, for the workers of minifloat/parallel), each skipped when
+// "threads": the same sources importing a shared memory, for the workers of minifloat/parallel, and "threads-relaxed"
+// its relaxed-SIMD build, picked with the same rule), each skipped when
 // the sources are unchanged: a hash of their contents is stamped next to the .wasm (timestamps race with edits).
 const wasmSources = [
   join(root, "asconfig.json"),
@@ -40,6 +41,7 @@ for (const [target, file, name] of [
   ["release", "kernels", "kernelsBase64"],
   ["relaxed", "kernels-relaxed", "relaxedKernelsBase64"],
   ["threads", "kernels-threads", "threadKernelsBase64"],
+  ["threads-relaxed", "kernels-threads-relaxed", "relaxedThreadKernelsBase64"],
 ]) {
   const wasm = join(root, `build/wasm/${file}.wasm`);
   const stamp = `${wasm}.sources-sha256`;

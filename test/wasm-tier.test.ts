@@ -5,6 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { createPool } from "../src/parallel/index.js";
 import { kernelStatus } from "../src/wasm/instance.js";
 import { hasRelaxedSimd } from "../src/wasm/relaxed-probe.js";
 
@@ -24,6 +25,15 @@ describe("kernel tiers", () => {
     expect(kernelStatus()).toMatchObject({ available: true, tier: process.env.MINIFLOAT_EXPECT_TIER });
   });
 
+  it("the pool's workers run the threads build of the same tier", async () => {
+    const pool = await createPool({ threads: 1 });
+    try {
+      expect(pool.tier).toBe(process.env.MINIFLOAT_EXPECT_TIER);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it("the shipped bundle picks relaxed SIMD where the engine validates it, and MINIFLOAT_SIMD=baseline forces the baseline", () => {
     // The flag where this engine needs it (Node 20), none where relaxed SIMD is on by default.
     const flag = hasRelaxedSimd() && !process.execArgv.includes(FLAG) ? [] : [FLAG];
@@ -37,6 +47,7 @@ describe("kernel tiers", () => {
     const wasm = (name: string) => readFileSync(new URL(`../build/wasm/${name}.wasm`, import.meta.url));
     const [baseline, relaxed] = [wasm("kernels"), wasm("kernels-relaxed")];
     expect(relaxed.equals(baseline)).toBe(false);
+    expect(wasm("kernels-threads-relaxed").equals(wasm("kernels-threads"))).toBe(false);
     for (const platform of ["node", "browser"]) {
       const dir = new URL(`../build/${platform}/chunks/`, import.meta.url);
       const code = readdirSync(dir)

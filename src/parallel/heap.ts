@@ -1,9 +1,11 @@
-// The pool's shared Wasm memory: the threads build of the kernels (scripts/build.mjs) instantiated on one shared
-// memory, with the library's allocator (src/wasm/heap.ts) above the module's heap base.
+// The pool's shared Wasm memory: the threads build of the kernels (scripts/build.mjs; its relaxed-SIMD build where the
+// library's own kernels are the relaxed one) instantiated on one shared memory, with the library's allocator
+// (src/wasm/heap.ts) above the module's heap base.
 import { threadKernelsBase64 } from "../../build/wasm/kernels-threads.js";
+import { relaxedThreadKernelsBase64 } from "../../build/wasm/kernels-threads-relaxed.js";
 import { type Kernels, type WasmMemory, type WasmModule, base64Bytes } from "../wasm/abi.js";
 import { Heap, type WasmView } from "../wasm/heap.js";
-import { instantiateKernels } from "../wasm/instance.js";
+import { type KernelTier, instantiateKernels, kernelTier } from "../wasm/instance.js";
 import type { WasmArray } from "../wasm/memory.js";
 
 const PAGE = 65536;
@@ -23,14 +25,18 @@ export class SharedHeap extends Heap {
   /** The compiled threads build, which every worker instantiates on the same memory. */
   readonly module: WasmModule;
   readonly kernels: Kernels;
+  /** The build: the tier of the library's own kernels (relaxed SIMD where the engine has it). */
+  readonly tier: KernelTier;
 
   constructor() {
-    const module = new WebAssembly.Module(base64Bytes(threadKernelsBase64));
+    const tier = kernelTier();
+    const module = new WebAssembly.Module(base64Bytes(tier === "relaxed" ? relaxedThreadKernelsBase64 : threadKernelsBase64));
     const memory: WasmMemory = new WebAssembly.Memory({ initial: 1, maximum: MAX_SHARED_PAGES, shared: true });
     const kernels = instantiateKernels(module, memory);
     super(memory, kernels.heapBase(), MAX_SHARED_PAGES * PAGE, "the pool's shared memory", `${MAX_SHARED_PAGES * PAGE} bytes`);
     this.module = module;
     this.kernels = kernels;
+    this.tier = tier;
   }
 
   /** The current buffer (a new SharedArrayBuffer object after each growth; earlier views stay valid). */

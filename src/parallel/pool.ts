@@ -30,7 +30,7 @@ import type { Format } from "../format/model.js";
 import type { DotOptions, MatOptions } from "../dot/index.js";
 import { type WasmTable, type WasmTable16, decodeCall, gatherCall16, uploadTable, uploadTable16 } from "../wasm/decode.js";
 import { BLOCK_WORDS } from "../wasm/encode.js";
-import { kernelStatus } from "../wasm/instance.js";
+import { type KernelTier, kernelStatus } from "../wasm/instance.js";
 import { WasmArray, keep } from "../wasm/memory.js";
 import { type HeapView, type PoolArray, SharedHeap } from "./heap.js";
 import { hardwareThreads, startWorker } from "./host.js";
@@ -87,6 +87,11 @@ export class Pool {
 
   get threads(): number {
     return this.#w.threads.length;
+  }
+
+  /** The build of the kernels the workers run: "relaxed" (relaxed SIMD) where the library's own kernels are, else "baseline". */
+  get tier(): KernelTier {
+    return this.#w.heap.tier;
   }
 
   /** Whether the calling thread runs kernel chunks too (PoolOptions.callerRuns). */

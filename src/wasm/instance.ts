@@ -25,10 +25,15 @@ function pickTier(): KernelTier {
   return hasRelaxedSimd() ? "relaxed" : "baseline";
 }
 
-/** The bytes of the build this runtime loads (picked once). */
-function kernelBytes(): Uint8Array<ArrayBuffer> {
+/** The build this runtime loads, picked once: minifloat/parallel loads the same tier of its threads build. */
+export function kernelTier(): KernelTier {
   tier ??= pickTier();
-  return base64Bytes(tier === "relaxed" ? relaxedKernelsBase64 : kernelsBase64);
+  return tier;
+}
+
+/** The bytes of the build this runtime loads. */
+function kernelBytes(): Uint8Array<ArrayBuffer> {
+  return base64Bytes(kernelTier() === "relaxed" ? relaxedKernelsBase64 : kernelsBase64);
 }
 
 /**

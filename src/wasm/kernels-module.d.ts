@@ -10,3 +10,7 @@ declare module "*/build/wasm/kernels-relaxed.js" {
 declare module "*/build/wasm/kernels-threads.js" {
   export const threadKernelsBase64: string;
 }
+// Its relaxed-SIMD build, loaded by the pool where the main kernels are the relaxed build.
+declare module "*/build/wasm/kernels-threads-relaxed.js" {
+  export const relaxedThreadKernelsBase64: string;
+}
