@@ -61,7 +61,7 @@ export class Pool {
   /** Decode tables in the shared memory, by format parameters (uploaded once, kept until the pool is dropped). */
   readonly #tables = new Map<Format, WasmTable>();
   /** 16-bit conversion tables in the shared memory, by the table (conversionTable returns one array per conversion). */
-  readonly #tables16 = new Map<Uint16Array, WasmTable16>();
+  readonly #tables16 = new WeakMap<Uint16Array, WasmTable16>();
   readonly minElements: number;
 
   /** Use createPool(), which waits until every worker is running. */
