@@ -98,8 +98,8 @@ for (const c of cases) {
   convert(); // the first output: the file `cp + sync` copies
   const sample = join(dir, "sample.safetensors");
   execFileSync("cp", [out, sample]);
-  const base = () => execFileSync(process.execPath, [args.baseline, ...c.args, c.input, "-o", out, "--force"], { stdio: "ignore" });
-  const [cp, cpSync, run, runSync, baseline, cpu, cpuSync] = [[], [], [], [], [], [], []];
+  const [cp, cpSync, run, runSync, baseline, cpu, cpuSync, cpuBase] = [[], [], [], [], [], [], [], []];
+  const base = () => cpuBase.push(cpuOf(process.execPath, [args.baseline, ...c.args, c.input, "-o", out, "--force"]));
   for (let r = 0; r < rounds; r++) {
     cp.push(settled(() => execFileSync("cp", [c.input, join(dir, "copy.safetensors")])));
     cpSync.push(settled(() => execFileSync("sh", ["-c", 'cp "$1" "$2" && sync "$2"', "sh", sample, join(dir, "copy.safetensors")])));
@@ -115,7 +115,7 @@ for (const c of cases) {
   );
   if (args.baseline)
     console.log(
-      `  ${"".padEnd(48)} baseline ${median(baseline).toFixed(2)} s (ratios to cp ${(a / median(baseline)).toFixed(2)}, to cp + sync ${(b / median(baseline)).toFixed(2)})`,
+      `  ${"".padEnd(48)} baseline ${median(baseline).toFixed(2)} s (CPU ${median(cpuBase).toFixed(2)} s): ratios to cp ${(a / median(baseline)).toFixed(2)}, to cp + sync ${(b / median(baseline)).toFixed(2)}`,
     );
 }
 console.log(

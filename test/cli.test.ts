@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -335,6 +336,75 @@ describe("minifloat CLI (in-process)", () => {
     expect(Buffer.compare(runs[0]!.file, runs[1]!.file)).toBe(0);
     expect(runs[0]!.report).toBe(runs[1]!.report);
     expect(runs[0]!.report).toMatch(/^c +210003 +0\.1398 +52 +4\.811% +0\.001% +1\.444%$/m);
+  });
+
+  it("quantize --to float8_e4m3fn of tensors of several chunks with odd tails (read ahead into and written from Wasm slots): ml_dtypes' bytes, the reference's report", async () => {
+    const input = at("chunks.safetensors");
+    // Sizes and SHA-256 of the codes from ml_dtypes 0.6 (float32 and bfloat16 .astype(float8_e4m3fn)), computed
+    // from the same sample() outside this repository.
+    const [na, nb] = [2 * (1 << 20) + 12345, (1 << 20) + 777];
+    await writeModel(input, [
+      { name: "a", dtype: "F32", shape: [na], values: sample(na, 5) },
+      { name: "ids", dtype: "I32", shape: [3], raw: new Uint8Array(Int32Array.of(7, 8, 9).buffer) },
+      { name: "b", dtype: "BF16", shape: [nb], values: sample(nb, 6) },
+    ]);
+    const reports = [];
+    for (const on of [true, false]) {
+      useKernels(on);
+      try {
+        const out = at(`chunks-${on}.safetensors`);
+        const r = await cli("quantize", input, "--to", "float8_e4m3fn", "-o", out);
+        expect(r.code, r.err).toBe(0);
+        reports.push(
+          r.out
+            .replace(/[\d.]+ [kM]?\/s/g, "")
+            .replace(/ +\n/g, "\n")
+            .replace(out, "out"),
+        );
+        const sha = async (name: string) =>
+          createHash("sha256")
+            .update((await read(out, name, "codes")).data as Uint8Array)
+            .digest("hex");
+        expect(await sha("a")).toBe("9bc3c263456539360365d66881de7ec70c479a09efe0f3c0c3d1f4562eaf7e4d");
+        expect(await sha("b")).toBe("05d6335696795a6591c58b450d36d847121314ed625285443317f1ab79003688");
+        const r2 = await SafetensorsReader.open(out);
+        expect([...new Int32Array((await r2.readTensorBytes(r2.tensor("ids"), 0, 12)).slice().buffer)]).toEqual([7, 8, 9]);
+        await r2.close();
+      } finally {
+        useKernels(true);
+      }
+    }
+    expect(reports[0]).toBe(reports[1]);
+  });
+
+  it("dequantize --to bf16 of tensors of several chunks with odd tails (written from Wasm buffers): ml_dtypes' bytes", async () => {
+    const input = at("chunks-f8.safetensors");
+    const [na, nb] = [2 * (1 << 20) + 12345, (1 << 20) + 777];
+    // Codes (37·i) mod 256 with the two NaNs (0x7f, 0xff) moved down by one; SHA-256 of ml_dtypes 0.6's
+    // .astype(bfloat16) of these and of sample(nb, 6) in float32.
+    const codes = Uint8Array.from({ length: na }, (_, i) => ((37 * i) % 256) - (((37 * i) & 0x7f) === 0x7f ? 1 : 0));
+    await writeModel(input, [
+      { name: "a", dtype: "F8_E4M3", shape: [na], raw: codes },
+      { name: "b", dtype: "F32", shape: [nb], values: sample(nb, 6) },
+    ]);
+    for (const on of [true, false]) {
+      useKernels(on);
+      try {
+        const out = at(`chunks-bf16-${on}.safetensors`);
+        const r = await cli("dequantize", input, "--to", "bf16", "-o", out);
+        expect(r.code, r.err).toBe(0);
+        const sha = async (name: string) => {
+          const data = (await read(out, name, "codes")).data;
+          return createHash("sha256")
+            .update(new Uint8Array(data.buffer, data.byteOffset, data.byteLength))
+            .digest("hex");
+        };
+        expect(await sha("a")).toBe("7e999c6002ede5089047d741a36e98f02ed5f84516df2c66cdc4ddf5f9ad0e71");
+        expect(await sha("b")).toBe("56da440255ce45c47923d36ff8c00137badc5b084547b2c6145d9a3c30a97ba4");
+      } finally {
+        useKernels(true);
+      }
+    }
   });
 
   it("--fsync: the same output as without it, for quantize, dequantize and gguf", async () => {

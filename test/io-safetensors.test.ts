@@ -1,10 +1,12 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, truncateSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { dequantize, format, quantize } from "../src/index.js";
 import { blockLayouts } from "../src/io/blocks.js";
-import { IoError, SafetensorsError, SafetensorsReader, SafetensorsWriter, type TensorSpec } from "../src/io/index.js";
+import { CodeRangeError } from "../src/errors.js";
+import { BlobSource, type ByteSource, FileSource, IoError, SafetensorsError, SafetensorsReader, SafetensorsWriter, type TensorSpec } from "../src/io/index.js";
+import { readInto } from "../src/io/source.js";
 
 const dir = mkdtempSync(join(tmpdir(), "minifloat-io-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -465,6 +467,64 @@ describe("safetensors writer safety", () => {
     expect(got).toEqual([0, 65535, n - 1, 65536, 131071, n - 2, 131072, 196607, n - 3, 196608, n - 1, n - 4]);
   });
 
+  it("readInto fills the caller's array with the bytes read() gives: a file, a Blob, a source without readInto", async () => {
+    const bytes = Uint8Array.from({ length: 300000 }, (_, i) => (i * 131 + (i >> 8)) & 255);
+    const path = join(dir, `into-${counter++}.bin`);
+    writeFileSync(path, bytes);
+    const plain: ByteSource = { name: "plain", size: bytes.length, read: async (p, n) => bytes.slice(p, p + n), close: async () => {} };
+    const file = await FileSource.open(path);
+    try {
+      for (const source of [file, new BlobSource(new Blob([bytes]), "blob"), plain]) {
+        for (const [position, length] of [
+          [0, 9],
+          [7, 100000],
+          [123457, 176543],
+          [300000, 0],
+          [65536, 65536],
+        ] as const) {
+          // An offset view of a larger array, with a sentinel either side: exactly dest.length bytes land in it.
+          const outer = new Uint8Array(length + 2).fill(0xa5);
+          await readInto(source, position, outer.subarray(1, 1 + length));
+          expect([outer[0], outer[length + 1]], source.name).toEqual([0xa5, 0xa5]);
+          expect(Buffer.compare(outer.subarray(1, 1 + length), await source.read(position, length)), source.name).toBe(0);
+        }
+        // Past the end: a file and a Blob refuse the range; a source that gives fewer bytes is a truncated file.
+        await expect(readInto(source, bytes.length - 4, new Uint8Array(5))).rejects.toThrow(
+          source === plain ? new SafetensorsError("plain", `ended at byte ${bytes.length}; expected 1 more bytes: truncated file`) : CodeRangeError,
+        );
+      }
+    } finally {
+      await file.close();
+    }
+  });
+
+  it("readInto on a file that shrank after it was opened, and readTensorBytesInto: the same typed errors as read", async () => {
+    const path = tmp();
+    const n = 70000;
+    const w = await SafetensorsWriter.create(path, [{ name: "x", dtype: "F32", shape: [n] }]);
+    await w.writeValues(Float32Array.from({ length: n }, (_, i) => i));
+    await w.commit();
+    const r = await SafetensorsReader.open(path);
+    try {
+      const t = r.tensor("x");
+      const dest = new Uint8Array(4 * 1000);
+      await r.readTensorBytesInto(t, 4 * 5000, dest);
+      expect([...new Float32Array(dest.buffer)]).toEqual(Array.from({ length: 1000 }, (_, i) => 5000 + i));
+      await expect(r.readTensorBytesInto(t, 4 * n - 4, new Uint8Array(8))).rejects.toThrow(
+        new CodeRangeError("offset, length", `are ${4 * n - 4}, 8; allowed: a range within the ${4 * n} bytes of "x"`),
+      );
+      truncateSync(path, r.dataStart + 4 * 60000 + 10);
+      const read = await rejection(r.readTensorBytes(t, 4 * 59000, 8000));
+      const into = await rejection(r.readTensorBytesInto(t, 4 * 59000, new Uint8Array(8000)));
+      expect(read).toBeInstanceOf(SafetensorsError);
+      expect(into).toBeInstanceOf(SafetensorsError);
+      expect(into.message).toBe(read.message);
+      expect(into.message).toBe(`${path}: ended at byte ${r.dataStart + 4 * 60000 + 10}; expected 3990 more bytes: truncated file`);
+    } finally {
+      await r.close();
+    }
+  });
+
   it("names a missing output directory", async () => {
     await expect(SafetensorsWriter.create(join(dir, "no-such-dir", "x.safetensors"), spec)).rejects.toThrow(
       /no-such-dir does not exist; allowed: a path in an existing directory/,
@@ -525,3 +585,12 @@ describe("block-scaled tensor records", () => {
     });
   }
 });
+
+async function rejection(p: Promise<unknown>): Promise<Error> {
+  return p.then(
+    () => {
+      throw new Error("expected a rejection");
+    },
+    (e: Error) => e,
+  );
+}

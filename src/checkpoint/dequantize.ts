@@ -11,6 +11,8 @@ import { IoError } from "../io/errors.js";
 import { onPath } from "../io/fs-errors.js";
 import type { SafetensorsReader } from "../io/reader.js";
 import { SafetensorsWriter } from "../io/writer.js";
+import { kernels } from "../wasm/instance.js";
+import { WasmArray, memoryBuffer } from "../wasm/memory.js";
 import type { Target } from "./decode.js";
 import { CheckpointError } from "./errors.js";
 import { type Checkpoint, INDEX_FILE, openCheckpoint } from "./open.js";
@@ -159,6 +161,7 @@ async function writeShard(
     if (!OWN_RECORDS.includes(k) && !(k.startsWith("minifloat.block.") && folded.has(k.slice("minifloat.block.".length)))) metadata[k] = v;
   }
   const writer = await SafetensorsWriter.create(path, specs, { metadata, force, fsync: run.fsync, protect: [input] });
+  const slots = new OutputSlots(run, items);
   try {
     for (const it of items) {
       if (it.kind === "copy") {
@@ -171,21 +174,22 @@ async function writeShard(
       const t = it.t;
       const index = run.index++;
       const started = performance.now();
-      const K = Math.max(1, t.shape[t.shape.length - 1] ?? 1);
-      const step = Math.max(1, Math.floor(CHUNK_ELEMENTS / K)) * K;
+      const step = chunkOf(t);
       // The next chunk is read and decoded while the previous one is written, in place (copy: false) from three
       // buffers in rotation: a buffer is reused once the write call after its own has returned.
-      const type = run.to === "F32" ? Float32Array : Uint16Array;
-      const buffers = [0, 1, 2].map(() => new type(Math.min(step, t.length)));
       let pending: Promise<void> = Promise.resolve();
       for (let start = 0, k = 0; start < t.length; start += step, k++) {
         const count = Math.min(step, t.length - start);
-        const values = await run.c.readRounded(t.name, run.to, start, count, buffers[k % 3]!.subarray(0, count));
+        const memory = slots.memory();
+        const values = await run.c.readRounded(t.name, run.to, start, count, slots.buffer(t, k, count));
+        slots.check(t, k, memory);
         await pending;
         const bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
         pending = writer.writeBytes(bytes, { copy: false }).then(() => run.sink?.advance(count, index, t.name));
       }
       await pending;
+      // No write from the buffers stays in flight into the next tensor's first chunk (see OutputSlots).
+      await writer.flush();
       run.result.converted++;
       run.sink?.finished(index, t, (performance.now() - started) / 1000);
     }
@@ -193,11 +197,71 @@ async function writeShard(
   } catch (e) {
     await writer.abort();
     throw e;
+  } finally {
+    slots.free();
   }
   const last = writer.tensors[writer.tensors.length - 1];
   run.result.outputBytes += writer.dataStart + (last?.end ?? 0);
   if (reader) run.result.inputBytes += reader.dataStart + (reader.tensors[reader.tensors.length - 1]?.end ?? 0);
   return { names: specs.map((s) => s.name), bytes: last?.end ?? 0 };
+}
+
+/** Elements per chunk of a tensor: whole rows, about CHUNK_ELEMENTS. */
+function chunkOf(t: CheckpointTensor): number {
+  const K = Math.max(1, t.shape[t.shape.length - 1] ?? 1);
+  return Math.max(1, Math.floor(CHUNK_ELEMENTS / K)) * K;
+}
+
+/**
+ * The three output buffers of one file's conversion, reused. With the kernels, chunks of tensors without scale tensors
+ * go to buffers in Wasm memory: the gather kernel writes its results there in place and the writer writes them from
+ * there, with no copy out. The thread pool then writes from Wasm memory while the next chunk is decoded, so the memory
+ * must not grow meanwhile (a growth detaches the array it writes from, and may move the memory): the buffers are
+ * allocated up front, a tensor's first chunk is decoded into a JavaScript array with no write in flight (its decode
+ * allocates the tables and the stream scratch, which may grow the memory under a view made before), and every later
+ * chunk of such a tensor makes the same allocations, no larger. (A scaled tensor's chunks span varying numbers of
+ * scale rows, so their tables vary in size: they use the JavaScript arrays.) check() enforces it.
+ */
+class OutputSlots {
+  private readonly arrays: (Float32Array | Uint16Array)[];
+  private readonly wasm: WasmArray<Float32Array | Uint16Array>[] = [];
+
+  constructor(run: Run, items: readonly Item[]) {
+    const size = Math.max(0, ...items.map((it) => (it.kind === "convert" ? Math.min(chunkOf(it.t), it.t.length) : 0)));
+    const type = run.to === "F32" ? Float32Array : Uint16Array;
+    this.arrays = [0, 1, 2].map(() => new type(size));
+    if (kernels() && run.c.kind !== "gguf" && items.some((it) => it.kind === "convert" && unscaled(it.t)))
+      this.wasm = [0, 1, 2].map(() => new WasmArray<Float32Array | Uint16Array>(type, size));
+  }
+
+  /** Whether chunk k of t goes to a Wasm buffer. */
+  inWasm(t: CheckpointTensor, k: number): boolean {
+    return k > 0 && this.wasm.length > 0 && unscaled(t);
+  }
+
+  /** Buffer k mod 3 for chunk k of t, `count` elements. */
+  buffer(t: CheckpointTensor, k: number, count: number): Float32Array | Uint16Array {
+    return (this.inWasm(t, k) ? this.wasm[k % 3]!.array : this.arrays[k % 3]!).subarray(0, count);
+  }
+
+  /** The Wasm memory's buffer now (undefined without Wasm buffers). */
+  memory(): ArrayBufferLike | undefined {
+    return this.wasm.length > 0 ? memoryBuffer() : undefined;
+  }
+
+  /** Refuses a growth of the memory during the decode of chunk k into a Wasm buffer (chunk k − 1's write may be from one). */
+  check(t: CheckpointTensor, k: number, before: ArrayBufferLike | undefined): void {
+    if (this.inWasm(t, k) && memoryBuffer() !== before) throw new Error("internal error: Wasm memory grew under a Wasm output buffer in use");
+  }
+
+  free(): void {
+    for (const a of this.wasm) a.free();
+  }
+}
+
+/** A logical tensor of one stored tensor: no scale tensors. */
+function unscaled(t: CheckpointTensor): boolean {
+  return t.parts.length === 1;
 }
 
 /** A directory output: built in a temporary sibling directory, moved into place when complete. */

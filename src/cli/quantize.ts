@@ -72,8 +72,8 @@ interface Target {
   plan(t: TensorInfo, reader: SafetensorsReader, stats: ErrorStats): Promise<TensorPlan>;
   /** Metadata records of the planned tensors. */
   readonly records: Map<string, string>;
-  /** Releases what the conversion held (Wasm buffers). */
-  dispose?(): void;
+  /** Releases what the conversion held (Wasm buffers, once no read into them is in flight). */
+  dispose?(): void | Promise<void>;
 }
 
 export const quantizeCommand: Command = {
@@ -164,7 +164,7 @@ function formatTarget(p: Parsed): Target {
     description: `${fmt.name} ${rounding} ${saturation}${seed !== undefined ? ` seed=${seed} N=${stochasticBits}` : ""}`,
     summary: `${fmt.name} (${rounding}, ${saturation}${seed !== undefined ? `, seed ${seed}, N = ${stochasticBits}` : ""})`,
     records: new Map(),
-    dispose: () => workspace?.free(),
+    dispose: () => workspace?.close(),
     async plan(t, reader, s) {
       // Deterministic roundings of float32/16-bit inputs run in place in Wasm memory (the stochastic overflow check
       // below quantizes single elements, which may grow the memory under the workspace's views).
@@ -175,10 +175,16 @@ function formatTarget(p: Parsed): Target {
         convert: {
           async chunk(start, count, writer) {
             if (work) {
-              const { bytes } = await reader.readElementBytes(t, start, count);
-              quantize(work.values(t, bytes, count), fmt, { rounding, saturation, out: work.codesOut(count) });
-              const { x, codes, y } = work.decode(fmt, count);
+              const values = await work.values(reader, t, start, count);
+              const next = start + count;
+              const readAhead = () => work.readAhead(reader, t, next, Math.min(count, t.length - next));
+              // The next chunk is read while this one is converted, except after a tensor's first chunk, whose
+              // kernels may allocate (tables: see workspace.ts), which must not happen under a read into the memory.
+              if (start > 0) readAhead();
+              quantize(values, fmt, { rounding, saturation, out: work.codesOut(count) });
+              const { x, codes, y } = work.decode(fmt, t, count);
               s.add(x, y, limits);
+              if (start === 0) readAhead();
               // Unpacked codes (U8, U16, F8_*, F16, BF16; not F4, F6_*) are their stored bytes: written from reused arrays.
               const bits = writer.next!.info.bits;
               if (bits === 8 || bits === 16) await writer.writeBytes(work.storedBytes(codes), { copy: false });

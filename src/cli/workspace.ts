@@ -1,31 +1,53 @@
-// Wasm-memory buffers of one chunk of `quantize --to`: the input values, their codes and the codes' values stay in the
-// kernels' memory from the read to the error sums, so the kernels run on them in place (the bytes read are copied in
-// once, the codes out once, for the writer) instead of through stream()'s scratch copies and fresh arrays per call.
+// Wasm-memory buffers of `quantize --to`, and the chunk pipeline over them. A chunk's bytes are read from the file
+// straight into one of two input slots, while the kernels run on the previous chunk in the other slot (the libuv
+// thread pool does the read); the values, codes and decoded codes stay in Wasm memory up to the error sums; the codes
+// are written to the file straight from one of two output slots while the next chunk is converted. No chunk is copied
+// and no buffer is allocated per chunk.
+//
+// The thread pool reads into and writes from Wasm memory while the main thread computes, so the memory must not grow
+// meanwhile (a growth detaches the array the pool uses, and may move the memory). Every slot is allocated here, up
+// front; the kernels running on them allocate only on their first call for a format (tables, the stream scratch, at
+// most the size of that first chunk, which is the tensor's largest): so the first chunk of each tensor is converted
+// before the read-ahead of the second starts, with no write in flight (the file loop flushes after each tensor).
 import type { CodeArray } from "../api/bulk.js";
 import type { Format } from "../format/model.js";
 import type { TensorInfo } from "../io/header.js";
 import { dequantize } from "../io/kernels.js";
+import type { SafetensorsReader } from "../io/reader.js";
 import { kernels } from "../wasm/instance.js";
-import { WasmArray } from "../wasm/memory.js";
+import { WasmArray, memoryBuffer } from "../wasm/memory.js";
+
+/** A read into an input slot: elements [start, start + count) of t. */
+interface Read {
+  readonly t: TensorInfo;
+  readonly start: number;
+  readonly count: number;
+  readonly slot: number;
+  readonly done: Promise<void>;
+}
 
 export class QuantizeWorkspace {
-  /** Stored bytes of 8- and 16-bit codes for the writer, three in rotation (see SafetensorsWriter.writeBytes). */
-  private readonly out: Uint8Array[] = [];
+  /** The read of the next chunk, started while the current one is converted. */
+  private ahead: Read | undefined;
+  /** The input slot and output slot of the current chunk. */
+  private slot = 0;
   private turn = 0;
 
   private constructor(
+    /** Stored bytes of input chunks: float32 values, or 16-bit codes (F16, BF16 tensors) decoded into x. */
+    private readonly inputs: readonly [WasmArray<Uint8Array>, WasmArray<Uint8Array>],
     private readonly x: WasmArray<Float32Array>,
-    private readonly codes: WasmArray<Uint8Array> | WasmArray<Uint16Array>,
+    /** Codes, also the stored bytes the writer writes in place (8- and 16-bit codes). */
+    private readonly codes: readonly (WasmArray<Uint8Array> | WasmArray<Uint16Array>)[],
     private readonly decoded: WasmArray<Float32Array>,
-    /** 16-bit input codes (F16, BF16 tensors), decoded into x. */
-    private readonly input: WasmArray<Uint16Array>,
   ) {}
 
   /** Buffers of `elements` elements for codes of `f`, or undefined when the kernels are unavailable. */
   static create(f: Format, elements: number): QuantizeWorkspace | undefined {
     if (!kernels()) return undefined;
-    const codes = f.K <= 8 ? new WasmArray(Uint8Array, elements) : new WasmArray(Uint16Array, elements);
-    return new QuantizeWorkspace(new WasmArray(Float32Array, elements), codes, new WasmArray(Float32Array, elements), new WasmArray(Uint16Array, elements));
+    const input = () => new WasmArray(Uint8Array, elements * 4);
+    const codes = () => (f.K <= 8 ? new WasmArray(Uint8Array, elements) : new WasmArray(Uint16Array, elements));
+    return new QuantizeWorkspace([input(), input()], new WasmArray(Float32Array, elements), [codes(), codes()], new WasmArray(Float32Array, elements));
   }
 
   /** Whether a tensor's chunks can go through the workspace: float32 and 16-bit float inputs (F64 cannot). */
@@ -33,43 +55,71 @@ export class QuantizeWorkspace {
     return t.dtype === "F32" || (t.info.bits === 16 && t.format !== undefined);
   }
 
-  /** The values of `count` elements stored in `bytes` (a tensor `takes` accepts), in x. */
-  values(t: TensorInfo, bytes: Uint8Array, count: number): Float32Array {
-    if (t.dtype === "F32") {
-      const x = this.x.array.subarray(0, count);
-      new Uint8Array(x.buffer, x.byteOffset, count * 4).set(bytes.subarray(0, count * 4));
-      return x;
-    }
-    this.input.array.set(new Uint16Array(bytes.buffer, bytes.byteOffset, count));
-    dequantize(this.input.array.subarray(0, count), t.format!, { out: this.x.array.subarray(0, count) });
+  /**
+   * The values of elements [start, start + count) of t (a tensor `takes` accepts), in Wasm memory: read ahead during
+   * the previous call when that one was chunk start − count of the same tensor, else read now.
+   */
+  async values(reader: SafetensorsReader, t: TensorInfo, start: number, count: number): Promise<Float32Array> {
+    const ahead = this.ahead;
+    this.ahead = undefined;
+    const hit = ahead !== undefined && ahead.t === t && ahead.start === start && ahead.count === count;
+    // A read-ahead not taken (another chunk asked for) still has to finish before its slot is reused.
+    if (!hit) await ahead?.done.catch(() => undefined);
+    const read = hit ? ahead : this.read(reader, t, start, count, 1 - this.slot);
+    await read.done;
+    this.slot = read.slot;
+    const bytes = this.inputs[this.slot]!.array;
+    if (t.dtype === "F32") return new Float32Array(bytes.buffer, bytes.byteOffset, count);
+    dequantize(new Uint16Array(bytes.buffer, bytes.byteOffset, count), t.format!, { out: this.x.array.subarray(0, count) });
     return this.x.array.subarray(0, count);
   }
 
-  /** The codes buffer for `count` elements (views are made per call: a growth of the memory detaches older ones). */
-  codesOut(count: number): CodeArray {
-    return this.codes.array.subarray(0, count);
+  /**
+   * Starts reading elements [start, start + count) of t into the other input slot (nothing when count is 0). Call it
+   * once the current chunk's values are taken and, in a tensor's first chunk, after its kernels ran (file comment).
+   */
+  readAhead(reader: SafetensorsReader, t: TensorInfo, start: number, count: number): void {
+    if (count > 0) this.ahead = this.read(reader, t, start, count, 1 - this.slot);
   }
 
-  /** x of the last `values` call, the codes of the last `codesOut`, and those codes decoded. */
-  decode(f: Format, count: number): { x: Float32Array; codes: CodeArray; y: Float32Array } {
-    dequantize(this.codes.array.subarray(0, count), f, { out: this.decoded.array.subarray(0, count) });
-    return { x: this.x.array.subarray(0, count), codes: this.codes.array.subarray(0, count), y: this.decoded.array.subarray(0, count) };
+  private read(reader: SafetensorsReader, t: TensorInfo, start: number, count: number, slot: number): Read {
+    const bytesPer = t.info.bits / 8;
+    const memory = memoryBuffer();
+    const done = reader.readTensorBytesInto(t, start * bytesPer, this.inputs[slot]!.array.subarray(0, count * bytesPer)).then(() => {
+      if (memoryBuffer() !== memory) throw new Error("internal error: Wasm memory grew while a read into it was in flight");
+    });
+    done.catch(() => undefined); // awaited by values() or close(); not an unhandled rejection meanwhile
+    return { t, start, count, slot, done };
+  }
+
+  /** The next output slot's codes for `count` elements. */
+  codesOut(count: number): CodeArray {
+    this.turn = 1 - this.turn;
+    return this.codes[this.turn]!.array.subarray(0, count);
+  }
+
+  /** The values of the last `values` call, the codes of the last `codesOut`, and those codes decoded. */
+  decode(f: Format, t: TensorInfo, count: number): { x: Float32Array; codes: CodeArray; y: Float32Array } {
+    dequantize(this.codes[this.turn]!.array.subarray(0, count), f, { out: this.decoded.array.subarray(0, count) });
+    // Views made after the kernels: a kernel's first call may have grown the memory, which detaches earlier ones.
+    const input = this.inputs[this.slot]!.array;
+    const x = t.dtype === "F32" ? new Float32Array(input.buffer, input.byteOffset, count) : this.x.array.subarray(0, count);
+    return { x, codes: this.codes[this.turn]!.array.subarray(0, count), y: this.decoded.array.subarray(0, count) };
   }
 
   /**
-   * The codes' stored bytes (8- or 16-bit codes, unpacked) in the next of three reused arrays, for
-   * writeBytes(…, { copy: false }): unchanged until two more calls have returned.
+   * The codes' stored bytes (8- or 16-bit codes, unpacked), in place in their output slot, for
+   * writeBytes(…, { copy: false }): the next chunk's codes go to the other slot, and the one after them only once
+   * that chunk's write call returned, i.e. once this write completed.
    */
   storedBytes(codes: CodeArray): Uint8Array {
-    const bytes = new Uint8Array(codes.buffer, codes.byteOffset, codes.byteLength);
-    const k = this.turn++ % 3;
-    if ((this.out[k]?.length ?? 0) < bytes.length) this.out[k] = new Uint8Array(this.codes.length * this.codes.array.BYTES_PER_ELEMENT);
-    const copy = this.out[k]!.subarray(0, bytes.length);
-    copy.set(bytes);
-    return copy;
+    return new Uint8Array(codes.buffer, codes.byteOffset, codes.byteLength);
   }
 
-  free(): void {
-    for (const a of [this.x, this.codes, this.decoded, this.input]) a.free();
+  /** Waits for a read still in flight (after an error), then frees the buffers. */
+  async close(): Promise<void> {
+    await this.ahead?.done.catch(() => undefined);
+    this.ahead = undefined;
+    for (const a of [...this.inputs, this.x, ...this.codes, this.decoded]) a.free();
   }
 }

@@ -6,7 +6,7 @@ import { CodeRangeError } from "../errors.js";
 import { bytesToCodes, bytesToValues } from "./convert.js";
 import { SafetensorsError } from "./errors.js";
 import { type TensorInfo, MAX_HEADER_BYTES, parseHeader } from "./header.js";
-import { type ByteSource, FileSource, truncated } from "./source.js";
+import { type ByteSource, FileSource, readInto, truncated } from "./source.js";
 
 export class SafetensorsReader {
   private constructor(
@@ -68,11 +68,14 @@ export class SafetensorsReader {
 
   /** Stored bytes [offset, offset + length) of a tensor (for copying tensors unchanged). */
   async readTensorBytes(t: TensorInfo, offset: number, length: number): Promise<Uint8Array> {
-    const size = t.end - t.begin;
-    if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0 || offset + length > size) {
-      throw new CodeRangeError("offset, length", `are ${offset}, ${length}; allowed: a range within the ${size} bytes of "${t.name}"`);
-    }
+    checkTensorRange(t, offset, length);
     return readExactly(this.source, this.dataStart + t.begin + offset, length);
+  }
+
+  /** Stored bytes [offset, offset + dest.length) of a tensor into `dest` (a file reads straight into it). */
+  async readTensorBytesInto(t: TensorInfo, offset: number, dest: Uint8Array): Promise<void> {
+    checkTensorRange(t, offset, dest.length);
+    await readInto(this.source, this.dataStart + t.begin + offset, dest);
   }
 
   /** Codes of elements [start, start + count) of a tensor of up to 16 bits (packed F4/F6 unpacked). */
@@ -89,6 +92,13 @@ export class SafetensorsReader {
 
   async close(): Promise<void> {
     await this.source.close();
+  }
+}
+
+function checkTensorRange(t: TensorInfo, offset: number, length: number): void {
+  const size = t.end - t.begin;
+  if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0 || offset + length > size) {
+    throw new CodeRangeError("offset, length", `are ${offset}, ${length}; allowed: a range within the ${size} bytes of "${t.name}"`);
   }
 }
 

@@ -12,7 +12,20 @@ export interface ByteSource {
   readonly size: number;
   /** Exactly `length` bytes at `position` (a fresh array), or a typed error (IoError, SafetensorsError when truncated). */
   read(position: number, length: number): Promise<Uint8Array>;
+  /**
+   * Fills `dest` with the dest.length bytes at `position` (the same errors as read). Optional: readInto() falls back
+   * to read and a copy; a file reads straight into the caller's array (e.g. Wasm memory), with no fresh buffer.
+   */
+  readInto?(position: number, dest: Uint8Array): Promise<void>;
   close(): Promise<void>;
+}
+
+/** source.readInto, or read and a copy for a source without it. */
+export async function readInto(source: ByteSource, position: number, dest: Uint8Array): Promise<void> {
+  if (source.readInto) return source.readInto(position, dest);
+  const bytes = await source.read(position, dest.length);
+  if (bytes.length < dest.length) throw truncated(source.name, position + bytes.length, dest.length - bytes.length);
+  dest.set(bytes);
 }
 
 /** The error a source gives when its bytes end before a requested range does. */
@@ -78,14 +91,21 @@ export class FileSource implements ByteSource {
     return bytes;
   }
 
-  private async readRange(position: number, length: number): Promise<Uint8Array> {
-    const bytes = new Uint8Array(length);
+  /** A positional read into `dest`, leaving the read-ahead alone (a caller reading into its own buffers reads ahead itself). */
+  async readInto(position: number, dest: Uint8Array): Promise<void> {
+    checkRange(this, position, dest.length);
+    const length = dest.length;
     let done = 0;
     while (done < length) {
-      const { bytesRead } = await onPath(this.name, () => this.handle.read(bytes, done, length - done, position + done));
+      const { bytesRead } = await onPath(this.name, () => this.handle.read(dest, done, length - done, position + done));
       if (bytesRead === 0) throw truncated(this.name, position + done, length - done);
       done += bytesRead;
     }
+  }
+
+  private async readRange(position: number, length: number): Promise<Uint8Array> {
+    const bytes = new Uint8Array(length);
+    await this.readInto(position, bytes);
     return bytes;
   }
 
