@@ -28,6 +28,7 @@ import { ArgumentTypeError, CodeRangeError, describe, requireInteger } from "../
 import type { ConversionFlags } from "../exact/cast.js";
 import type { Format } from "../format/model.js";
 import type { DotOptions, MatOptions } from "../dot/index.js";
+import type { KernelCall } from "../wasm/abi.js";
 import { type WasmTable, type WasmTable16, decodeCall, gatherCall16, uploadTable, uploadTable16 } from "../wasm/decode.js";
 import { BLOCK_WORDS } from "../wasm/encode.js";
 import { type KernelTier, kernelStatus } from "../wasm/instance.js";
@@ -195,6 +196,22 @@ export class Pool {
     return t;
   }
 
+  /** A 16-bit conversion table of f's codes in the pool's memory, with its affine form (uploaded on first use). */
+  #table16(f: Format, table: Uint16Array): WasmTable16 {
+    let t = this.#tables16.get(table);
+    if (!t) {
+      const heap = this.#w.heap;
+      t = uploadTable16(
+        f,
+        table,
+        (bytes) => heap.alloc(bytes),
+        () => heap.buffer,
+      );
+      this.#tables16.set(table, t);
+    }
+    return t;
+  }
+
   /**
    * dequantize(codes, fmt, options) on the workers: every code is checked before any worker writes. Float16/bfloat16
    * output (`to`) runs on the workers when the codes live in the pool's memory, else on the calling thread.
@@ -210,7 +227,10 @@ export class Pool {
       requireCodes(codes, f);
       const plan = planDequantize16(codes, to, given, bits);
       requireSeparate(plan.dst(), [codes]);
-      await this.#gather16(codes as Uint8Array | Uint16Array, f, table16(f, plan.target, plan.rho), plan.dst);
+      const table = table16(f, plan.target, plan.rho);
+      await this.#tableKernel(codes as Uint8Array | Uint16Array, f, Uint16Array, plan.dst, () =>
+        gatherCall16(this.#table16(f, table), codes.BYTES_PER_ELEMENT),
+      );
       return plan.result();
     }
     const n = requireCodes(codes, f).length;
@@ -241,7 +261,9 @@ export class Pool {
     const { table, out } = planConvert(codes, f, to, options);
     if (!(table instanceof Uint16Array)) return convert(codes, f, to, options);
     requireSeparate(out(), [codes]);
-    await this.#gather16(codes as Uint8Array | Uint16Array, f, table, out as () => Uint16Array);
+    await this.#tableKernel(codes as Uint8Array | Uint16Array, f, Uint16Array, out as () => Uint16Array, () =>
+      gatherCall16(this.#table16(f, table), codes.BYTES_PER_ELEMENT),
+    );
     return out();
   }
 
@@ -258,31 +280,33 @@ export class Pool {
   }
 
   /**
-   * dst[i] = table[codes[i]] on the workers (codes in the pool's memory, checked first): in place when dst lives there,
-   * else through a temporary block and one copy. `dst` re-creates the caller's view if its memory grew.
+   * A table kernel over codes in the pool's memory on the workers, codes checked first: into `target` in place when it
+   * lives in the pool's memory, else through a temporary block and one copy into it (`target` re-creates the caller's
+   * view if its memory grew), or without `target` into a new SharedArrayBuffer-backed array.
    */
-  async #gather16(codes: Uint8Array | Uint16Array, f: Format, table: Uint16Array, dst: () => Uint16Array): Promise<void> {
+  async #tableKernel<T extends Float32Array | Uint16Array>(
+    codes: Uint8Array | Uint16Array,
+    f: Format,
+    type: { new (buffer: ArrayBufferLike, byteOffset: number, length: number): T; readonly BYTES_PER_ELEMENT: number },
+    target: (() => T) | undefined,
+    call: () => { name: KernelCall; args: number[] },
+  ): Promise<T> {
     const heap = this.#w.heap;
-    await this.#checkCodes(codes, f);
-    let t = this.#tables16.get(table);
-    if (!t) {
-      t = uploadTable16(
-        f,
-        table,
-        (bytes) => heap.alloc(bytes),
-        () => heap.buffer,
-      );
-      this.#tables16.set(table, t);
-    }
-    const { name, args } = gatherCall16(t, codes.BYTES_PER_ELEMENT);
+    const n = codes.length;
     const bytes = codes.BYTES_PER_ELEMENT;
-    const direct = heap.owns(dst());
-    const into = direct ? dst() : heap.view(Uint16Array, codes.length);
+    const size = type.BYTES_PER_ELEMENT;
+    await this.#checkCodes(codes, f);
+    const { name, args } = call();
+    const direct = target !== undefined && heap.owns(target());
+    const dst = direct ? target() : (heap.view(type as never, n) as T);
     try {
-      await this.#w.runKernel(codes.length, name, (a, b) => [codes.byteOffset + bytes * a, into.byteOffset + 2 * a, b - a, ...args]);
-      if (!direct) dst().set(into);
+      await this.#w.runKernel(n, name, (a, b) => [codes.byteOffset + bytes * a, dst.byteOffset + size * a, b - a, ...args]);
+      if (target) return copyBack(target, dst);
+      const result = sharedArray(type as unknown as ArrayType<T>, n);
+      result.set(dst as never);
+      return result;
     } finally {
-      if (!direct) heap.free(into.byteOffset, into.byteLength);
+      if (!direct) heap.free(dst.byteOffset, dst.byteLength);
     }
   }
 
@@ -297,29 +321,10 @@ export class Pool {
     }
   }
 
-  /**
-   * The zero-copy dequantize: codes in the pool's memory (≤ 16-bit formats). Codes are checked first (a max-scan per
-   * worker); out is written in place when it lives in the pool's memory, else through a temporary block and one copy.
-   */
-  async #dequantizeShared(codes: Uint8Array | Uint16Array, f: Format, given: Float32Array | undefined): Promise<Float32Array> {
-    const heap = this.#w.heap;
+  /** The zero-copy dequantize: codes in the pool's memory (≤ 16-bit formats) through f's decode table. */
+  #dequantizeShared(codes: Uint8Array | Uint16Array, f: Format, given: Float32Array | undefined): Promise<Float32Array> {
     // Taken before the first await: a Wasm view given as out is re-created if the memory grows meanwhile.
-    const target = given && keep(given);
-    const n = codes.length;
-    const bytes = codes.BYTES_PER_ELEMENT;
-    await this.#checkCodes(codes, f);
-    const { name, args } = decodeCall(this.#table(f), bytes);
-    const direct = given !== undefined && heap.owns(given);
-    const dst = direct ? given : heap.view(Float32Array, n);
-    try {
-      await this.#w.runKernel(n, name, (a, b) => [codes.byteOffset + bytes * a, dst.byteOffset + 4 * a, b - a, ...args]);
-      if (target) return copyBack(target, dst);
-      const result = sharedArray(Float32Array, n);
-      result.set(dst);
-      return result;
-    } finally {
-      if (!direct) heap.free(dst.byteOffset, dst.byteLength);
-    }
+    return this.#tableKernel(codes, f, Float32Array, given && keep(given), () => decodeCall(this.#table(f), codes.BYTES_PER_ELEMENT));
   }
 
   /** dotRows(a, b, rows, cols, options) on the workers: the same validation, typed errors and results. */
