@@ -29,6 +29,15 @@ async function write(path: string, specs: TensorSpec[], fill: (w: SafetensorsWri
   await w.commit();
 }
 
+/** A new file with one F32 tensor "x" of n elements holding 0, 1, …, n − 1. */
+async function rampFile(n: number): Promise<string> {
+  const path = tmp();
+  const w = await SafetensorsWriter.create(path, [{ name: "x", dtype: "F32", shape: [n] }]);
+  await w.writeValues(Float32Array.from({ length: n }, (_, i) => i));
+  await w.commit();
+  return path;
+}
+
 async function readAll<T>(path: string, f: (r: SafetensorsReader) => Promise<T>): Promise<T> {
   const r = await SafetensorsReader.open(path);
   try {
@@ -425,11 +434,8 @@ describe("safetensors writer safety", () => {
   });
 
   it("reads ahead only what a read asks for next: backward, overlapping and skipping reads see the file's bytes", async () => {
-    const path = tmp();
     const n = 1000;
-    const w = await SafetensorsWriter.create(path, [{ name: "x", dtype: "F32", shape: [n] }]);
-    await w.writeValues(Float32Array.from({ length: n }, (_, i) => i));
-    await w.commit();
+    const path = await rampFile(n);
     const ranges = [
       [0, 100],
       [100, 100],
@@ -449,11 +455,8 @@ describe("safetensors writer safety", () => {
   });
 
   it("reads ahead across small reads in between: chunks of 64K elements with a scale-sized read after each", async () => {
-    const path = tmp();
     const n = 4 * 65536;
-    const w = await SafetensorsWriter.create(path, [{ name: "x", dtype: "F32", shape: [n] }]);
-    await w.writeValues(Float32Array.from({ length: n }, (_, i) => i));
-    await w.commit();
+    const path = await rampFile(n);
     const got = await readAll(path, async (r) => {
       const t = r.tensor("x");
       const out: number[] = [];
@@ -499,11 +502,8 @@ describe("safetensors writer safety", () => {
   });
 
   it("readInto on a file that shrank after it was opened, and readTensorBytesInto: the same typed errors as read", async () => {
-    const path = tmp();
     const n = 70000;
-    const w = await SafetensorsWriter.create(path, [{ name: "x", dtype: "F32", shape: [n] }]);
-    await w.writeValues(Float32Array.from({ length: n }, (_, i) => i));
-    await w.commit();
+    const path = await rampFile(n);
     const r = await SafetensorsReader.open(path);
     try {
       const t = r.tensor("x");

@@ -92,7 +92,7 @@ export interface DequantizeOptions {
 }
 
 export const DEQUANTIZE_KEYS = ["out", "to", "bits"] as const satisfies readonly (keyof DequantizeOptions)[];
-export const TARGETS = { float32: "binary32", float16: "binary16", bfloat16: "bfloat16" } as const;
+const TARGETS = { float32: "binary32", float16: "binary16", bfloat16: "bfloat16" } as const;
 
 /**
  * Dequantizes codes into float32 (exact where the value fits binary32; see decodeTable32), or with `to` into
