@@ -3,13 +3,16 @@
 // takes the same path; only its ScaleRule (scales.ts) differs. Element codes are rounded once by the library's
 // quantize from the tool's float32 quotient fl32(W / S) (two roundings, as the tools do: the files equal theirs).
 import { packCodes } from "../api/packed.js";
-import { valueTableOrNaN } from "../exact/tables.js";
 import type { TensorInfo, TensorSpec } from "../io/header.js";
 import { format } from "../format/registry.js";
 import { dequantize, quantize } from "../io/kernels.js";
 import { SafetensorsError } from "../io/errors.js";
 import type { SafetensorsReader } from "../io/reader.js";
 import type { SafetensorsWriter } from "../io/writer.js";
+import { kernels } from "../wasm/instance.js";
+import { WasmArray } from "../wasm/memory.js";
+import type { BlockGrid } from "../wasm/bands.js";
+import { blockAmax, blockScale } from "./bands.js";
 import type { ProducedScheme, ScaleRule } from "./scales.js";
 
 const BF16 = format("bfloat16");
@@ -88,30 +91,39 @@ export function produceTensor(t: TensorInfo, scheme: ProducedScheme, rule: Scale
     specs,
     module,
     async write(reader, writer, observe) {
-      const tensorAmax = rule.tensorScale || rule.block[0] === 0 ? await amaxOf(reader, t) : 0;
-      const T = rule.tensorScale ? rule.tensorScale(tensorAmax) : 1;
-      const stored = rule.scaleDtype === "F32" ? new Float32Array(experts * blockRows * blockCols) : new Uint8Array(experts * blockRows * blockCols);
       // Whole-tensor scales take bands of any rows; block rows are never split across bands.
       const whole = rule.block[0] === 0;
       const unit = whole ? 1 : bh;
       const bandRows = unit * Math.max(1, Math.floor(BAND_ELEMENTS / (unit * K)));
-      for (let e = 0; e < experts; e++) {
-        const matrix = scheme === "gpt-oss-mxfp4" ? transpose(await readFloat32(reader, t, e * K * N, K * N, rule.bfloat16Input), K, N) : undefined;
-        for (let r0 = 0; r0 < N; r0 += bandRows) {
-          const rows = Math.min(bandRows, N - r0);
-          const x = matrix ? matrix.subarray(r0 * K, (r0 + rows) * K) : await readFloat32(reader, t, r0 * K, rows * K);
-          const band = quantizeBand(x, rows, K, bh, bw, rule, T, whole ? tensorAmax : undefined, t.name);
-          if (observe) observe(x, decodeBand(band, rows, K, whole ? K : bw, rule));
-          if (whole) stored.set(band.stored);
-          else stored.set(band.stored, (e * blockRows + r0 / bh) * blockCols);
-          if (!packed) await writer.writeCodes(band.codes);
-          else await writer.writeBytes(packRows(band.codes, rows, K, rowCodes));
+      const buffers = BandBuffers.create(Math.min(N, bandRows) * K);
+      try {
+        const tensorAmax = rule.tensorScale || whole ? await amaxOf(reader, t, buffers) : 0;
+        const T = rule.tensorScale ? rule.tensorScale(tensorAmax) : 1;
+        const stored = rule.scaleDtype === "F32" ? new Float32Array(experts * blockRows * blockCols) : new Uint8Array(experts * blockRows * blockCols);
+        for (let e = 0; e < experts; e++) {
+          const matrix = scheme === "gpt-oss-mxfp4" ? transpose(await readFloat32(reader, t, e * K * N, K * N, rule.bfloat16Input), K, N) : undefined;
+          for (let r0 = 0; r0 < N; r0 += bandRows) {
+            const rows = Math.min(bandRows, N - r0);
+            const count = rows * K;
+            const x = matrix
+              ? (buffers?.load(matrix.subarray(r0 * K, r0 * K + count)) ?? matrix.subarray(r0 * K, r0 * K + count))
+              : await (buffers?.values(reader, t, r0 * K, count) ?? readFloat32(reader, t, r0 * K, count));
+            const band = quantizeBand(x, rows, K, bh, bw, rule, T, whole ? tensorAmax : undefined, t.name, buffers?.out(count));
+            if (observe) observe(buffers?.x(count) ?? x, decodeBand(band, rule, buffers?.decoded(count)));
+            if (whole) stored.set(band.stored);
+            else stored.set(band.stored, (e * blockRows + r0 / bh) * blockCols);
+            const codes = buffers?.codes(count) ?? band.codes;
+            if (!packed) await writer.writeCodes(codes);
+            else await writer.writeBytes(packRows(codes, rows, K, rowCodes));
+          }
         }
+        if (stored instanceof Float32Array) await writer.writeValues(stored);
+        else if (rule.scaleDtype === "U8") await writer.writeBytes(stored);
+        else await writer.writeCodes(stored);
+        if (secondName) await writer.writeValues(Float32Array.of(T));
+      } finally {
+        buffers?.free();
       }
-      if (stored instanceof Float32Array) await writer.writeValues(stored);
-      else if (rule.scaleDtype === "U8") await writer.writeBytes(stored);
-      else await writer.writeCodes(stored);
-      if (secondName) await writer.writeValues(Float32Array.of(T));
     },
   };
 }
@@ -130,9 +142,15 @@ function scaleShapeOf(scheme: ProducedScheme, rule: ScaleRule, lead: number[], N
 interface Band {
   readonly codes: Uint8Array;
   readonly stored: Float32Array | Uint8Array;
-  /** Per block the float32 divisor (or multiplier), and the first block index of a band row. */
+  /** Per block the float32 divisor (or multiplier). */
   readonly factor: Float32Array;
-  readonly blockOf: (r: number) => number;
+  readonly grid: BlockGrid;
+}
+
+/** Where a band's quotients and codes go (Wasm memory when the kernels run), or fresh arrays. */
+interface BandOut {
+  readonly y: Float32Array;
+  readonly codes: Uint8Array;
 }
 
 function quantizeBand(
@@ -145,54 +163,32 @@ function quantizeBand(
   T: number,
   wholeAmax: number | undefined,
   name: string,
+  out: BandOut = { y: new Float32Array(x.length), codes: new Uint8Array(x.length) },
 ): Band {
   // A whole-tensor scale is one block covering the band, its amax from the first pass over the tensor.
   const whole = wholeAmax !== undefined;
-  const width = whole ? K : bw;
-  const cols = Math.ceil(K / width);
-  const amax = new Float32Array(whole ? 1 : Math.ceil(rows / bh) * cols);
-  const blockOf = (r: number) => (whole ? 0 : Math.floor(r / bh) * cols);
-  for (let r = 0; r < rows; r++) {
-    for (let b = 0, k = blockOf(r); b < cols; b++, k++) {
-      let m = amax[k]!;
-      for (let i = r * K + b * width, end = r * K + Math.min(K, (b + 1) * width); i < end; i++) {
-        const a = Math.abs(x[i]!);
-        if (!(a <= 3.4028234663852886e38)) throw nonFinite(name, x[i]!);
-        if (a > m) m = a;
-      }
-      amax[k] = m;
-    }
-  }
+  const grid = whole ? { rows, K, width: K, bh: rows } : { rows, K, width: bw, bh };
+  const amax = new Float32Array(Math.ceil(rows / grid.bh) * Math.ceil(K / grid.width));
+  const at = blockAmax(x, grid, amax);
+  if (at >= 0) throw nonFinite(name, x[at]!);
   if (whole) amax[0] = wholeAmax;
   const { stored, factor } = rule.blockScales(amax, T);
-  // Stored into float32: the tool's fl32 quotient (or gpt-oss' product).
-  const y = new Float32Array(x.length);
-  for (let r = 0; r < rows; r++) {
-    for (let b = 0, k = blockOf(r); b < cols; b++, k++) {
-      const f = factor[k]!;
-      const end = r * K + Math.min(K, (b + 1) * width);
-      if (rule.multiply) for (let i = r * K + b * width; i < end; i++) y[i] = x[i]! * f;
-      else for (let i = r * K + b * width; i < end; i++) y[i] = x[i]! / f;
-    }
-  }
-  const codes = quantize(y, rule.element, { rounding: rule.rounding, saturation: "SatFinite" }) as Uint8Array;
-  if (rule.unsignedZero) for (let i = 0; i < y.length; i++) if (y[i] === 0) codes[i] = 0;
-  return { codes, stored, factor, blockOf };
+  // Stored into float32: the tool's fl32 quotient (or gpt-oss' product); a −0 quotient becomes +0 for unsignedZero.
+  blockScale(x, out.y, grid, factor, rule.multiply, rule.unsignedZero === true);
+  const codes = quantize(out.y, rule.element, { rounding: rule.rounding, saturation: "SatFinite", out: out.codes }) as Uint8Array;
+  return { codes, stored, factor, grid };
 }
 
 /** The values a consumer decodes from a band: element × divisor (gpt-oss: element / multiplier), rounded to float32. */
-function decodeBand(band: Band, rows: number, K: number, width: number, rule: ScaleRule): Float32Array {
-  const value = valueTableOrNaN(rule.element);
-  const out = new Float32Array(rows * K);
-  const cols = Math.ceil(K / width);
-  for (let r = 0; r < rows; r++) {
-    for (let b = 0, k = band.blockOf(r); b < cols; b++, k++) {
-      const f = band.factor[k]!;
-      const scale = rule.multiply ? (f === 0 ? 0 : 1 / f) : f; // 1/f: f is a power of two
-      for (let i = r * K + b * width, end = r * K + Math.min(K, (b + 1) * width); i < end; i++) out[i] = value[band.codes[i]!]! * scale;
-    }
+function decodeBand(band: Band, rule: ScaleRule, out: Float32Array = new Float32Array(band.codes.length)): Float32Array {
+  const decoded = dequantize(band.codes, rule.element, { out }) as Float32Array;
+  let scale = band.factor;
+  if (rule.multiply) {
+    scale = new Float32Array(scale.length);
+    for (let i = 0; i < scale.length; i++) scale[i] = band.factor[i] === 0 ? 0 : 1 / band.factor[i]!; // f is a power of two
   }
-  return out;
+  blockScale(decoded, decoded, band.grid, scale, true, false);
+  return decoded;
 }
 
 function nonFinite(name: string, v: number): SafetensorsError {
@@ -222,15 +218,72 @@ function transpose(m: Float32Array, K: number, N: number): Float32Array {
 }
 
 /** Largest |x| of a tensor (streamed), with the same NaN/∞ error as the blocks. */
-async function amaxOf(reader: SafetensorsReader, t: TensorInfo): Promise<number> {
-  let amax = 0;
+async function amaxOf(reader: SafetensorsReader, t: TensorInfo, buffers: BandBuffers | undefined): Promise<number> {
+  const amax = new Float32Array(1);
   for (let start = 0; start < t.length; start += BAND_ELEMENTS) {
-    const x = await readFloat32(reader, t, start, Math.min(BAND_ELEMENTS, t.length - start));
-    for (let i = 0; i < x.length; i++) {
-      const a = Math.abs(x[i]!);
-      if (!(a <= 3.4028234663852886e38)) throw nonFinite(t.name, x[i]!);
-      if (a > amax) amax = a;
-    }
+    const count = Math.min(BAND_ELEMENTS, t.length - start);
+    const x = await (buffers?.values(reader, t, start, count) ?? readFloat32(reader, t, start, count));
+    const at = blockAmax(x, { rows: 1, K: count, width: count, bh: 1 }, amax);
+    if (at >= 0) throw nonFinite(t.name, x[at]!);
   }
-  return amax;
+  return amax[0]!;
+}
+
+/**
+ * One weight's band buffers in Wasm memory, so that the kernels run on them in place: the input's stored bytes, its
+ * float32 values, the quotients, the codes and the decoded values. Views are taken anew after each kernel call (a
+ * kernel's first call for a format may grow the memory, which detaches older views).
+ */
+class BandBuffers {
+  private constructor(
+    private readonly bytes: WasmArray<Uint8Array>,
+    private readonly values32: WasmArray<Float32Array>,
+    private readonly quotients: WasmArray<Float32Array>,
+    private readonly codes8: WasmArray<Uint8Array>,
+    private readonly decoded32: WasmArray<Float32Array>,
+  ) {}
+
+  /** Buffers of `elements` elements, or undefined when the kernels are unavailable. */
+  static create(elements: number): BandBuffers | undefined {
+    if (!kernels()) return undefined;
+    const f32 = () => new WasmArray(Float32Array, elements);
+    return new BandBuffers(new WasmArray(Uint8Array, elements * 4), f32(), f32(), new WasmArray(Uint8Array, elements), f32());
+  }
+
+  /** Elements [start, start + count) of t as float32 (F64 rounded, as readFloat32), read into Wasm memory. */
+  async values(reader: SafetensorsReader, t: TensorInfo, start: number, count: number): Promise<Float32Array> {
+    if (t.dtype !== "F32" && (t.info.bits !== 16 || t.format === undefined)) return this.load(await readFloat32(reader, t, start, count));
+    const size = t.info.bits / 8;
+    await reader.readTensorBytesInto(t, start * size, this.bytes.array.subarray(0, count * size));
+    const bytes = this.bytes.array;
+    if (t.dtype === "F32") this.x(count).set(new Float32Array(bytes.buffer, bytes.byteOffset, count));
+    else dequantize(new Uint16Array(bytes.buffer, bytes.byteOffset, count), t.format!, { out: this.x(count) });
+    return this.x(count);
+  }
+
+  /** `values` copied into the value buffer. */
+  load(values: Float32Array): Float32Array {
+    this.x(values.length).set(values);
+    return this.x(values.length);
+  }
+
+  x(count: number): Float32Array {
+    return this.values32.array.subarray(0, count);
+  }
+
+  out(count: number): BandOut {
+    return { y: this.quotients.array.subarray(0, count), codes: this.codes(count) };
+  }
+
+  codes(count: number): Uint8Array {
+    return this.codes8.array.subarray(0, count);
+  }
+
+  decoded(count: number): Float32Array {
+    return this.decoded32.array.subarray(0, count);
+  }
+
+  free(): void {
+    for (const a of [this.bytes, this.values32, this.quotients, this.codes8, this.decoded32]) a.free();
+  }
 }

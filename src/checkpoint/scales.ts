@@ -65,7 +65,8 @@ function fp8Rule(block: readonly [number, number], zero: number): ScaleRule {
     scaleDtype: "F32",
     multiply: false,
     blockScales(amax) {
-      const s = amax.map((a) => (a === 0 ? zero : Math.fround(a / 448)));
+      const s = new Float32Array(amax.length);
+      for (let i = 0; i < s.length; i++) s[i] = amax[i] === 0 ? zero : Math.fround(amax[i]! / 448);
       return { stored: s, factor: s };
     },
   };
@@ -88,12 +89,15 @@ const modeloptNvfp4: ScaleRule = {
   tensorScale: (amax) => (amax === 0 ? 1 : Math.fround(amax / 2688)),
   blockScales(amax, s2) {
     const six = Math.fround(6 * s2);
-    const ratio = amax.map((a) => {
-      const r = Math.fround(a / six);
-      return r === 0 ? 1 : Math.max(r, 2 ** -9);
-    });
+    const ratio = new Float32Array(amax.length);
+    for (let i = 0; i < ratio.length; i++) {
+      const r = Math.fround(amax[i]! / six);
+      ratio[i] = r === 0 ? 1 : Math.max(r, 2 ** -9);
+    }
     const codes = e4m3Codes(ratio);
-    return { stored: codes, factor: Float32Array.from(codes, (c) => Math.fround(E4M3_VALUE[c]! * s2)) };
+    const factor = new Float32Array(codes.length);
+    for (let i = 0; i < codes.length; i++) factor[i] = E4M3_VALUE[codes[i]!]! * s2;
+    return { stored: codes, factor };
   },
 };
 
@@ -110,10 +114,16 @@ const compressedNvfp4: ScaleRule = {
     return Number.isFinite(g) ? g : 1;
   },
   blockScales(amax, global) {
-    const codes = e4m3Codes(amax.map((a) => Math.min(Math.fround(global * Math.fround(a / 6)), 448)));
+    const scaled = new Float32Array(amax.length);
+    for (let i = 0; i < scaled.length; i++) scaled[i] = Math.min(Math.fround(global * Math.fround(amax[i]! / 6)), 448);
+    const codes = e4m3Codes(scaled);
     const eps = 0x20; // e4m3 0.125
-    for (let i = 0; i < codes.length; i++) if (codes[i] === 0) codes[i] = eps;
-    return { stored: codes, factor: Float32Array.from(codes, (c) => Math.fround(E4M3_VALUE[c]! / global)) };
+    const factor = new Float32Array(codes.length);
+    for (let i = 0; i < codes.length; i++) {
+      if (codes[i] === 0) codes[i] = eps;
+      factor[i] = E4M3_VALUE[codes[i]!]! / global;
+    }
+    return { stored: codes, factor };
   },
 };
 
@@ -130,13 +140,15 @@ const compressedMxfp4: ScaleRule = {
   scaleDtype: "U8",
   multiply: false,
   blockScales(amax) {
-    const codes = Uint8Array.from(amax, (a) => {
-      if (a === 0) return 0;
-      const b = float32Bits(a);
+    const codes = new Uint8Array(amax.length);
+    const factor = new Float32Array(amax.length);
+    for (let i = 0; i < codes.length; i++) {
+      const b = float32Bits(amax[i]!);
       const e = (b >>> 23) - 127 + ((b & 0x7fffff) >= 0x600000 ? 1 : 0);
-      return Math.min(254, Math.max(0, 127 + e - 2));
-    });
-    return { stored: codes, factor: Float32Array.from(codes, (c) => 2 ** (c - 127)) };
+      codes[i] = amax[i] === 0 ? 0 : Math.min(254, Math.max(0, 127 + e - 2));
+      factor[i] = 2 ** (codes[i]! - 127);
+    }
+    return { stored: codes, factor };
   },
 };
 
@@ -153,8 +165,13 @@ const gptOssMxfp4: ScaleRule = {
   scaleDtype: "U8",
   multiply: true,
   blockScales(amax) {
-    const codes = Uint8Array.from(amax, (a) => ((float32Bits(Math.fround(a / 6)) + 0x7fffff) >>> 23) & 0xff);
-    return { stored: codes, factor: Float32Array.from(codes, (c) => (c === 0 ? 0 : 2 ** (127 - c))) };
+    const codes = new Uint8Array(amax.length);
+    const factor = new Float32Array(amax.length);
+    for (let i = 0; i < codes.length; i++) {
+      codes[i] = ((float32Bits(Math.fround(amax[i]! / 6)) + 0x7fffff) >>> 23) & 0xff;
+      factor[i] = codes[i] === 0 ? 0 : 2 ** (127 - codes[i]!);
+    }
+    return { stored: codes, factor };
   },
 };
 

@@ -83,6 +83,16 @@ export interface ScaledExports {
   gatherScaled8To32(src: number, dst: number, n: number, column: number, rowLength: number, width: number, tables: number, tableBytes: number): void;
 }
 
+export interface BandExports {
+  /**
+   * Per block of bh rows × width columns of `rows` rows of K float32 at x: amax[block] = max(amax[block], |x|) as
+   * float32 bits; returns the index of the first ±∞ or NaN element, or −1 (assembly/bands.ts).
+   */
+  amaxBlocks(x: number, rows: number, K: number, width: number, bh: number, amax: number): number;
+  /** y = x / factor[block] (or · with mode bit 1), then + 0 with mode bit 2 (−0 → +0). */
+  scaleBlocks(x: number, y: number, rows: number, K: number, width: number, bh: number, factor: number, mode: number): void;
+}
+
 export interface StatsExports {
   /**
    * Accumulates the quantization error sums of n float32 x against y, and the overflow count (x beyond pos or −neg;
@@ -92,7 +102,16 @@ export interface StatsExports {
 }
 
 /** Every export of the kernels module. */
-export type Kernels = CoreExports & DecodeExports & PackExports & EncodeExports & DotExports & BlockExports & LutExports & ScaledExports & StatsExports;
+export type Kernels = CoreExports &
+  DecodeExports &
+  PackExports &
+  EncodeExports &
+  DotExports &
+  BlockExports &
+  LutExports &
+  ScaledExports &
+  BandExports &
+  StatsExports;
 
 /** The exports a pool worker calls by name on its instance of the threads build (protocol.ts WasmJob). */
 export type KernelCall = "encodeF32" | "dotBatch" | "maxU8" | "maxU16" | DecodeCall;
