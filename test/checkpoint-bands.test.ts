@@ -1,10 +1,11 @@
-// The producers' per-block passes (src/checkpoint/bands.ts): the Wasm kernels (assembly/bands.ts, taken when the band
-// lies in Wasm memory) against the TypeScript loops (JavaScript arrays), bit for bit, over grids with partial blocks
+// Per-block passes over bands of rows (src/block/bands.ts): the Wasm kernels (assembly/bands.ts; the amax also on
+// JavaScript arrays, streamed) against the TypeScript loops (kernels off), bit for bit, over grids with partial blocks
 // and blocks narrower than a vector, values from subnormal to near overflow with signed zeros, and the first ±∞/NaN.
 import { describe, expect, it } from "vitest";
-import { blockAmax, blockScale } from "../src/checkpoint/bands.js";
+import { blockAmax, blockScale } from "../src/block/bands.js";
 import { allocFloat32 } from "../src/index.js";
 import type { BlockGrid } from "../src/wasm/bands.js";
+import { onReference } from "./kernel-switch.js";
 
 /** Deterministic float32 values: random signs, significands and exponents over ±2^−149 … 2^127, some ±0. */
 function values(n: number, seed: number): Float32Array {
@@ -26,7 +27,7 @@ function firstDifference(a: Float32Array, b: Float32Array): number {
   return x.findIndex((v, i) => v !== y[i]);
 }
 
-/** x in Wasm memory (the kernel runs) and in a JavaScript array (the loop runs). */
+/** x in Wasm memory and in a JavaScript array. */
 function both(x: Float32Array): { wasm: Float32Array; js: Float32Array; free: () => void } {
   const a = allocFloat32(x.length);
   a.array.set(x);
@@ -52,9 +53,12 @@ describe("blockAmax: kernel equals loop", () => {
       try {
         const start = Float32Array.from({ length: blocksOf(g) }, (_, i) => (i % 3 === 0 ? 2 ** -100 : 0));
         const [a, b] = [start.slice(), start.slice()];
+        const c = start.slice();
         expect(blockAmax(wasm, g, a)).toBe(-1);
-        expect(blockAmax(js, g, b)).toBe(-1);
+        expect(onReference(() => blockAmax(js, g, b))).toBe(-1);
+        expect(blockAmax(js, g, c)).toBe(-1); // streamed through Wasm memory
         expect(u32(a)).toEqual(u32(b));
+        expect(u32(c)).toEqual(u32(b));
         // The loop itself: block 0's amax is the largest |x| of its elements.
         let m = start[0]!;
         for (let r = 0; r < Math.min(g.bh, g.rows); r++) for (let c = 0; c < Math.min(g.width, g.K); c++) m = Math.max(m, Math.abs(x[r * g.K + c]!));
@@ -78,6 +82,7 @@ describe("blockAmax: kernel equals loop", () => {
       const { wasm, js, free } = both(x);
       try {
         expect(blockAmax(wasm, g, new Float32Array(blocksOf(g)))).toBe(at);
+        expect(onReference(() => blockAmax(js, g, new Float32Array(blocksOf(g))))).toBe(at);
         expect(blockAmax(js, g, new Float32Array(blocksOf(g)))).toBe(at);
       } finally {
         free();
@@ -98,7 +103,7 @@ describe("blockScale: kernel equals loop", () => {
           try {
             const outJs = new Float32Array(x.length);
             blockScale(wasm, wasm, g, factor, multiply, plusZero);
-            blockScale(js, outJs, g, factor, multiply, plusZero);
+            onReference(() => blockScale(js, outJs, g, factor, multiply, plusZero));
             expect(firstDifference(wasm, outJs)).toBe(-1);
             // The loop itself, on a few elements: one float32 rounding of the exact quotient (or product).
             const cols = Math.ceil(g.K / g.width);
@@ -128,7 +133,7 @@ describe("blockScale: kernel equals loop", () => {
     try {
       const outJs = new Float32Array(x.length);
       blockScale(wasm, wasm, g, factor, false, false);
-      blockScale(js, outJs, g, factor, false, false);
+      onReference(() => blockScale(js, outJs, g, factor, false, false));
       expect(u32(wasm)).toEqual(u32(outJs));
       expect(outJs[0]).toBeNaN();
     } finally {

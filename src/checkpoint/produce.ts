@@ -12,7 +12,7 @@ import type { SafetensorsWriter } from "../io/writer.js";
 import { kernels } from "../wasm/instance.js";
 import { WasmArray } from "../wasm/memory.js";
 import type { BlockGrid } from "../wasm/bands.js";
-import { blockAmax, blockScale } from "./bands.js";
+import { blockAmax, blockScale } from "../block/bands.js";
 import type { ProducedScheme, ScaleRule } from "./scales.js";
 
 const BF16 = format("bfloat16");

@@ -93,6 +93,13 @@ export interface BandExports {
   scaleBlocks(x: number, y: number, rows: number, K: number, width: number, bh: number, factor: number, mode: number): void;
 }
 
+export interface GgmlExports {
+  /** Q8_0 int8 elements of `blocks` blocks of 32 float32 at src into 34-byte blocks at out (assembly/ggml.ts). */
+  q8Elements(src: number, blocks: number, ids: number, out: number): void;
+  /** E2M1 nibbles of sub-blocks of `width` float32 under half-scales d, laid out as GGUF MXFP4/NVFP4 blocks. */
+  e2m1Nearest(src: number, subBlocks: number, width: number, d: number, out: number, per: number, stride: number, head: number): void;
+}
+
 export interface StatsExports {
   /**
    * Accumulates the quantization error sums of n float32 x against y, and the overflow count (x beyond pos or −neg;
@@ -111,6 +118,7 @@ export type Kernels = CoreExports &
   LutExports &
   ScaledExports &
   BandExports &
+  GgmlExports &
   StatsExports;
 
 /** The exports a pool worker calls by name on its instance of the threads build (protocol.ts WasmJob). */

@@ -1,7 +1,7 @@
-// Host side of assembly/bands.ts: the checkpoint producers' per-block amax and scaling passes over a band of rows in
-// Wasm memory. src/checkpoint/bands.ts holds the TypeScript loops they agree with and chooses between the two.
+// Host side of assembly/bands.ts: per-block amax and scaling passes over a band of rows (the checkpoint producers'
+// bands, GGUF blocks). src/block/bands.ts holds the TypeScript loops they agree with and chooses between the two.
 import { kernels } from "./instance.js";
-import { allocBytesRaw, freeBytesRaw, inWasm, keep, memoryBuffer } from "./memory.js";
+import { allocBytesRaw, freeBytesRaw, inWasm, keep, memoryBuffer, stream } from "./memory.js";
 
 /** Rows of K elements cut into blocks of bh rows × width columns (the last block of a row may be partial). */
 export interface BlockGrid {
@@ -28,12 +28,30 @@ function withBlocks<T>(small: Float32Array, back: boolean, call: (ptr: number) =
   }
 }
 
-/** amax per block in Wasm (see BandExports.amaxBlocks); undefined when x is not in Wasm memory or the kernels are off. */
+/**
+ * amax per block in Wasm (see BandExports.amaxBlocks), x streamed through Wasm memory by whole block rows when it
+ * lies outside; undefined when the kernels are off.
+ */
 export function amaxBlocksWasm(x: Float32Array, g: BlockGrid, amax: Float32Array): number | undefined {
   const k = kernels();
-  if (!k || !inWasm(x)) return undefined;
+  if (!k) return undefined;
   const xs = keep(x);
-  return withBlocks(amax, true, (ptr) => k.amaxBlocks(xs().byteOffset, g.rows, g.K, g.width, g.bh, ptr));
+  const cols = Math.ceil(g.K / g.width);
+  const blockRow = g.bh * g.K;
+  let found = -1;
+  withBlocks(amax, true, (ptr) =>
+    stream(
+      xs(),
+      null,
+      (src, _, count, first) => {
+        if (found >= 0) return;
+        const at = k.amaxBlocks(src, count / g.K, g.K, g.width, g.bh, ptr + (first / blockRow) * cols * 4);
+        if (at >= 0) found = first + at;
+      },
+      { n: g.rows * g.K, group: blockRow },
+    ),
+  );
+  return found;
 }
 
 /** y = x ÷ or × factor per block in Wasm; false when x or y is not in Wasm memory or the kernels are off. */

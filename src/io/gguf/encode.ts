@@ -6,6 +6,8 @@ import { unpackCodes } from "../../api/packed.js";
 import { quantize } from "../kernels.js";
 import { KVALUES, MXFP4_HALF_SCALES, NVFP4_HALF_SCALES } from "./decode.js";
 import { float32Bits } from "../../exact/value.js";
+import { blockAmax } from "../../block/bands.js";
+import { type NibbleLayout, e2m1NearestWasm, q8ElementsWasm } from "../../wasm/ggml.js";
 
 /** IEEE conversion to binary16/bfloat16 as ggml's GGML_FP32_TO_FP16 (round to nearest even, overflow to ∞). */
 export const IEEE_RNE = { rounding: "NearestTiesToEven", saturation: "SatNone" } as const;
@@ -18,22 +20,27 @@ export const IEEE_RNE = { rounding: "NearestTiesToEven", saturation: "SatNone" }
  */
 export function quantizeQ8_0(values: Float32Array): Uint8Array {
   const blocks = requireBlocks(values, 32, "Q8_0");
+  const amax = blockAmaxes(values, 32, "Q8_0");
   const d = new Float32Array(blocks);
-  const q = new Int8Array(values.length);
+  const ids = new Float32Array(blocks);
   for (let b = 0; b < blocks; b++) {
-    d[b] = Math.fround(absMax(values, 32 * b, 32, "Q8_0") / 127);
-    const id = d[b] === 0 ? 0 : Math.fround(1 / d[b]!);
-    for (let j = 32 * b; j < 32 * b + 32; j++) {
-      const v = Math.fround(values[j]! * id);
-      q[j] = Number.isFinite(v) ? Math.sign(v) * Math.round(Math.abs(v)) : 0;
+    d[b] = Math.fround(amax[b]! / 127);
+    ids[b] = d[b] === 0 ? 0 : Math.fround(1 / d[b]!);
+  }
+  const out = new Uint8Array(34 * blocks);
+  if (!q8ElementsWasm(values, ids, out)) {
+    const q = new Int8Array(out.buffer);
+    for (let b = 0; b < blocks; b++) {
+      for (let j = 0; j < 32; j++) {
+        const v = Math.fround(values[32 * b + j]! * ids[b]!);
+        q[34 * b + 2 + j] = Number.isFinite(v) ? Math.sign(v) * Math.round(Math.abs(v)) : 0;
+      }
     }
   }
   const scales = quantize(d, "binary16", IEEE_RNE);
-  const out = new Uint8Array(34 * blocks);
   for (let b = 0; b < blocks; b++) {
     out[34 * b] = scales[b]! & 255;
     out[34 * b + 1] = scales[b]! >> 8;
-    out.set(new Uint8Array(q.buffer, 32 * b, 32), 34 * b + 2);
   }
   return out;
 }
@@ -45,15 +52,13 @@ export function quantizeQ8_0(values: Float32Array): Uint8Array {
  */
 export function quantizeMxfp4(values: Float32Array): Uint8Array {
   const blocks = requireBlocks(values, 32, "MXFP4");
+  const amax = blockAmaxes(values, 32, "MXFP4");
+  // The float-to-uint8 conversion keeps the low 8 bits (only amax below 2^−125 goes negative), as ggml on common
+  // hardware and NumPy do.
+  const e = new Uint8Array(blocks);
+  for (let b = 0; b < blocks; b++) e[b] = amax[b]! > 0 ? (Math.floor(Math.fround(Math.log2(amax[b]!))) - 2 + 127) & 255 : 0;
   const out = new Uint8Array(17 * blocks);
-  for (let b = 0; b < blocks; b++) {
-    const amax = absMax(values, 32 * b, 32, "MXFP4");
-    // The float-to-uint8 conversion keeps the low 8 bits (only amax below 2^−125 goes negative), as ggml on common
-    // hardware and NumPy do.
-    const e = amax > 0 ? (Math.floor(Math.fround(Math.log2(amax))) - 2 + 127) & 255 : 0;
-    out[17 * b] = e;
-    nearestHalves(values, 32 * b, 16, MXFP4_HALF_SCALES[e]!, out, 17 * b + 1);
-  }
+  nibbles(values, e, MXFP4_HALF_SCALES, out, { width: 32, per: 1, stride: 17, head: 1 });
   return out;
 }
 
@@ -64,14 +69,28 @@ export function quantizeMxfp4(values: Float32Array): Uint8Array {
  */
 export function quantizeNvfp4(values: Float32Array): Uint8Array {
   const blocks = requireBlocks(values, 64, "NVFP4");
+  const amax = blockAmaxes(values, 16, "NVFP4");
+  const ue = new Uint8Array(amax.length);
+  for (let s = 0; s < ue.length; s++) ue[s] = fp32ToUe4m3(Math.fround(amax[s]! / 6));
   const out = new Uint8Array(36 * blocks);
-  for (let s = 0; s < 4 * blocks; s++) {
-    const block = 36 * (s >> 2);
-    const ue = fp32ToUe4m3(Math.fround(absMax(values, 16 * s, 16, "NVFP4") / 6));
-    out[block + (s & 3)] = ue;
-    nearestHalves(values, 16 * s, 8, NVFP4_HALF_SCALES[ue]!, out, block + 4 + 8 * (s & 3));
-  }
+  nibbles(values, ue, NVFP4_HALF_SCALES, out, { width: 16, per: 4, stride: 36, head: 4 });
   return out;
+}
+
+/**
+ * The scale bytes and E2M1 nibbles of GGUF MXFP4/NVFP4 blocks: sub-block s has scale byte scales[s] (half-scale
+ * halfScales[scales[s]]) at its block's head, and its elements' nearest kvalues (ggml's best_index_mxfp4) packed as
+ * packHalves does after it.
+ */
+function nibbles(values: Float32Array, scales: Uint8Array, halfScales: Float32Array, out: Uint8Array, layout: NibbleLayout): void {
+  const { width, per, stride, head } = layout;
+  const d = new Float32Array(scales.length);
+  for (let s = 0; s < d.length; s++) d[s] = halfScales[scales[s]!]!;
+  if (!e2m1NearestWasm(values, d, out, layout)) {
+    for (let s = 0; s < scales.length; s++) nearestHalves(values, width * s, width / 2, d[s]!, out, Math.floor(s / per) * stride + head + (s % per) * (width / 2));
+  }
+  // After the nibbles: the kernel's chunks write whole blocks.
+  for (let s = 0; s < scales.length; s++) out[Math.floor(s / per) * stride + (s % per)] = scales[s]!;
 }
 
 /**
@@ -116,14 +135,11 @@ function requireBlocks(values: Float32Array, size: number, type: string): number
   return values.length / size;
 }
 
-/** Largest |x| of values[from, from + n), refusing NaN and infinities (ggml's float-to-int conversion of them is undefined). */
-function absMax(values: Float32Array, from: number, n: number, type: string): number {
-  let amax = 0;
-  for (let j = from; j < from + n; j++) {
-    const x = values[j]!;
-    if (!Number.isFinite(x)) throw new CodeRangeError(`values[${j}]`, `is ${x}; allowed: finite values (${type} encodes no NaN or infinity)`);
-    amax = Math.max(amax, Math.abs(x));
-  }
+/** Largest |x| of each block of `width` values, refusing NaN and infinities (ggml's float-to-int conversion of them is undefined). */
+function blockAmaxes(values: Float32Array, width: number, type: string): Float32Array {
+  const amax = new Float32Array(values.length / width);
+  const at = blockAmax(values, { rows: amax.length, K: width, width, bh: 1 }, amax);
+  if (at >= 0) throw new CodeRangeError(`values[${at}]`, `is ${values[at]}; allowed: finite values (${type} encodes no NaN or infinity)`);
   return amax;
 }
 

@@ -1,6 +1,7 @@
-// The producers' per-block passes over a band of rows of a [N, K] weight (the grid: src/wasm/bands.ts BlockGrid):
-// the largest |x| of every block, and every element divided (or multiplied) by its block's float32 factor. These
-// loops are the specification; the Wasm kernels run them when the band lies in Wasm memory.
+// Per-block passes over a band of rows cut into blocks (src/wasm/bands.ts BlockGrid): a checkpoint producer's band
+// of a [N, K] weight, or GGUF blocks as rows of one block each. The largest |x| of every block, and every element
+// divided (or multiplied) by its block's float32 factor. These loops are the specification; the Wasm kernels run
+// them (the amax on any array, streamed through Wasm memory; the scaling on bands that lie in Wasm memory).
 import { type BlockGrid, MULTIPLY, PLUS_ZERO, amaxBlocksWasm, scaleBlocksWasm } from "../wasm/bands.js";
 
 /** amax[block] = max(amax[block], |x|) over the band; returns the index of the first ±∞ or NaN element, or −1. */

@@ -1,0 +1,114 @@
+// The element passes of ggml's reference block quantizers (quantize_row_q8_0_ref; best_index_mxfp4 under
+// quantize_row_mxfp4_ref and quantize_row_nvfp4_ref) after the host chose each block's scale: src/io/gguf/encode.ts
+// runs the same steps in TypeScript, and the two agree bit for bit. Inputs are finite (the host checks them).
+
+/** roundf(fl32(x · id)) of four lanes as i32 (half away from zero), 0 where the product is not finite. */
+// @ts-ignore: decorator
+@inline
+function q8Lanes(x: v128, id: v128): v128 {
+  const v = f32x4.mul(x, id);
+  const a = f32x4.abs(v);
+  const t = f32x4.trunc(a);
+  // a − t is exact (the fraction of a), so the half-way test is exact too.
+  const r = f32x4.add(t, v128.and(f32x4.ge(f32x4.sub(a, t), f32x4.splat(0.5)), f32x4.splat(1)));
+  const n = v128.and(i32x4.trunc_sat_f32x4_s(r), f32x4.lt(a, f32x4.splat(Infinity)));
+  return v128.bitselect(i32x4.neg(n), n, f32x4.lt(v, f32x4.splat(0)));
+}
+
+/** Sixteen int8 of the float32 at p. */
+// @ts-ignore: decorator
+@inline
+function q8x16(p: usize, id: v128): v128 {
+  const q01 = i16x8.narrow_i32x4_s(q8Lanes(v128.load(p), id), q8Lanes(v128.load(p, 16), id));
+  const q23 = i16x8.narrow_i32x4_s(q8Lanes(v128.load(p, 32), id), q8Lanes(v128.load(p, 48), id));
+  return i8x16.narrow_i16x8_s(q01, q23);
+}
+
+/**
+ * Q8_0: for block b of 32 float32 at src, the int8 qs[j] = roundf(fl32(x · ids[b])) (half away from zero; 0 where
+ * the product is not finite: ids[b] = ∞) at out + 34·b + 2 + j.
+ */
+export function q8Elements(src: usize, blocks: i32, ids: usize, out: usize): void {
+  for (let b = 0; b < blocks; b++) {
+    const id = f32x4.splat(load<f32>(ids + (<usize>b << 2)));
+    const x = src + (<usize>b << 7);
+    const y = out + <usize>b * 34 + 2;
+    v128.store(y, q8x16(x, id));
+    v128.store(y, q8x16(x + 64, id), 16);
+  }
+}
+
+/**
+ * E2M1 codes 0…15 of four float32 lanes: the first nearest of the kvalues 0, ±1, ±2, ±3, ±4, ±6, ±8, ±12 times d
+ * (k1 … k12: the magnitudes times d, splatted). ggml compares fl32(|kvalue·d − x|) over the 16 kvalues in order and
+ * keeps the first smallest; for x ≥ 0 the negative kvalues (and −0, after +0) are never strictly nearer than 0, nor
+ * for x < 0 the positive ones: so the magnitudes against |x| (fl32 rounding is odd), then the sign code where x < 0
+ * and the magnitude is not 0. pmin is the strict-less selection itself (errors are never NaN).
+ */
+// @ts-ignore: decorator
+@inline
+function nearestCodes(x: v128, k1: v128, k2: v128, k3: v128, k4: v128, k6: v128, k8: v128, k12: v128): v128 {
+  const a = f32x4.abs(x);
+  let best = a;
+  let index = i32x4.splat(0);
+  let e = f32x4.abs(f32x4.sub(k1, a));
+  index = v128.bitselect(i32x4.splat(1), index, f32x4.lt(e, best));
+  best = f32x4.pmin(best, e);
+  e = f32x4.abs(f32x4.sub(k2, a));
+  index = v128.bitselect(i32x4.splat(2), index, f32x4.lt(e, best));
+  best = f32x4.pmin(best, e);
+  e = f32x4.abs(f32x4.sub(k3, a));
+  index = v128.bitselect(i32x4.splat(3), index, f32x4.lt(e, best));
+  best = f32x4.pmin(best, e);
+  e = f32x4.abs(f32x4.sub(k4, a));
+  index = v128.bitselect(i32x4.splat(4), index, f32x4.lt(e, best));
+  best = f32x4.pmin(best, e);
+  e = f32x4.abs(f32x4.sub(k6, a));
+  index = v128.bitselect(i32x4.splat(5), index, f32x4.lt(e, best));
+  best = f32x4.pmin(best, e);
+  e = f32x4.abs(f32x4.sub(k8, a));
+  index = v128.bitselect(i32x4.splat(6), index, f32x4.lt(e, best));
+  best = f32x4.pmin(best, e);
+  e = f32x4.abs(f32x4.sub(k12, a));
+  index = v128.bitselect(i32x4.splat(7), index, f32x4.lt(e, best));
+  const negative = v128.and(f32x4.lt(x, f32x4.splat(0)), i32x4.gt_s(index, i32x4.splat(0)));
+  return v128.or(index, v128.and(negative, i32x4.splat(8)));
+}
+
+/** 16 codes of the float32 at p (one i8x16) under half-scale d. */
+// @ts-ignore: decorator
+@inline
+function nearest16(p: usize, d: f32): v128 {
+  // kvalue·d: at most 4 significant bits times d's (a power of two, or an E4M3 value halved): exact or ∞.
+  const k1 = f32x4.splat(d);
+  const k2 = f32x4.splat(2 * d);
+  const k3 = f32x4.splat(3 * d);
+  const k4 = f32x4.splat(4 * d);
+  const k6 = f32x4.splat(6 * d);
+  const k8 = f32x4.splat(8 * d);
+  const k12 = f32x4.splat(12 * d);
+  const c0 = nearestCodes(v128.load(p), k1, k2, k3, k4, k6, k8, k12);
+  const c1 = nearestCodes(v128.load(p, 16), k1, k2, k3, k4, k6, k8, k12);
+  const c2 = nearestCodes(v128.load(p, 32), k1, k2, k3, k4, k6, k8, k12);
+  const c3 = nearestCodes(v128.load(p, 48), k1, k2, k3, k4, k6, k8, k12);
+  return i8x16.narrow_i16x8_s(i16x8.narrow_i32x4_s(c0, c1), i16x8.narrow_i32x4_s(c2, c3));
+}
+
+/**
+ * MXFP4 (width 32) and NVFP4 (width 16) element nibbles: sub-block s of `width` float32 at src, half-scale d[s],
+ * packed as ggml does (element j in the low nibble of byte j, element j + width/2 in the high one) into width/2
+ * bytes at out + ⌊s / per⌋·stride + head + (s mod per)·width/2 (MXFP4: per 1, stride 17, head 1; NVFP4: 4, 36, 4).
+ */
+export function e2m1Nearest(src: usize, subBlocks: i32, width: i32, d: usize, out: usize, per: i32, stride: i32, head: i32): void {
+  for (let s = 0; s < subBlocks; s++) {
+    const x = src + ((<usize>s * <usize>width) << 2);
+    const ds = load<f32>(d + (<usize>s << 2));
+    const y = out + <usize>(s / per) * <usize>stride + <usize>head + <usize>(s % per) * <usize>(width >> 1);
+    if (width == 32) {
+      v128.store(y, v128.or(nearest16(x, ds), i8x16.shl(nearest16(x + 64, ds), 4)));
+    } else {
+      const c = nearest16(x, ds);
+      v128.store64_lane(y, v128.or(c, i8x16.shl(i8x16.shuffle(c, c, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15), 4)), 0);
+    }
+  }
+}

@@ -1,0 +1,75 @@
+// ggml's block quantizers with their element passes in Wasm (assembly/ggml.ts) against the TypeScript loops of
+// src/io/gguf/encode.ts (kernels off), byte for byte: values at ties between kvalues, zeros of both signs, blocks
+// whose amax sits just below and at powers of two, tiny and subnormal blocks (MXFP4 exponents that wrap, 1/d that
+// overflows in Q8_0), NVFP4 blocks whose scale saturates, and random data over many binades. The loops themselves
+// are checked against the gguf package's quantizers in io-gguf-write.test.ts and cli-gguf.test.ts.
+import { describe, expect, it } from "vitest";
+import { quantizeMxfp4, quantizeNvfp4, quantizeQ8_0 } from "../src/io/index.js";
+import { allocFloat32 } from "../src/index.js";
+import { onReference } from "./kernel-switch.js";
+
+function lcg(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+}
+
+/** 64-value blocks (whole blocks of every type), each of one kind. */
+function blocks(count: number, seed: number): Float32Array {
+  const r = lcg(seed);
+  const x = new Float32Array(64 * count);
+  const kvalues = [0, 1, 2, 3, 4, 6, 8, 12];
+  for (let b = 0; b < count; b++) {
+    const kind = b % 8;
+    const scale = 2 ** Math.floor(r() * 60 - 30);
+    for (let j = 64 * b; j < 64 * b + 64; j++) {
+      const sign = r() < 0.5 ? -1 : 1;
+      const k = kvalues[Math.floor(r() * 8)]!;
+      const k2 = kvalues[Math.min(7, kvalues.indexOf(k) + 1)]!;
+      x[j] =
+        kind === 0
+          ? sign * ((k + k2) / 2) * scale // midpoints between kvalues
+          : kind === 1
+            ? sign * k * scale // on the grid
+            : kind === 2
+              ? (r() < 0.3 ? -0 : sign * r() * 2 ** -140) // subnormal and zero blocks
+              : kind === 3
+                ? sign * (1 - 2 ** -24) * 2 ** Math.floor(r() * 8) * scale // just below powers of two
+                : kind === 4
+                  ? sign * r() * 6e4 // NVFP4 scales that saturate, Q8_0 at 127
+                  : kind === 5
+                    ? sign * (j % 32 === 0 ? 2 ** -126 * 1.5 : r() * 2 ** -126) // MXFP4 e that wraps to 255
+                    : sign * r() * 2 ** (r() * 80 - 40);
+    }
+  }
+  return x;
+}
+
+describe("GGUF block quantizers: Wasm element passes equal the TypeScript loops", () => {
+  const x = blocks(4096 + 3, 11);
+  const inWasm = allocFloat32(x.length);
+  inWasm.array.set(x);
+  for (const [name, quantize] of [
+    ["Q8_0", quantizeQ8_0],
+    ["MXFP4", quantizeMxfp4],
+    ["NVFP4", quantizeNvfp4],
+  ] as const) {
+    it(`${name}: JavaScript input, Wasm-memory input, reference`, () => {
+      const want = onReference(() => quantize(x));
+      const got = quantize(x);
+      expect(got.length).toBe(want.length);
+      expect(got.findIndex((v, i) => v !== want[i])).toBe(-1);
+      const fromWasm = quantize(inWasm.array);
+      expect(fromWasm.findIndex((v, i) => v !== want[i])).toBe(-1);
+    });
+  }
+
+  it("refuses the first NaN or infinity with its index, in Wasm as in the loop", () => {
+    const y = blocks(8, 3);
+    y[200] = Number.NaN;
+    y[300] = Number.POSITIVE_INFINITY;
+    for (const quantize of [quantizeQ8_0, quantizeMxfp4, quantizeNvfp4]) {
+      expect(() => quantize(y)).toThrow(/values\[200\]: is NaN/);
+      expect(() => onReference(() => quantize(y))).toThrow(/values\[200\]: is NaN/);
+    }
+  });
+});
