@@ -9,6 +9,7 @@ export { gatherScaled8To16, gatherScaled8To32 } from "./scaled";
 export { errorSumsF32 } from "./stats";
 export { amaxBlocks, scaleBlocks } from "./bands";
 export { q8Elements, e2m1Nearest } from "./ggml";
+export { roundToOdd32 } from "./odd";
 
 /** First byte the host allocator may use (after the kernels' constant tables). */
 export function heapBase(): usize {

@@ -6,7 +6,8 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { planQuantize } from "../src/api/plan.js";
 import { roundToOddFloat32 } from "../src/exact/round-to-odd.js";
-import { decode, format, quantize, useKernels } from "../src/index.js";
+import { allocFloat32, decode, format, quantize, useKernels } from "../src/index.js";
+import { roundToOddWasm } from "../src/wasm/odd.js";
 
 afterEach(() => useKernels(true));
 
@@ -99,3 +100,32 @@ describe("quantize(Float64Array) on the float32 kernel through rounding to odd",
     expect(bits).toEqual([0x3f800000, 0x3f800001, 0x3f7fffff, 0xbf800001, 0x7f7fffff, 0xff7fffff, 0x00000001, 0x80000001, 0, 0x80000000]);
   });
 });
+
+describe("roundToOddWasm equals roundToOddFloat32", () => {
+  it("around float32 rounding boundaries, beyond its range, below its subnormals, signed zeros; counts NaN and ≥ 2^128", () => {
+    const values: number[] = [0, -0, 2 ** 128, -(2 ** 129), Number.POSITIVE_INFINITY, Number.NaN, 2 ** 128 * (1 - 2 ** -53)];
+    for (let e = -160; e <= 130; e += 3) {
+      for (const m of [1, 1 + 2 ** -24, 1 + 2 ** -23, 1 + 3 * 2 ** -24, 1.5, 2 - 2 ** -24, 1 + 2 ** -30, 1 + 2 ** -52]) {
+        const v = m * 2 ** e;
+        values.push(v, -v, v * (1 + 2 ** -52), v * (1 - 2 ** -53));
+      }
+    }
+    const x = Float64Array.from(values);
+    const fromWasm = allocFloat32(x.length);
+    try {
+      const beyond = roundToOddWasm(x, fromWasm.array);
+      expect(beyond).toBe(x.filter((v) => !(Math.abs(v) < 2 ** 128)).length);
+      const want = new Uint32Array(roundToOddFloat32(x).buffer);
+      const got = new Uint32Array(fromWasm.array.buffer, fromWasm.array.byteOffset, x.length);
+      const mismatch = [...x.keys()].filter((i) => !Number.isNaN(x[i]) && got[i] !== want[i]);
+      expect(mismatch).toEqual([]);
+      // Through a JavaScript output array too (copied out of Wasm memory), with a length not a multiple of 4.
+      const out = new Float32Array(x.length - 1);
+      roundToOddWasm(x.subarray(1), out);
+      expect(new Uint32Array(out.buffer).filter((b, i) => !Number.isNaN(x[i + 1]) && b !== want[i + 1]).length).toBe(0);
+    } finally {
+      fromWasm.free();
+    }
+  });
+});
+

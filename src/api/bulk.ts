@@ -3,14 +3,16 @@
 import { ArgumentTypeError, CodeRangeError, describe } from "../errors.js";
 import { type ConversionFlags, project } from "../exact/cast.js";
 import { type Projection, type ResolvedProjection, resolveProjection } from "../exact/projection.js";
-import { beyondOdd32, roundToOddFloat32 } from "../exact/round-to-odd.js";
+import { beyondOdd32 } from "../exact/round-to-odd.js";
 import { type BulkProjection, conversionTable, decodeTable32, valuesFitFloat32 } from "../exact/tables.js";
 import { format } from "../format/registry.js";
 import { fromFloat32Bits, fromNumber } from "../exact/value.js";
 import type { Format } from "../format/model.js";
 import { type FormatLike, resolveFormat } from "./scalar.js";
 import { dequantizeVia32, dequantizeWasm } from "../wasm/decode.js";
-import { keep } from "../wasm/memory.js";
+import { WasmArray, keep } from "../wasm/memory.js";
+import { kernels } from "../wasm/instance.js";
+import { roundToOddWasm } from "../wasm/odd.js";
 import { quantizeWasm } from "../wasm/encode.js";
 import { type QuantizeOptions, type QuantizePlan, planQuantize, wasmRandom } from "./plan.js";
 import { type CodeArray, type Float16ArrayLike, float16ArrayType, requireAttached, requireCodes, requireOutput } from "./validate.js";
@@ -46,7 +48,10 @@ export function runQuantize(plan: QuantizePlan): CodeArray {
     const written = quantizeWasm(src as Float32Array, f, rho, out as Uint8Array | Uint16Array, wasmRandom(random), first);
     if (written) return written;
   }
-  if (run.kernel === "encodeF64" && quantizeOdd(src as Float64Array, f, rho, out as Uint8Array | Uint16Array)) return out;
+  if (run.kernel === "encodeF64") {
+    const written = quantizeOdd(src as Float64Array, f, rho, out as Uint8Array | Uint16Array);
+    if (written) return written;
+  }
   quantizeReference(src, f, rho, out, random?.at, plan.flags);
   return out;
 }
@@ -55,19 +60,29 @@ export function runQuantize(plan: QuantizePlan): CodeArray {
 const ODD_PART = 65536;
 
 /**
- * float64 input through the float32 kernel, part by part: each part rounded to float32 to odd (one rounding overall,
- * see src/exact/round-to-odd.ts); NaNs (their payloads and signs) and |x| ≥ 2^128 then projected by the reference.
- * False (nothing written) when the kernel does not run.
+ * float64 input through the float32 kernel, part by part: each part rounded to float32 to odd in Wasm (one rounding
+ * overall, see src/exact/round-to-odd.ts); NaNs (their payloads and signs) and |x| ≥ 2^128 then projected by the
+ * reference. The codes, or undefined (nothing written) when the kernel does not run.
  */
-function quantizeOdd(src: Float64Array, f: Format, rho: ResolvedProjection, out: Uint8Array | Uint16Array): boolean {
-  const part = new Float32Array(Math.min(ODD_PART, src.length));
-  for (let at = 0; at < src.length; at += ODD_PART) {
-    const x = src.subarray(at, at + ODD_PART);
-    const odd = roundToOddFloat32(x, part.subarray(0, x.length));
-    if (!quantizeWasm(odd, f, rho, out.subarray(at, at + x.length), undefined)) return false;
+function quantizeOdd(src: Float64Array, f: Format, rho: ResolvedProjection, out: Uint8Array | Uint16Array): CodeArray | undefined {
+  if (!kernels()) return undefined;
+  // Views of Wasm memory are re-made after the allocation below, which may grow it.
+  const [xs, ys] = [keep(src), keep(out)];
+  const part = new WasmArray(Float32Array, Math.min(ODD_PART, src.length));
+  let beyond = 0;
+  try {
+    for (let at = 0; at < src.length; at += ODD_PART) {
+      const x = xs().subarray(at, at + ODD_PART);
+      // part.array anew after each call: the stream scratch of the first may grow the memory.
+      beyond += roundToOddWasm(x, part.array.subarray(0, x.length))!;
+      if (!quantizeWasm(part.array.subarray(0, x.length), f, rho, ys().subarray(at, at + x.length), undefined)) return undefined;
+    }
+  } finally {
+    part.free();
   }
-  for (let i = 0; i < src.length; i++) if (beyondOdd32(src[i]!)) quantizeReference(src.subarray(i, i + 1), f, rho, out.subarray(i, i + 1));
-  return true;
+  const [x, y] = [xs(), ys()];
+  if (beyond > 0) for (let i = 0; i < x.length; i++) if (beyondOdd32(x[i]!)) quantizeReference(x.subarray(i, i + 1), f, rho, y.subarray(i, i + 1));
+  return y;
 }
 
 /**

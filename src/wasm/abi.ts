@@ -100,6 +100,11 @@ export interface GgmlExports {
   e2m1Nearest(src: number, subBlocks: number, width: number, d: number, out: number, per: number, stride: number, head: number): void;
 }
 
+export interface OddExports {
+  /** n float64 at src rounded to float32 to odd into dst; returns how many are NaN or ≥ 2^128 in magnitude (assembly/odd.ts). */
+  roundToOdd32(src: number, dst: number, n: number): number;
+}
+
 export interface StatsExports {
   /**
    * Accumulates the quantization error sums of n float32 x against y, and the overflow count (x beyond pos or −neg;
@@ -119,6 +124,7 @@ export type Kernels = CoreExports &
   ScaledExports &
   BandExports &
   GgmlExports &
+  OddExports &
   StatsExports;
 
 /** The exports a pool worker calls by name on its instance of the threads build (protocol.ts WasmJob). */
