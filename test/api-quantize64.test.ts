@@ -128,4 +128,3 @@ describe("roundToOddWasm equals roundToOddFloat32", () => {
     }
   });
 });
-

@@ -31,7 +31,9 @@ function blocks(count: number, seed: number): Float32Array {
           : kind === 1
             ? sign * k * scale // on the grid
             : kind === 2
-              ? (r() < 0.3 ? -0 : sign * r() * 2 ** -140) // subnormal and zero blocks
+              ? r() < 0.3
+                ? -0
+                : sign * r() * 2 ** -140 // subnormal and zero blocks
               : kind === 3
                 ? sign * (1 - 2 ** -24) * 2 ** Math.floor(r() * 8) * scale // just below powers of two
                 : kind === 4

@@ -87,7 +87,8 @@ function nibbles(values: Float32Array, scales: Uint8Array, halfScales: Float32Ar
   const d = new Float32Array(scales.length);
   for (let s = 0; s < d.length; s++) d[s] = halfScales[scales[s]!]!;
   if (!e2m1NearestWasm(values, d, out, layout)) {
-    for (let s = 0; s < scales.length; s++) nearestHalves(values, width * s, width / 2, d[s]!, out, Math.floor(s / per) * stride + head + (s % per) * (width / 2));
+    for (let s = 0; s < scales.length; s++)
+      nearestHalves(values, width * s, width / 2, d[s]!, out, Math.floor(s / per) * stride + head + (s % per) * (width / 2));
   }
   // After the nibbles: the kernel's chunks write whole blocks.
   for (let s = 0; s < scales.length; s++) out[Math.floor(s / per) * stride + (s % per)] = scales[s]!;
