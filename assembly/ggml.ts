@@ -112,3 +112,54 @@ export function e2m1Nearest(src: usize, subBlocks: i32, width: i32, d: usize, ou
     }
   }
 }
+
+/** ggml's kvalues_mxfp4 as int8 (the doubled E2M1 values; code 8, E2M1 −0, is +0). */
+const KVALUES = memory.data<i8>([0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12], 16);
+
+/** Sixteen int8 lanes times d, as float32 at dst (64 bytes): products of ≤ 8-bit integers and d are exact or ∞. */
+// @ts-ignore: decorator
+@inline
+function storeTimes(dst: usize, q: v128, d: v128): void {
+  const lo = i16x8.extend_low_i8x16_s(q);
+  const hi = i16x8.extend_high_i8x16_s(q);
+  v128.store(dst, f32x4.mul(f32x4.convert_i32x4_s(i32x4.extend_low_i16x8_s(lo)), d));
+  v128.store(dst, f32x4.mul(f32x4.convert_i32x4_s(i32x4.extend_high_i16x8_s(lo)), d), 16);
+  v128.store(dst, f32x4.mul(f32x4.convert_i32x4_s(i32x4.extend_low_i16x8_s(hi)), d), 32);
+  v128.store(dst, f32x4.mul(f32x4.convert_i32x4_s(i32x4.extend_high_i16x8_s(hi)), d), 48);
+}
+
+/**
+ * Decodes MXFP4 (width 32) and NVFP4 (width 16) blocks laid out as e2m1Nearest writes them: sub-block s's scale byte
+ * at ⌊s / per⌋·stride + (s mod per) reads its half-scale d from `halfScales` (256 float32), and element j of the
+ * sub-block is kvalue(nibble) · d, as ggml's dequantize_row_mxfp4 / _nvfp4, at dst + 4·(s·width + j).
+ */
+export function e2m1Decode(src: usize, subBlocks: i32, width: i32, halfScales: usize, dst: usize, per: i32, stride: i32, head: i32): void {
+  const kv = v128.load(KVALUES);
+  const low = i8x16.splat(15);
+  for (let s = 0; s < subBlocks; s++) {
+    const block = src + <usize>(s / per) * <usize>stride;
+    const d = f32x4.splat(load<f32>(halfScales + (<usize>load<u8>(block + <usize>(s % per)) << 2)));
+    const q = block + <usize>head + <usize>(s % per) * <usize>(width >> 1);
+    const y = dst + ((<usize>s * <usize>width) << 2);
+    if (width == 32) {
+      const b = v128.load(q);
+      storeTimes(y, i8x16.swizzle(kv, v128.and(b, low)), d);
+      storeTimes(y + 64, i8x16.swizzle(kv, i8x16.shr_u(b, 4)), d);
+    } else {
+      const b = v128.load64_zero(q);
+      const codes = i8x16.shuffle(v128.and(b, low), i8x16.shr_u(b, 4), 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+      storeTimes(y, i8x16.swizzle(kv, codes), d);
+    }
+  }
+}
+
+/** Q8_0 blocks {f16 d; int8 qs[32]} at src: qs[j] · d[b] (the host's float32 d, finite) at dst + 4·(32·b + j). */
+export function q8Decode(src: usize, blocks: i32, d: usize, dst: usize): void {
+  for (let b = 0; b < blocks; b++) {
+    const ds = f32x4.splat(load<f32>(d + (<usize>b << 2)));
+    const q = src + <usize>b * 34 + 2;
+    const y = dst + (<usize>b << 7);
+    storeTimes(y, v128.load(q), ds);
+    storeTimes(y + 64, v128.load(q, 16), ds);
+  }
+}

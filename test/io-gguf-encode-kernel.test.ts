@@ -1,11 +1,14 @@
-// ggml's block quantizers with their element passes in Wasm (assembly/ggml.ts) against the TypeScript loops of
-// src/io/gguf/encode.ts (kernels off), byte for byte: values at ties between kvalues, zeros of both signs, blocks
+// ggml's block quantizers and decoders in Wasm (assembly/ggml.ts) against the TypeScript loops of
+// src/io/gguf/encode.ts and decode.ts (kernels off), bit for bit. Decoders: every scale byte, random nibbles and int8,
+// binary16 scales of every kind (NaN and ∞ ones take the loop). Quantizers: values at ties between kvalues, zeros of both signs, blocks
 // whose amax sits just below and at powers of two, tiny and subnormal blocks (MXFP4 exponents that wrap, 1/d that
 // overflows in Q8_0), NVFP4 blocks whose scale saturates, and random data over many binades. The loops themselves
 // are checked against the gguf package's quantizers in io-gguf-write.test.ts and cli-gguf.test.ts.
 import { describe, expect, it } from "vitest";
 import { quantizeMxfp4, quantizeNvfp4, quantizeQ8_0 } from "../src/io/index.js";
 import { allocFloat32 } from "../src/index.js";
+import { decodeBlocks } from "../src/io/gguf/decode.js";
+import { ggmlTypeByName } from "../src/io/gguf/format.js";
 import { onReference } from "./kernel-switch.js";
 
 function lcg(seed: number): () => number {
@@ -74,4 +77,31 @@ describe("GGUF block quantizers: Wasm element passes equal the TypeScript loops"
       expect(() => onReference(() => quantize(y))).toThrow(/values\[200\]: is NaN/);
     }
   });
+});
+
+describe("GGUF block decoders: Wasm equals the TypeScript loops", () => {
+  for (const [name, blockBytes, blockSize, label] of [
+    ["Q8_0", 34, 32, "finite scales"],
+    ["Q8_0", 34, 32, "NaN and ∞ scales too"],
+    ["MXFP4", 17, 32, ""],
+    ["NVFP4", 36, 64, ""],
+  ] as const) {
+    it(`${name} ${label}`, () => {
+      const blocks = 2048 + 5;
+      const r = lcg(blockBytes + label.length);
+      const bytes = Uint8Array.from({ length: blocks * blockBytes }, () => Math.floor(r() * 256));
+      // Every scale byte in turn (MXFP4 e, NVFP4 d[s], Q8_0's low byte; its high byte keeps the exponent below
+      // all ones for finite scales).
+      for (let b = 0; b < blocks; b++) bytes[b * blockBytes] = b & 255;
+      if (label === "finite scales") for (let b = 0; b < blocks; b++) bytes[b * blockBytes + 1]! &= 0x7b;
+      const type = ggmlTypeByName(name)!;
+      const want = new Float32Array(blocks * blockSize);
+      onReference(() => decodeBlocks(type, "t", bytes, blocks, want));
+      const got = new Float32Array(blocks * blockSize);
+      decodeBlocks(type, "t", bytes, blocks, got);
+      const [w, g] = [new Uint32Array(want.buffer), new Uint32Array(got.buffer)];
+      expect(g.findIndex((v, i) => v !== w[i])).toBe(-1);
+      if (name === "Q8_0") expect(want.some(Number.isNaN)).toBe(label !== "finite scales");
+    });
+  }
 });

@@ -46,9 +46,9 @@ export async function readRange(r: Recipe, start: number, count: number): Promis
 
 export type Target = "F32" | "F16" | "BF16";
 
-/** float64 values rounded once to `to`: float32 values, or binary16 / bfloat16 bit patterns. */
-export function roundTo(values: Float64Array, to: Target): Float32Array | Uint16Array {
-  if (to === "F32") return Float32Array.from(values);
+/** Values (float64, or float32 already exact) rounded once to `to`: float32 values, or binary16 / bfloat16 bit patterns. */
+export function roundTo(values: Float64Array | Float32Array, to: Target): Float32Array | Uint16Array {
+  if (to === "F32") return values instanceof Float32Array ? values : new Float32Array(values);
   // quantize rounds float64 once (on the float32 kernel through rounding to odd: src/exact/round-to-odd.ts).
   return quantize(values, to === "F16" ? "binary16" : "bfloat16") as Uint16Array;
 }

@@ -258,9 +258,11 @@ async function openGgufCheckpoint(input: string | ByteSource, file: string): Pro
       decodable: !/^I\d/.test(t.typeName),
     }),
   );
-  // ggml's float32 values are exact: float64 holds them, and they round once to any target.
-  const decode: Decoder = async (t, start, count) => Float64Array.from(await reader.readValues(reader.tensor(t.name), start, count));
-  const round: Rounder = async (t, start, count, to, out) => into(roundTo(await decode(t, start, count), to), out);
+  // ggml's float32 values are exact: float64 holds them, and rounding the float32 values once to a target rounds the
+  // exact values.
+  const values = (t: CheckpointTensor, start: number, count: number) => reader.readValues(reader.tensor(t.name), start, count);
+  const decode: Decoder = async (t, start, count) => new Float64Array(await values(t, start, count));
+  const round: Rounder = async (t, start, count, to, out) => into(roundTo(await values(t, start, count), to), out);
   return new Checkpoint(reader.path, "gguf", [file], undefined, undefined, tensors, new Map(), decode, round, () => reader.close());
 }
 

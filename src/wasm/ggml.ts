@@ -1,10 +1,11 @@
 // Host side of assembly/ggml.ts: the element passes of ggml's reference block quantizers over float32 values
-// streamed through Wasm memory, once src/io/gguf/encode.ts chose every block's scale (its loops are the reference).
+// streamed through Wasm memory, once src/io/gguf/encode.ts chose every block's scale, and ggml's block decoders
+// (src/io/gguf/encode.ts and decode.ts hold the TypeScript loops they agree with).
 import { kernels } from "./instance.js";
 import { allocBytesRaw, freeBytesRaw, keep, memoryBuffer, stream } from "./memory.js";
 
-/** Runs `call` with `perBlock` (one float32 per block) copied into Wasm memory; values stay valid across the allocation. */
-function withPerBlock(values: Float32Array, perBlock: Float32Array, call: (values: Float32Array, ptr: number) => void): void {
+/** Runs `call` with `perBlock` (float32: per block, or a table) copied into Wasm memory; `values` stays valid across the allocation. */
+function withPerBlock<T extends Float32Array | Uint8Array>(values: T, perBlock: Float32Array, call: (values: T, ptr: number) => void): void {
   const xs = keep(values);
   const ptr = allocBytesRaw(perBlock.byteLength, "scales");
   try {
@@ -43,6 +44,35 @@ export function e2m1NearestWasm(values: Float32Array, d: Float32Array, out: Uint
       group: width * per,
       outGroupBytes: stride,
     }),
+  );
+  return true;
+}
+
+/**
+ * Decodes `blocks` whole MXFP4/NVFP4 blocks of `bytes` into out (float32), each sub-block's half-scale from the
+ * 256-entry table by its scale byte; false when the kernels are off.
+ */
+export function e2m1DecodeWasm(bytes: Uint8Array, blocks: number, halfScales: Float32Array, out: Float32Array, layout: NibbleLayout): boolean {
+  const k = kernels();
+  if (!k) return false;
+  const { width, per, stride, head } = layout;
+  const elements = width * per;
+  withPerBlock(bytes, halfScales, (b, table) =>
+    stream(b, out, (src, dst, count) => k.e2m1Decode(src, count / width, width, table, dst, per, stride, head), {
+      n: blocks * elements,
+      group: elements,
+      srcGroupBytes: stride,
+    }),
+  );
+  return true;
+}
+
+/** Decodes `blocks` Q8_0 blocks of `bytes` into out with the blocks' scales d (finite float32); false when the kernels are off. */
+export function q8DecodeWasm(bytes: Uint8Array, blocks: number, d: Float32Array, out: Float32Array): boolean {
+  const k = kernels();
+  if (!k) return false;
+  withPerBlock(bytes, d, (b, ptr) =>
+    stream(b, out, (src, dst, count, first) => k.q8Decode(src, count / 32, ptr + (first / 32) * 4, dst), { n: blocks * 32, group: 32, srcGroupBytes: 34 }),
   );
   return true;
 }

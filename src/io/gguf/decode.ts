@@ -1,8 +1,10 @@
 // ggml block decoders (restated from ggml-common.h and ggml-quants.c): stored bytes of whole blocks → float32,
-// bit-exact with ggml's dequantize_row_* and the gguf Python package's gguf.quants.dequantize.
+// bit-exact with ggml's dequantize_row_* and the gguf Python package's gguf.quants.dequantize. The loops below are
+// the reference; the Wasm kernels (assembly/ggml.ts) run them when the kernels are on.
 import { decode } from "../../api/scalar.js";
 import { dequantize } from "../kernels.js";
 import { GgufError } from "./errors.js";
+import { type NibbleLayout, e2m1DecodeWasm, q8DecodeWasm } from "../../wasm/ggml.js";
 import type { GgmlType } from "./format.js";
 
 /**
@@ -27,6 +29,10 @@ export const NVFP4_HALF_SCALES: Float32Array = Float32Array.from({ length: 256 }
   const mantissa = b & 7;
   return 0.5 * (exponent === 0 ? mantissa * 2 ** -9 : (1 + mantissa / 8) * 2 ** (exponent - 7));
 });
+
+/** Where MXFP4 and NVFP4 blocks keep their scale bytes and nibbles (the decoders' and encode.ts's loops). */
+export const MXFP4_LAYOUT: NibbleLayout = { width: 32, per: 1, stride: 17, head: 1 };
+export const NVFP4_LAYOUT: NibbleLayout = { width: 16, per: 4, stride: 36, head: 4 };
 
 /**
  * Decodes `blocks` whole blocks of type `type` from `bytes` (a fresh buffer, offset 0) into `out`; `tensor` names
@@ -59,6 +65,8 @@ function decodeQ8_0(bytes: Uint8Array, blocks: number, out: Float32Array): void 
   const scaleBits = new Uint16Array(blocks);
   for (let b = 0; b < blocks; b++) scaleBits[b] = bytes[34 * b]! | (bytes[34 * b + 1]! << 8);
   const scales = dequantize(scaleBits, "binary16");
+  // A NaN scale's products are NaNs whose bits Wasm leaves to the engine: such blocks take the loop.
+  if (allFinite(scales) && q8DecodeWasm(bytes, blocks, scales, out)) return;
   const qs = new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length);
   for (let b = 0; b < blocks; b++) {
     const d = scales[b]!;
@@ -70,6 +78,7 @@ function decodeQ8_0(bytes: Uint8Array, blocks: number, out: Float32Array): void 
 
 /** MXFP4 {u8 e; u8 qs[16]}: element j is the low nibble of qs[j], element j + 16 its high nibble. */
 function decodeMxfp4(bytes: Uint8Array, blocks: number, out: Float32Array): void {
+  if (e2m1DecodeWasm(bytes, blocks, MXFP4_HALF_SCALES, out, MXFP4_LAYOUT)) return;
   for (let b = 0; b < blocks; b++) {
     const at = 17 * b;
     const d = MXFP4_HALF_SCALES[bytes[at]!]!;
@@ -84,6 +93,7 @@ function decodeMxfp4(bytes: Uint8Array, blocks: number, out: Float32Array): void
 
 /** NVFP4 {u8 d[4]; u8 qs[32]}: sub-block s holds element j in the low nibble of qs[8s + j], j + 8 in its high one. */
 function decodeNvfp4(bytes: Uint8Array, blocks: number, out: Float32Array): void {
+  if (e2m1DecodeWasm(bytes, blocks, NVFP4_HALF_SCALES, out, NVFP4_LAYOUT)) return;
   for (let b = 0; b < blocks; b++) {
     const at = 36 * b;
     for (let s = 0; s < 4; s++) {
@@ -97,4 +107,9 @@ function decodeNvfp4(bytes: Uint8Array, blocks: number, out: Float32Array): void
       }
     }
   }
+}
+
+function allFinite(values: Float32Array): boolean {
+  for (let i = 0; i < values.length; i++) if (!Number.isFinite(values[i]!)) return false;
+  return true;
 }

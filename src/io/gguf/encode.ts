@@ -4,7 +4,7 @@
 import { CodeRangeError } from "../../errors.js";
 import { unpackCodes } from "../../api/packed.js";
 import { quantize } from "../kernels.js";
-import { KVALUES, MXFP4_HALF_SCALES, NVFP4_HALF_SCALES } from "./decode.js";
+import { KVALUES, MXFP4_HALF_SCALES, MXFP4_LAYOUT, NVFP4_HALF_SCALES, NVFP4_LAYOUT } from "./decode.js";
 import { float32Bits } from "../../exact/value.js";
 import { blockAmax } from "../../block/bands.js";
 import { type NibbleLayout, e2m1NearestWasm, q8ElementsWasm } from "../../wasm/ggml.js";
@@ -58,7 +58,7 @@ export function quantizeMxfp4(values: Float32Array): Uint8Array {
   const e = new Uint8Array(blocks);
   for (let b = 0; b < blocks; b++) e[b] = amax[b]! > 0 ? (Math.floor(Math.fround(Math.log2(amax[b]!))) - 2 + 127) & 255 : 0;
   const out = new Uint8Array(17 * blocks);
-  nibbles(values, e, MXFP4_HALF_SCALES, out, { width: 32, per: 1, stride: 17, head: 1 });
+  nibbles(values, e, MXFP4_HALF_SCALES, out, MXFP4_LAYOUT);
   return out;
 }
 
@@ -73,7 +73,7 @@ export function quantizeNvfp4(values: Float32Array): Uint8Array {
   const ue = new Uint8Array(amax.length);
   for (let s = 0; s < ue.length; s++) ue[s] = fp32ToUe4m3(Math.fround(amax[s]! / 6));
   const out = new Uint8Array(36 * blocks);
-  nibbles(values, ue, NVFP4_HALF_SCALES, out, { width: 16, per: 4, stride: 36, head: 4 });
+  nibbles(values, ue, NVFP4_HALF_SCALES, out, NVFP4_LAYOUT);
   return out;
 }
 
