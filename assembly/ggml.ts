@@ -94,22 +94,44 @@ function nearest16(p: usize, d: f32): v128 {
   return i8x16.narrow_i16x8_s(i16x8.narrow_i32x4_s(c0, c1), i16x8.narrow_i32x4_s(c2, c3));
 }
 
+/** Where sub-block s of a GGUF MXFP4/NVFP4 run keeps its width/2 nibble bytes (see e2m1Nearest). */
+// @ts-ignore: decorator
+@inline
+function nibblesAt(out: usize, s: i32, width: i32, per: i32, stride: i32, head: i32): usize {
+  return out + <usize>(s / per) * <usize>stride + <usize>head + <usize>(s % per) * <usize>(width >> 1);
+}
+
+/**
+ * Stores the codes of one sub-block as ggml packs them (element j in the low nibble of byte j, element j + width/2 in
+ * the high one): width 32 from c0 (elements 0…15) and c1 (16…31), width 16 from c0 alone.
+ */
+// @ts-ignore: decorator
+@inline
+function storeNibbles(y: usize, c0: v128, c1: v128, width: i32): void {
+  if (width == 32) v128.store(y, v128.or(c0, i8x16.shl(c1, 4)));
+  else v128.store64_lane(y, v128.or(c0, i8x16.shl(i8x16.shuffle(c0, c0, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15), 4)), 0);
+}
+
 /**
  * MXFP4 (width 32) and NVFP4 (width 16) element nibbles: sub-block s of `width` float32 at src, half-scale d[s],
- * packed as ggml does (element j in the low nibble of byte j, element j + width/2 in the high one) into width/2
- * bytes at out + ⌊s / per⌋·stride + head + (s mod per)·width/2 (MXFP4: per 1, stride 17, head 1; NVFP4: 4, 36, 4).
+ * packed as ggml does into width/2 bytes at out + ⌊s / per⌋·stride + head + (s mod per)·width/2 (MXFP4: per 1,
+ * stride 17, head 1; NVFP4: 4, 36, 4).
  */
 export function e2m1Nearest(src: usize, subBlocks: i32, width: i32, d: usize, out: usize, per: i32, stride: i32, head: i32): void {
   for (let s = 0; s < subBlocks; s++) {
     const x = src + ((<usize>s * <usize>width) << 2);
     const ds = load<f32>(d + (<usize>s << 2));
-    const y = out + <usize>(s / per) * <usize>stride + <usize>head + <usize>(s % per) * <usize>(width >> 1);
-    if (width == 32) {
-      v128.store(y, v128.or(nearest16(x, ds), i8x16.shl(nearest16(x + 64, ds), 4)));
-    } else {
-      const c = nearest16(x, ds);
-      v128.store64_lane(y, v128.or(c, i8x16.shl(i8x16.shuffle(c, c, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15), 4)), 0);
-    }
+    const c0 = nearest16(x, ds);
+    storeNibbles(nibblesAt(out, s, width, per, stride, head), c0, width == 32 ? nearest16(x + 64, ds) : c0, width);
+  }
+}
+
+/** The same layout from E2M1 codes 0…15 already chosen, one byte per element at src. */
+export function e2m1Pack(src: usize, subBlocks: i32, width: i32, out: usize, per: i32, stride: i32, head: i32): void {
+  for (let s = 0; s < subBlocks; s++) {
+    const x = src + <usize>s * <usize>width;
+    const c0 = v128.load(x);
+    storeNibbles(nibblesAt(out, s, width, per, stride, head), c0, width == 32 ? v128.load(x, 16) : c0, width);
   }
 }
 
@@ -139,7 +161,7 @@ export function e2m1Decode(src: usize, subBlocks: i32, width: i32, halfScales: u
   for (let s = 0; s < subBlocks; s++) {
     const block = src + <usize>(s / per) * <usize>stride;
     const d = f32x4.splat(load<f32>(halfScales + (<usize>load<u8>(block + <usize>(s % per)) << 2)));
-    const q = block + <usize>head + <usize>(s % per) * <usize>(width >> 1);
+    const q = nibblesAt(src, s, width, per, stride, head);
     const y = dst + ((<usize>s * <usize>width) << 2);
     if (width == 32) {
       const b = v128.load(q);

@@ -5,7 +5,7 @@
 // overflows in Q8_0), NVFP4 blocks whose scale saturates, and random data over many binades. The loops themselves
 // are checked against the gguf package's quantizers in io-gguf-write.test.ts and cli-gguf.test.ts.
 import { describe, expect, it } from "vitest";
-import { quantizeMxfp4, quantizeNvfp4, quantizeQ8_0 } from "../src/io/index.js";
+import { mxfp4Blocks, nvfp4Blocks, quantizeMxfp4, quantizeNvfp4, quantizeQ8_0 } from "../src/io/index.js";
 import { allocFloat32 } from "../src/index.js";
 import { decodeBlocks } from "../src/io/gguf/decode.js";
 import { ggmlTypeByName } from "../src/io/gguf/format.js";
@@ -104,4 +104,22 @@ describe("GGUF block decoders: Wasm equals the TypeScript loops", () => {
       if (name === "Q8_0") expect(want.some(Number.isNaN)).toBe(label !== "finite scales");
     });
   }
+});
+
+describe("GGUF blocks from chosen codes: Wasm packing equals the loop", () => {
+  it("MXFP4 and NVFP4", () => {
+    const r = lcg(5);
+    const codes = Uint8Array.from({ length: 64 * 4099 }, () => Math.floor(r() * 16));
+    const e8 = Uint8Array.from({ length: codes.length / 32 }, (_, i) => i % 255);
+    const e4 = Uint8Array.from({ length: codes.length / 16 }, (_, i) => i % 127);
+    for (const [pack, scales] of [
+      [mxfp4Blocks, e8],
+      [nvfp4Blocks, e4],
+    ] as const) {
+      const want = onReference(() => pack(scales, codes));
+      const got = pack(scales, codes);
+      expect(got.length).toBe(want.length);
+      expect(got.findIndex((v, i) => v !== want[i])).toBe(-1);
+    }
+  });
 });

@@ -48,6 +48,15 @@ export function e2m1NearestWasm(values: Float32Array, d: Float32Array, out: Uint
   return true;
 }
 
+/** E2M1 codes (0…15, one byte each) packed into MXFP4/NVFP4 blocks' nibbles; false when the kernels are off. */
+export function e2m1PackWasm(codes: Uint8Array, out: Uint8Array, layout: NibbleLayout): boolean {
+  const k = kernels();
+  if (!k) return false;
+  const { width, per, stride, head } = layout;
+  stream(codes, out, (src, dst, count) => k.e2m1Pack(src, count / width, width, dst, per, stride, head), { group: width * per, outGroupBytes: stride });
+  return true;
+}
+
 /**
  * Decodes `blocks` whole MXFP4/NVFP4 blocks of `bytes` into out (float32), each sub-block's half-scale from the
  * 256-entry table by its scale byte; false when the kernels are off.

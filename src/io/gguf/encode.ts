@@ -7,7 +7,7 @@ import { quantize } from "../kernels.js";
 import { KVALUES, MXFP4_HALF_SCALES, MXFP4_LAYOUT, NVFP4_HALF_SCALES, NVFP4_LAYOUT } from "./decode.js";
 import { float32Bits } from "../../exact/value.js";
 import { blockAmax } from "../../block/bands.js";
-import { type NibbleLayout, e2m1NearestWasm, q8ElementsWasm } from "../../wasm/ggml.js";
+import { type NibbleLayout, e2m1NearestWasm, e2m1PackWasm, q8ElementsWasm } from "../../wasm/ggml.js";
 
 /** IEEE conversion to binary16/bfloat16 as ggml's GGML_FP32_TO_FP16 (round to nearest even, overflow to ∞). */
 export const IEEE_RNE = { rounding: "NearestTiesToEven", saturation: "SatNone" } as const;
@@ -83,15 +83,11 @@ export function quantizeNvfp4(values: Float32Array): Uint8Array {
  * packHalves does after it.
  */
 function nibbles(values: Float32Array, scales: Uint8Array, halfScales: Float32Array, out: Uint8Array, layout: NibbleLayout): void {
-  const { width, per, stride, head } = layout;
   const d = new Float32Array(scales.length);
   for (let s = 0; s < d.length; s++) d[s] = halfScales[scales[s]!]!;
-  if (!e2m1NearestWasm(values, d, out, layout)) {
-    for (let s = 0; s < scales.length; s++)
-      nearestHalves(values, width * s, width / 2, d[s]!, out, Math.floor(s / per) * stride + head + (s % per) * (width / 2));
-  }
-  // After the nibbles: the kernel's chunks write whole blocks.
-  for (let s = 0; s < scales.length; s++) out[Math.floor(s / per) * stride + (s % per)] = scales[s]!;
+  if (!e2m1NearestWasm(values, d, out, layout))
+    for (let s = 0; s < scales.length; s++) nearestHalves(values, layout.width * s, layout.width / 2, d[s]!, out, nibblesAt(s, layout));
+  putScales(out, scales, layout);
 }
 
 /**
@@ -151,12 +147,7 @@ function blockAmaxes(values: Float32Array, width: number, type: string): Float32
  */
 export function mxfp4Blocks(scales: Uint8Array, codes: Uint8Array): Uint8Array {
   requireCodes(scales, codes, 32, "MXFP4");
-  const out = new Uint8Array(17 * scales.length);
-  for (let b = 0; b < scales.length; b++) {
-    out[17 * b] = scales[b]!;
-    packHalves(codes, 32 * b, 16, out, 17 * b + 1);
-  }
-  return out;
+  return packBlocks(scales, codes, MXFP4_LAYOUT);
 }
 
 /** MXFP4 blocks from gpt-oss's packing: 16 bytes per block, byte i holding code 2i (low nibble) and 2i + 1 (high). */
@@ -174,21 +165,40 @@ export function nvfp4Blocks(scales: Uint8Array, codes: Uint8Array): Uint8Array {
   requireCodes(scales, codes, 16, "NVFP4");
   if (scales.length % 4 !== 0)
     throw new CodeRangeError("scales", `has ${scales.length} scales; allowed: a multiple of 4 (one NVFP4 block holds four sub-blocks)`);
-  const bad = scales.findIndex((s) => s >= 0x7f);
+  const bad = firstAtLeast(scales, 0x7f);
   if (bad >= 0) throw new CodeRangeError(`scales[${bad}]`, `is ${scales[bad]}; allowed: an E4M3 code in [0, 126] (non-negative, not NaN)`);
-  const out = new Uint8Array(9 * scales.length);
-  for (let s = 0; s < scales.length; s++) {
-    const block = 36 * (s >> 2);
-    out[block + (s & 3)] = scales[s]!;
-    packHalves(codes, 16 * s, 8, out, block + 4 + 8 * (s & 3));
-  }
+  return packBlocks(scales, codes, NVFP4_LAYOUT);
+}
+
+/** Blocks of E2M1 codes already chosen: the nibbles (packHalves) and each sub-block's scale byte. */
+function packBlocks(scales: Uint8Array, codes: Uint8Array, layout: NibbleLayout): Uint8Array {
+  const { width, per, stride } = layout;
+  const out = new Uint8Array((scales.length / per) * stride);
+  if (!e2m1PackWasm(codes, out, layout)) for (let s = 0; s < scales.length; s++) packHalves(codes, width * s, width / 2, out, nibblesAt(s, layout));
+  putScales(out, scales, layout);
   return out;
+}
+
+/** Where sub-block s keeps its nibbles: after its block's scale bytes, width/2 bytes per sub-block. */
+function nibblesAt(s: number, { width, per, stride, head }: NibbleLayout): number {
+  return Math.floor(s / per) * stride + head + (s % per) * (width / 2);
+}
+
+/** The scale byte of every sub-block at its block's head (after the nibbles: the kernels' chunks write whole blocks). */
+function putScales(out: Uint8Array, scales: Uint8Array, { per, stride }: NibbleLayout): void {
+  for (let s = 0; s < scales.length; s++) out[Math.floor(s / per) * stride + (s % per)] = scales[s]!;
+}
+
+/** The index of the first byte ≥ limit, or −1. */
+function firstAtLeast(bytes: Uint8Array, limit: number): number {
+  for (let i = 0; i < bytes.length; i++) if (bytes[i]! >= limit) return i;
+  return -1;
 }
 
 function requireCodes(scales: Uint8Array, codes: Uint8Array, group: number, type: string): void {
   if (codes.length !== group * scales.length)
     throw new CodeRangeError("codes", `has ${codes.length} codes; allowed: ${group} per ${type} scale (${group * scales.length})`);
-  const bad = codes.findIndex((c) => c > 15);
+  const bad = firstAtLeast(codes, 16);
   if (bad >= 0) throw new CodeRangeError(`codes[${bad}]`, `is ${codes[bad]}; allowed: an E2M1 code in [0, 15]`);
 }
 

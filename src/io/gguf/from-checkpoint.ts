@@ -264,8 +264,12 @@ function e8m0(bytes: Uint8Array, part: CheckpointPart): Uint8Array {
  * which would flip a negative scale's block; those and NaN (0x7F, 0xFF) are refused instead.
  */
 function ue4m3(bytes: Uint8Array, part: CheckpointPart): Uint8Array {
-  const out = bytes.map((b) => (b === 0x80 ? 0 : b));
-  const bad = out.findIndex((b) => b >= 0x7f);
+  const out = new Uint8Array(bytes.length);
+  let bad = -1;
+  for (let i = 0; i < out.length; i++) {
+    out[i] = bytes[i] === 0x80 ? 0 : bytes[i]!;
+    if (out[i]! >= 0x7f && bad < 0) bad = i;
+  }
   if (bad >= 0) {
     throw new GgufError(`tensor "${part.name}"`, `has scale byte 0x${out[bad]!.toString(16)}; allowed: non-negative, non-NaN E4M3 scales (0x00…0x7E, 0x80)`);
   }
