@@ -210,10 +210,16 @@ async function readFloat32(reader: SafetensorsReader, t: TensorInfo, start: numb
   return v instanceof Float32Array ? v : Float32Array.from(v);
 }
 
-/** [K, N] → [N, K]. */
+/** [K, N] → [N, K], in tiles that stay in cache (a row-by-column walk missed it on every element). */
 function transpose(m: Float32Array, K: number, N: number): Float32Array {
   const out = new Float32Array(m.length);
-  for (let k = 0; k < K; k++) for (let n = 0; n < N; n++) out[n * K + k] = m[k * N + n]!;
+  const T = 64;
+  for (let k0 = 0; k0 < K; k0 += T) {
+    for (let n0 = 0; n0 < N; n0 += T) {
+      const [k1, n1] = [Math.min(K, k0 + T), Math.min(N, n0 + T)];
+      for (let n = n0; n < n1; n++) for (let k = k0; k < k1; k++) out[n * K + k] = m[k * N + n]!;
+    }
+  }
   return out;
 }
 

@@ -50,6 +50,9 @@ export interface ScaleRule {
 const E4M3 = format("float8_e4m3fn");
 const E2M1 = format("float4_e2m1fn");
 const E4M3_VALUE = valueTableOrNaN(E4M3);
+/** 2^(c − 127) and 2^(127 − c) by E8M0 code c (0xFF unused by the rules here): looked up per block, not computed. */
+const E8M0_VALUE = Float32Array.from({ length: 256 }, (_, c) => 2 ** (c - 127));
+const E8M0_INVERSE = Float32Array.from({ length: 256 }, (_, c) => 2 ** (127 - c));
 
 /** E4M3 codes of non-negative float32 values, RNE and clamped to ±448 (torch: clamp, then .to(float8_e4m3fn)). */
 function e4m3Codes(v: Float32Array): Uint8Array {
@@ -146,7 +149,7 @@ const compressedMxfp4: ScaleRule = {
       const b = float32Bits(amax[i]!);
       const e = (b >>> 23) - 127 + ((b & 0x7fffff) >= 0x600000 ? 1 : 0);
       codes[i] = amax[i] === 0 ? 0 : Math.min(254, Math.max(0, 127 + e - 2));
-      factor[i] = 2 ** (codes[i]! - 127);
+      factor[i] = E8M0_VALUE[codes[i]!]!;
     }
     return { stored: codes, factor };
   },
@@ -169,7 +172,7 @@ const gptOssMxfp4: ScaleRule = {
     const factor = new Float32Array(amax.length);
     for (let i = 0; i < codes.length; i++) {
       codes[i] = ((float32Bits(Math.fround(amax[i]! / 6)) + 0x7fffff) >>> 23) & 0xff;
-      factor[i] = codes[i] === 0 ? 0 : 2 ** (127 - codes[i]!);
+      factor[i] = codes[i] === 0 ? 0 : E8M0_INVERSE[codes[i]!]!;
     }
     return { stored: codes, factor };
   },
