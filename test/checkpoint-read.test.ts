@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { roundToOddFloat32 } from "../src/exact/round-to-odd.js";
-import { quantize } from "../src/index.js";
+import { quantize, useKernels } from "../src/index.js";
 import { CheckpointError, openCheckpoint } from "../src/io/index.js";
 import { GOOD, bits, checkpoint, expectedTensors } from "./checkpoint-fixtures.js";
 import { bitsOf, expected as ggufExpected, fixture as ggufFixture } from "./io-gguf-fixtures.js";
@@ -49,6 +49,28 @@ describe("openCheckpoint: every convention, bit-exact", () => {
       }
     });
   }
+
+  it("the exact values of small scale blocks (Wasm, assembly/scaled-values.ts) equal the TypeScript loop's, ranges too", async () => {
+    for (const name of ["ct-nvfp4", "modelopt-nvfp4", "ct-mxfp4", "gpt-oss-mxfp4"]) {
+      const c = await openCheckpoint(checkpoint(name));
+      try {
+        for (const t of c.tensors.filter((t) => t.scheme !== "plain")) {
+          const K = t.shape[t.shape.length - 1]!;
+          for (const [start, count] of [
+            [0, t.length],
+            [Math.min(K + 3, t.length - 1), Math.min(2 * K + 5, t.length - Math.min(K + 3, t.length - 1))],
+          ] as const) {
+            const fast = await c.readExact(t.name, start, count);
+            useKernels(false);
+            const slow = await c.readExact(t.name, start, count).finally(() => useKernels(true));
+            expect(new BigUint64Array(fast.buffer)).toEqual(new BigUint64Array(slow.buffer));
+          }
+        }
+      } finally {
+        await c.close();
+      }
+    }
+  });
 
   it("the planted scales round differently via float32: the float16 and bfloat16 expectations are not float32's", () => {
     const e = expectedTensors("deepseek-fp8")["model.layers.0.self_attn.q_proj.weight"]!;

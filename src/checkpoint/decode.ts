@@ -7,6 +7,8 @@
 import { dequantize, quantize } from "../api/bulk.js";
 import type { Format } from "../format/model.js";
 import { type BlockRowSpan, gatherScaledWasm } from "../wasm/scaled.js";
+import { scaledValuesWasm } from "../wasm/scaled-values.js";
+import { unpackCodes } from "../api/packed.js";
 import { CheckpointError } from "./errors.js";
 import type { Entry, Recipe } from "./recognize.js";
 
@@ -14,20 +16,51 @@ import type { Entry, Recipe } from "./recognize.js";
 export async function readRange(r: Recipe, start: number, count: number): Promise<Float64Array> {
   const out = new Float64Array(count);
   if (count === 0) return out;
+  if (r.scale && r.kind !== "values" && r.table!.length <= 256) {
+    // In Wasm when the kernels run: the same products (assembly/scaled-values.ts).
+    const { K, bh, bw, cols, scales, g, m } = await blockScales(r, start, count);
+    const factors = new Float64Array(scales.length);
+    for (let k = 0; k < factors.length; k++) factors[k] = scales[k]! * m;
+    const codes = (await elementCodes(r, start, count)) as Uint8Array;
+    if (scaledValuesWasm(codes, { start, K, width: bw, bh }, factors, r.table!, r.global?.divide ? g : 0, out)) return out;
+    for (let i = 0; i < count; i++) out[i] = r.table![codes[i]!]!;
+    return scaleRange(r, start, out, { K, bh, bw, cols, scales, g, m });
+  }
   const el = await elementValues(r, start, count, out);
   if (!r.scale) {
     if (r.constant !== 1) for (let i = 0; i < count; i++) out[i] = el[i]! * r.constant;
     return out;
   }
+  return scaleRange(r, start, el, await blockScales(r, start, count));
+}
+
+/** The scale grid of a range: row length, block shape, the scales of its block rows, the global scale and multiplier. */
+interface RangeScales {
+  readonly K: number;
+  readonly bh: number;
+  readonly bw: number;
+  readonly cols: number;
+  /** Scale elements of the block rows the range touches, from the first. */
+  readonly scales: Float64Array;
+  readonly g: number;
+  readonly m: number;
+}
+
+async function blockScales(r: Recipe, start: number, count: number): Promise<RangeScales> {
   const K = rowLength(r);
-  const [bh, bw] = r.scale.block;
+  const [bh, bw] = r.scale!.block;
   const cols = Math.ceil(K / bw);
-  const firstRow = Math.floor(start / K);
-  const lastRow = Math.floor((start + count - 1) / K);
-  const s0 = Math.floor(firstRow / bh);
-  const scales = await scaleValues(r, s0 * cols, (Math.floor(lastRow / bh) - s0 + 1) * cols);
+  const s0 = Math.floor(Math.floor(start / K) / bh);
+  const s1 = Math.floor(Math.floor((start + count - 1) / K) / bh);
+  const scales = await scaleValues(r, s0 * cols, (s1 - s0 + 1) * cols);
   const g = r.global ? await globalValue(r) : 1;
-  const m = r.global?.divide ? 1 : g * r.constant;
+  return { K, bh, bw, cols, scales, g, m: r.global?.divide ? 1 : g * r.constant };
+}
+
+/** el (element values of the range, overwritten) times their block scales: the reference of scaledValuesWasm. */
+function scaleRange(r: Recipe, start: number, el: Float64Array, { K, bh, bw, cols, scales, g, m }: RangeScales): Float64Array {
+  const count = el.length;
+  const s0 = Math.floor(Math.floor(start / K) / bh);
   for (let i = 0, at = start; i < count; ) {
     const row = Math.floor(at / K);
     const rowEnd = Math.min(count, i + (row + 1) * K - at);
@@ -35,13 +68,13 @@ export async function readRange(r: Recipe, start: number, count: number): Promis
     let j = at - row * K;
     for (; i < rowEnd; i++, j++) {
       // code × scale has ≤ 28 significant bits (E4M3 × float32) or ≤ 6 (E2M1 × E4M3); times m (ModelOpt's
-      // weight_scale_2 or minifloat's tensor scale, a float32) ≤ 30: exact.
+      // weight_scale_2 or minifloat's tensor scale, a float32) ≤ 30: exact, in any order.
       const v = el[i]! * scales[base + Math.floor(j / bw)]! * m;
-      out[i] = r.global?.divide ? v / g : v;
+      el[i] = r.global?.divide ? v / g : v;
     }
     at = start + i;
   }
-  return out;
+  return el;
 }
 
 export type Target = "F32" | "F16" | "BF16";
@@ -173,12 +206,7 @@ async function elementCodes(r: Recipe, start: number, count: number): Promise<Ui
   // Two 4-bit codes per byte along the row, the even element in the low nibble.
   const first = Math.floor(start / 2);
   const bytes = await reader.readTensorBytes(t, first, Math.ceil((start + count) / 2) - first);
-  const codes = new Uint8Array(count);
-  for (let i = 0, e = start; i < count; i++, e++) {
-    const b = bytes[(e >> 1) - first]!;
-    codes[i] = e & 1 ? b >> 4 : b & 15;
-  }
-  return codes;
+  return unpackCodes(bytes, 4, count + (start & 1)).subarray(start & 1);
 }
 
 /** Values of scale elements [start, start + count), each checked: finite, not negative (a power of two for ue8m0). */
@@ -191,8 +219,21 @@ async function scaleValues(r: Recipe, start: number, count: number): Promise<Flo
     values = new Float64Array(count);
     for (let i = 0; i < count; i++) values[i] = s.table[codes.bytes[i]!]!;
   } else values = Float64Array.from(await reader.readValues(t, start, count));
-  for (let i = 0; i < count; i++) checkScale(values[i]!, s.entry, start + i, s.pow2);
+  for (let i = 0; i < count; i++) {
+    const v = values[i]!;
+    // The common case without a call: positive, finite, and for ue8m0 a power of two (zero float64 fraction bits).
+    if (!(v > 0 && v < Number.POSITIVE_INFINITY) || (s.pow2 && !fractionZero(v))) checkScale(v, s.entry, start + i, s.pow2);
+  }
   return values;
+}
+
+const f64 = new Float64Array(1);
+const words = new Uint32Array(f64.buffer);
+
+/** Whether a positive normal float64 has no fraction bits (a power of two). */
+function fractionZero(v: number): boolean {
+  f64[0] = v;
+  return words[0] === 0 && (words[1]! & 0xfffff) === 0;
 }
 
 async function globalValue(r: Recipe): Promise<number> {

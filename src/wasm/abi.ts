@@ -111,6 +111,23 @@ export interface OddExports {
   roundToOdd32(src: number, dst: number, n: number): number;
 }
 
+export interface ScaledValuesExports {
+  /** Exact float64 values of byte codes under per-block factors (÷ g when g ≠ 0) (assembly/scaled-values.ts). */
+  scaledValues64(
+    codes: number,
+    n: number,
+    column: number,
+    phase: number,
+    K: number,
+    width: number,
+    bh: number,
+    factors: number,
+    table: number,
+    g: number,
+    dst: number,
+  ): void;
+}
+
 export interface StatsExports {
   /**
    * Accumulates the quantization error sums of n float32 x against y, and the overflow count (x beyond pos or −neg;
@@ -131,6 +148,7 @@ export type Kernels = CoreExports &
   BandExports &
   GgmlExports &
   OddExports &
+  ScaledValuesExports &
   StatsExports;
 
 /** The exports a pool worker calls by name on its instance of the threads build (protocol.ts WasmJob). */
