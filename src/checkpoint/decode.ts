@@ -138,6 +138,8 @@ export async function readRounded(
   target?: Float32Array | Uint16Array,
 ): Promise<Float32Array | Uint16Array> {
   const sc = r.scale;
+  // Plain float tensors: their stored values are exact as read (float32 holds F16/BF16/F32), rounded once from there.
+  if (r.kind === "values" && !sc && r.constant === 1) return into(roundTo(await r.elements.reader.readValues(r.elements.t, start, count), to), target);
   if (r.kind === "values" || r.table!.length > 256 || (sc && sc.block[0] * sc.block[1] < TABLE_MIN))
     return into(roundTo(await readRange(r, start, count), to), target);
   const out = target ?? (to === "F32" ? new Float32Array(count) : new Uint16Array(count));

@@ -118,7 +118,8 @@ function floatStep(c: Checkpoint, t: CheckpointTensor, options: GgufPlanOptions,
     wanted && type !== wanted
       ? `kept ${type}: rows of ${row} elements are not a multiple of the ${wanted} block (${block})`
       : `${from} -> ${type}${t.shape.length < 2 && type !== t.dtype ? " (1-D tensors stay F32)" : ""}`;
-  const exact = type === "F16" || type === "BF16";
+  // F16/BF16 round once from the exact values: float64 ones, or float32 where that holds them (plain F32/F16/BF16).
+  const exact = (type === "F16" || type === "BF16") && !(t.scheme === "plain" && ["F32", "F16", "BF16"].includes(t.dtype));
   return {
     spec: { name: t.name, type, shape: t.shape.length === 0 ? [1] : t.shape },
     how,
