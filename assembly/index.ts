@@ -10,7 +10,7 @@ export { errorSumsF32 } from "./stats";
 export { amaxBlocks, scaleBlocks } from "./bands";
 export { q8Elements, e2m1Nearest, e2m1Pack, q8Decode, e2m1Decode } from "./ggml";
 export { roundToOdd32 } from "./odd";
-export { scaledValues64 } from "./scaled-values";
+export { scaledValues } from "./scaled-values";
 
 /** First byte the host allocator may use (after the kernels' constant tables). */
 export function heapBase(): usize {

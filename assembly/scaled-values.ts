@@ -1,14 +1,38 @@
-// Exact values of block-scaled codes as float64 (src/checkpoint/decode.ts readRange is the reference and holds the
-// exactness argument): per element the code's value times its block's factor (scale × the recipe's multiplier, an
-// exact float64 product), divided by a global divisor when there is one. A NaN code keeps the table's NaN as it is.
+// Exact values of block-scaled codes (src/checkpoint/decode.ts readRange is the reference and holds the exactness
+// argument): per element the code's value times its block's factor (scale × the recipe's multiplier, an exact
+// float64 product), divided by a global divisor when there is one; a NaN code keeps the table's NaN as it is. Written
+// as float64 (the exact values), as float32 rounded to nearest even (the one rounding into float32), or as float32
+// rounded to odd (src/exact/round-to-odd.ts: then one rounding into any format of ≤ 22 bits of precision).
+
+/** Output forms of scaledValues. */
+const FLOAT64 = 0;
+const FLOAT32 = 1;
+const FLOAT32_ODD = 2;
 
 /**
  * dst[i] = table[codes[i]] · factors[b] (÷ g when g ≠ 0) for n byte codes of a tensor with rows of K elements and
  * blocks of bh rows × width columns; the first element sits at `column` of a row that is row `phase` of its block
- * row, whose cols = ⌈K / width⌉ factors come first in `factors`.
+ * row, whose cols = ⌈K / width⌉ factors come first in `factors`. Returns how many values are NaN or at least 2^128
+ * in magnitude (what rounding to odd does not carry).
  */
-export function scaledValues64(codes: usize, n: usize, column: i32, phase: i32, K: i32, width: i32, bh: i32, factors: usize, table: usize, g: f64, dst: usize): void {
+export function scaledValues(codes: usize, n: usize, column: i32, phase: i32, K: i32, width: i32, bh: i32, factors: usize, table: usize, g: f64, dst: usize, form: i32): i32 {
+  // One loop per form and divisor (constant arguments of the inlined body): no test of them per element.
+  if (g != 0) {
+    if (form == FLOAT64) return each(codes, n, column, phase, K, width, bh, factors, table, g, dst, FLOAT64, true);
+    if (form == FLOAT32) return each(codes, n, column, phase, K, width, bh, factors, table, g, dst, FLOAT32, true);
+    return each(codes, n, column, phase, K, width, bh, factors, table, g, dst, FLOAT32_ODD, true);
+  }
+  if (form == FLOAT64) return each(codes, n, column, phase, K, width, bh, factors, table, g, dst, FLOAT64, false);
+  if (form == FLOAT32) return each(codes, n, column, phase, K, width, bh, factors, table, g, dst, FLOAT32, false);
+  return each(codes, n, column, phase, K, width, bh, factors, table, g, dst, FLOAT32_ODD, false);
+}
+
+// @ts-ignore: decorator
+@inline
+function each(codes: usize, n: usize, column: i32, phase: i32, K: i32, width: i32, bh: i32, factors: usize, table: usize, g: f64, dst: usize, form: i32, divide: bool): i32 {
   const cols = (K + width - 1) / width;
+  const limit = reinterpret<f64>(0x47f0000000000000); // 2^128
+  let beyond = 0;
   let i: usize = 0;
   for (let r = phase; i < n; r++) {
     const rowFactors = factors + ((<usize>(r / bh) * <usize>cols) << 3);
@@ -20,11 +44,22 @@ export function scaledValues64(codes: usize, n: usize, column: i32, phase: i32, 
       for (; i < end; i++) {
         const v = load<f64>(table + (<usize>load<u8>(codes + i) << 3));
         let x = v * f;
-        if (g != 0) x /= g;
-        store<f64>(dst + (i << 3), v != v ? v : x);
+        if (divide) x /= g;
+        x = select<f64>(v, x, v != v);
+        if (form == FLOAT64) {
+          store<f64>(dst + (i << 3), x);
+        } else {
+          const y = <f32>x;
+          let bits = reinterpret<i32>(y);
+          // Inexact with an even last bit: one unit toward x (selects: the direction follows the data).
+          if (form == FLOAT32_ODD) bits += select<i32>(select<i32>(-1, 1, abs<f64>(<f64>y) > abs<f64>(x)), 0, <f64>y != x && (bits & 1) == 0);
+          store<i32>(dst + (i << 2), bits);
+          beyond += i32(!(abs<f64>(x) < limit));
+        }
       }
       column = (b + 1) * width;
     }
     column = 0;
   }
+  return beyond;
 }

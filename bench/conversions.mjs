@@ -69,14 +69,40 @@ try {
   writeFileSync(join(experts, "config.json"), JSON.stringify({ architectures: ["GptOssForCausalLM"], torch_dtype: "bfloat16" }));
 
   const out = (name) => join(dir, name);
-  const schemes = ["deepseek-fp8", "compressed-tensors-fp8", "compressed-tensors-nvfp4", "compressed-tensors-mxfp4", "modelopt-fp8", "modelopt-nvfp4", "gpt-oss-mxfp4"];
+  const schemes = [
+    "deepseek-fp8",
+    "compressed-tensors-fp8",
+    "compressed-tensors-nvfp4",
+    "compressed-tensors-mxfp4",
+    "modelopt-fp8",
+    "modelopt-nvfp4",
+    "gpt-oss-mxfp4",
+  ];
   /** [group, label, input path, output path, argv]: in dependency order (a dequantize reads a quantize's output). */
   const conversions = [
-    ...schemes.map((s) => ["quantize", `quantize --scheme ${s}`, s === "gpt-oss-mxfp4" ? experts : dense, out(`q-${s}`), ["quantize", s === "gpt-oss-mxfp4" ? experts : dense, "--scheme", s]]),
+    ...schemes.map((s) => [
+      "quantize",
+      `quantize --scheme ${s}`,
+      s === "gpt-oss-mxfp4" ? experts : dense,
+      out(`q-${s}`),
+      ["quantize", s === "gpt-oss-mxfp4" ? experts : dense, "--scheme", s],
+    ]),
     ...schemes.map((s) => ["dequantize", `dequantize ${s} --to bf16`, out(`q-${s}`), out(`d-${s}`), ["dequantize", out(`q-${s}`), "--to", "bf16"]]),
     ...["f16", "q8_0", "mxfp4", "nvfp4"].map((t) => ["gguf", `gguf --type ${t}`, dense, out(`g-${t}.gguf`), ["gguf", dense, "--type", t]]),
-    ...["modelopt-nvfp4", "compressed-tensors-mxfp4", "gpt-oss-mxfp4"].map((s) => ["gguf", `gguf of ${s} (repacked)`, out(`q-${s}`), out(`g-${s}.gguf`), ["gguf", out(`q-${s}`)]]),
-    ...["q8_0", "mxfp4", "nvfp4"].map((t) => ["dequantize", `dequantize .gguf ${t} --to bf16`, out(`g-${t}.gguf`), out(`dg-${t}.safetensors`), ["dequantize", out(`g-${t}.gguf`), "--to", "bf16"]]),
+    ...["modelopt-nvfp4", "compressed-tensors-mxfp4", "gpt-oss-mxfp4"].map((s) => [
+      "gguf",
+      `gguf of ${s} (repacked)`,
+      out(`q-${s}`),
+      out(`g-${s}.gguf`),
+      ["gguf", out(`q-${s}`)],
+    ]),
+    ...["q8_0", "mxfp4", "nvfp4"].map((t) => [
+      "dequantize",
+      `dequantize .gguf ${t} --to bf16`,
+      out(`g-${t}.gguf`),
+      out(`dg-${t}.safetensors`),
+      ["dequantize", out(`g-${t}.gguf`), "--to", "bf16"],
+    ]),
   ].filter(([group]) => !args.only || args.only.split(",").includes(group));
   const run = ([, , , output, argv]) => {
     rmSync(output, { recursive: true, force: true });

@@ -50,7 +50,7 @@ describe("openCheckpoint: every convention, bit-exact", () => {
     });
   }
 
-  it("the exact values of small scale blocks (Wasm, assembly/scaled-values.ts) equal the TypeScript loop's, ranges too", async () => {
+  it("small scale blocks in Wasm (assembly/scaled-values.ts): exact and rounded values equal the TypeScript loop's, ranges too", async () => {
     for (const name of ["ct-nvfp4", "modelopt-nvfp4", "ct-mxfp4", "gpt-oss-mxfp4"]) {
       const c = await openCheckpoint(checkpoint(name));
       try {
@@ -64,6 +64,14 @@ describe("openCheckpoint: every convention, bit-exact", () => {
             useKernels(false);
             const slow = await c.readExact(t.name, start, count).finally(() => useKernels(true));
             expect(new BigUint64Array(fast.buffer)).toEqual(new BigUint64Array(slow.buffer));
+            // Rounded in Wasm without a float64 array between (float32 nearest even, or to odd then 16 bits).
+            for (const to of ["F32", "F16", "BF16"] as const) {
+              const bitsOf = (a: Float32Array | Uint16Array) => [...(a instanceof Float32Array ? new Uint32Array(a.buffer, a.byteOffset, a.length) : a)];
+              const rounded = await c.readRounded(t.name, to, start, count);
+              useKernels(false);
+              const reference = await c.readRounded(t.name, to, start, count).finally(() => useKernels(true));
+              expect(bitsOf(rounded)).toEqual(bitsOf(reference));
+            }
           }
         }
       } finally {

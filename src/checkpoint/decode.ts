@@ -7,7 +7,9 @@
 import { dequantize, quantize } from "../api/bulk.js";
 import type { Format } from "../format/model.js";
 import { type BlockRowSpan, gatherScaledWasm } from "../wasm/scaled.js";
-import { scaledValuesWasm } from "../wasm/scaled-values.js";
+import { type ValuesForm, scaledValuesWasm } from "../wasm/scaled-values.js";
+import { WasmArray } from "../wasm/memory.js";
+import { kernels } from "../wasm/instance.js";
 import { unpackCodes } from "../api/packed.js";
 import { CheckpointError } from "./errors.js";
 import type { Entry, Recipe } from "./recognize.js";
@@ -18,13 +20,11 @@ export async function readRange(r: Recipe, start: number, count: number): Promis
   if (count === 0) return out;
   if (r.scale && r.kind !== "values" && r.table!.length <= 256) {
     // In Wasm when the kernels run: the same products (assembly/scaled-values.ts).
-    const { K, bh, bw, cols, scales, g, m } = await blockScales(r, start, count);
-    const factors = new Float64Array(scales.length);
-    for (let k = 0; k < factors.length; k++) factors[k] = scales[k]! * m;
+    const range = await blockScales(r, start, count);
     const codes = (await elementCodes(r, start, count)) as Uint8Array;
-    if (scaledValuesWasm(codes, { start, K, width: bw, bh }, factors, r.table!, r.global?.divide ? g : 0, out)) return out;
+    if (scaledValues(r, start, range, codes, out, "float64") !== undefined) return out;
     for (let i = 0; i < count; i++) out[i] = r.table![codes[i]!]!;
-    return scaleRange(r, start, out, { K, bh, bw, cols, scales, g, m });
+    return scaleRange(r, start, out, range);
   }
   const el = await elementValues(r, start, count, out);
   if (!r.scale) {
@@ -55,6 +55,43 @@ async function blockScales(r: Recipe, start: number, count: number): Promise<Ran
   const scales = await scaleValues(r, s0 * cols, (s1 - s0 + 1) * cols);
   const g = r.global ? await globalValue(r) : 1;
   return { K, bh, bw, cols, scales, g, m: r.global?.divide ? 1 : g * r.constant };
+}
+
+/** scaledValuesWasm over a range of r: its codes under their blocks' scales times m (÷ g where r divides). */
+function scaledValues(r: Recipe, start: number, range: RangeScales, codes: Uint8Array, out: Float64Array | Float32Array, form: ValuesForm): number | undefined {
+  const { K, bh, bw, scales, g, m } = range;
+  const factors = new Float64Array(scales.length);
+  for (let k = 0; k < factors.length; k++) factors[k] = scales[k]! * m;
+  return scaledValuesWasm(codes, { start, K, width: bw, bh }, factors, r.table!, r.global?.divide ? g : 0, out, form);
+}
+
+/**
+ * Small scale blocks of byte codes rounded once to `to` in Wasm with no float64 array between: nearest even into
+ * float32, or (F16, BF16) rounded to odd into float32 and then by the float32 kernel, the same one rounding as
+ * quantize of the exact values. Undefined (nothing written) when the kernels are off or a value is NaN or ≥ 2^128,
+ * which the exact reference projects.
+ */
+async function roundSmallBlocks(
+  r: Recipe,
+  start: number,
+  count: number,
+  to: Target,
+  target?: Float32Array | Uint16Array,
+): Promise<Float32Array | Uint16Array | undefined> {
+  if (!kernels()) return undefined;
+  const range = await blockScales(r, start, count);
+  const codes = (await elementCodes(r, start, count)) as Uint8Array;
+  if (to === "F32") {
+    const out = (target as Float32Array | undefined) ?? new Float32Array(count);
+    return scaledValues(r, start, range, codes, out, "float32") === undefined ? undefined : out;
+  }
+  const odd = new WasmArray(Float32Array, count);
+  try {
+    if (scaledValues(r, start, range, codes, odd.array, "float32-odd") !== 0) return undefined;
+    return quantize(odd.array, to === "F16" ? "binary16" : "bfloat16", target ? { out: target as Uint16Array } : {}) as Uint16Array;
+  } finally {
+    odd.free();
+  }
 }
 
 /** el (element values of the range, overwritten) times their block scales: the reference of scaledValuesWasm. */
@@ -140,6 +177,10 @@ export async function readRounded(
   const sc = r.scale;
   // Plain float tensors: their stored values are exact as read (float32 holds F16/BF16/F32), rounded once from there.
   if (r.kind === "values" && !sc && r.constant === 1) return into(roundTo(await r.elements.reader.readValues(r.elements.t, start, count), to), target);
+  if (sc && r.kind !== "values" && r.table!.length <= 256 && sc.block[0] * sc.block[1] < TABLE_MIN && count > 0) {
+    const rounded = await roundSmallBlocks(r, start, count, to, target);
+    if (rounded) return rounded;
+  }
   if (r.kind === "values" || r.table!.length > 256 || (sc && sc.block[0] * sc.block[1] < TABLE_MIN))
     return into(roundTo(await readRange(r, start, count), to), target);
   const out = target ?? (to === "F32" ? new Float32Array(count) : new Uint16Array(count));

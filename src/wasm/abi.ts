@@ -112,8 +112,11 @@ export interface OddExports {
 }
 
 export interface ScaledValuesExports {
-  /** Exact float64 values of byte codes under per-block factors (÷ g when g ≠ 0) (assembly/scaled-values.ts). */
-  scaledValues64(
+  /**
+   * Exact values of byte codes under per-block factors (÷ g when g ≠ 0) as float64, float32 (nearest even) or float32
+   * rounded to odd (form 0, 1, 2); returns how many are NaN or ≥ 2^128 in magnitude (assembly/scaled-values.ts).
+   */
+  scaledValues(
     codes: number,
     n: number,
     column: number,
@@ -125,7 +128,8 @@ export interface ScaledValuesExports {
     table: number,
     g: number,
     dst: number,
-  ): void;
+    form: number,
+  ): number;
 }
 
 export interface StatsExports {

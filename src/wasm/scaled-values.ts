@@ -1,7 +1,7 @@
 // Host side of assembly/scaled-values.ts: exact float64 values of block-scaled byte codes (src/checkpoint/decode.ts
 // readRange's loop is the reference).
 import { kernels } from "./instance.js";
-import { allocBytesRaw, freeBytesRaw, memoryBuffer, stream } from "./memory.js";
+import { allocBytesRaw, freeBytesRaw, keep, memoryBuffer, stream } from "./memory.js";
 
 /** Where a range of elements sits in its tensor: the first element's index, the row length, the block shape. */
 export interface RangeGrid {
@@ -11,29 +11,44 @@ export interface RangeGrid {
   readonly bh: number;
 }
 
+/** The forms scaledValuesWasm writes: the exact float64 values, or float32 rounded to nearest even or to odd. */
+export type ValuesForm = "float64" | "float32" | "float32-odd";
+const FORMS: Record<ValuesForm, number> = { float64: 0, float32: 1, "float32-odd": 2 };
+
 /**
- * out[i] = table[codes[i]] · factors[block of element start + i] (÷ g when g ≠ 0), factors holding ⌈K / width⌉ per
- * block row from the range's first; false when the kernels are off.
+ * out[i] = table[codes[i]] · factors[block of element start + i] (÷ g when g ≠ 0) in `form`, factors holding
+ * ⌈K / width⌉ per block row from the range's first. Returns how many values are NaN or ≥ 2^128 in magnitude, or
+ * undefined when the kernels are off.
  */
-export function scaledValuesWasm(codes: Uint8Array, grid: RangeGrid, factors: Float64Array, table: Float64Array, g: number, out: Float64Array): boolean {
+export function scaledValuesWasm(
+  codes: Uint8Array,
+  grid: RangeGrid,
+  factors: Float64Array,
+  table: Float64Array,
+  g: number,
+  out: Float64Array | Float32Array,
+  form: ValuesForm,
+): number | undefined {
   const k = kernels();
-  if (!k) return false;
+  if (!k) return undefined;
   const { start, K, width, bh } = grid;
   const cols = Math.ceil(K / width);
   const firstBlockRow = Math.floor(Math.floor(start / K) / bh);
   const bytes = factors.byteLength + 256 * 8;
+  const [cs, os] = [keep(codes), keep(out)];
   const ptr = allocBytesRaw(bytes, "factors");
+  let beyond = 0;
   try {
     new Float64Array(memoryBuffer(), ptr, factors.length).set(factors);
     const tablePtr = ptr + factors.byteLength;
     new Float64Array(memoryBuffer(), tablePtr, 256).set(table.subarray(0, 256));
-    stream(codes, out, (src, dst, count, first) => {
+    stream(cs(), os(), (src, dst, count, first) => {
       const row = Math.floor((start + first) / K);
       const blockRow = Math.floor(row / bh) - firstBlockRow;
-      k.scaledValues64(src, count, start + first - row * K, row % bh, K, width, bh, ptr + blockRow * cols * 8, tablePtr, g, dst);
+      beyond += k.scaledValues(src, count, start + first - row * K, row % bh, K, width, bh, ptr + blockRow * cols * 8, tablePtr, g, dst, FORMS[form]);
     });
   } finally {
     freeBytesRaw(ptr, bytes);
   }
-  return true;
+  return beyond;
 }
