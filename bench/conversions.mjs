@@ -13,6 +13,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { PRODUCED_SCHEMES } from "minifloat/safetensors";
 import { cpuOf } from "./cpu-time.mjs";
 
 const { values: args } = parseArgs({
@@ -69,15 +70,7 @@ try {
   writeFileSync(join(experts, "config.json"), JSON.stringify({ architectures: ["GptOssForCausalLM"], torch_dtype: "bfloat16" }));
 
   const out = (name) => join(dir, name);
-  const schemes = [
-    "deepseek-fp8",
-    "compressed-tensors-fp8",
-    "compressed-tensors-nvfp4",
-    "compressed-tensors-mxfp4",
-    "modelopt-fp8",
-    "modelopt-nvfp4",
-    "gpt-oss-mxfp4",
-  ];
+  const schemes = PRODUCED_SCHEMES;
   /** [group, label, input path, output path, argv]: in dependency order (a dequantize reads a quantize's output). */
   const conversions = [
     ...schemes.map((s) => [
