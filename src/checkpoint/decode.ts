@@ -4,11 +4,15 @@
 // divides by weight_global_scale instead: that quotient is rounded once to float64, and the argument in
 // docs/checkpoints.md ("Exactness") shows that rounding it again to float32, float16 or bfloat16 gives the correctly
 // rounded exact quotient. Only the scale rows covering the range are read, so memory follows the range asked for.
-import { dequantize, quantize } from "../api/bulk.js";
+import { dequantize, quantize, quantizeReference, runQuantize } from "../api/bulk.js";
+import { planQuantize } from "../api/plan.js";
+import { beyondOdd32, roundToOddFloat32 } from "../exact/round-to-odd.js";
 import type { Format } from "../format/model.js";
+import { inWasm } from "../wasm/memory.js";
 import { type BlockRowSpan, gatherScaledWasm } from "../wasm/scaled.js";
 import { CheckpointError } from "./errors.js";
 import type { Entry, Recipe } from "./recognize.js";
+import type { GatherRoom } from "./room.js";
 
 /** Exact values of elements [start, start + count) of a recipe's logical tensor (quotients: see above). */
 export async function readRange(r: Recipe, start: number, count: number): Promise<Float64Array> {
@@ -54,19 +58,46 @@ export function roundTo(values: Float64Array, to: Target): Float32Array | Uint16
 }
 
 /**
+ * roundTo into `out`, for tables: the same one rounding as quantize of float64 (src/api/bulk.ts), through float32
+ * rounded to odd (into `odd`) and the float32 kernel, but the values rounding to odd does not carry (NaN, |x| ≥ 2^128:
+ * a table's NaN codes under every scale) go through the exact reference once per bit pattern, not once per entry.
+ */
+export function roundInto(values: Float64Array, to: Target, out: Float32Array | Uint16Array, odd: Float32Array): void {
+  if (to === "F32") {
+    out.set(values);
+    return;
+  }
+  const plan = planQuantize(roundToOddFloat32(values, odd), to === "F16" ? "binary16" : "bfloat16", { out: out as Uint16Array });
+  runQuantize(plan);
+  const bits = new BigUint64Array(values.buffer, values.byteOffset, values.length);
+  const done = new Map<bigint, number>();
+  for (let i = 0; i < values.length; i++) {
+    if (!beyondOdd32(values[i]!)) continue;
+    const code = done.get(bits[i]!);
+    if (code !== undefined) out[i] = code;
+    else {
+      quantizeReference(values.subarray(i, i + 1), plan.f, plan.rho, out.subarray(i, i + 1) as Uint16Array);
+      done.set(bits[i]!, out[i]!);
+    }
+  }
+}
+
+/**
  * The exact value of every code under each of scales [first, first + count), with the same arithmetic as readRange:
  * entry k·n + c is code c under scale first + k (n codes).
  */
 async function scaledTable(r: Recipe, first: number, count: number): Promise<Float64Array> {
   const scales = await scaleValues(r, first, count);
   const g = r.global ? await globalValue(r) : 1;
-  const m = r.global?.divide ? 1 : g * r.constant;
+  const divide = r.global?.divide === true;
+  const m = divide ? 1 : g * r.constant;
   const table = r.table!;
   const n = table.length;
   const exact = new Float64Array(scales.length * n);
   for (let k = 0; k < scales.length; k++) {
     const x = scales[k]! * m;
-    for (let c = 0; c < n; c++) exact[k * n + c] = r.global?.divide ? (table[c]! * x) / g : table[c]! * x;
+    if (divide) for (let c = 0; c < n; c++) exact[k * n + c] = (table[c]! * x) / g;
+    else for (let c = 0; c < n; c++) exact[k * n + c] = table[c]! * x;
   }
   return exact;
 }
@@ -88,14 +119,16 @@ export function into(values: Float32Array | Uint16Array, out: Float32Array | Uin
 }
 
 /** A scale block of at least this many elements gets a table of every code's rounded result. */
-const TABLE_MIN = 1024;
+export const TABLE_MIN = 1024;
 
 /**
  * Elements [start, start + count) rounded once to `to`. The result of an element depends only on its code and its
  * block's scale, so for large blocks of codes up to 8 bits (DeepSeek's 128×128, per-channel and per-tensor scales,
  * unscaled narrow tensors) each scale gets a table of the rounded value of every code, built with the same
  * arithmetic as readRange, and elements are looked up (in Wasm; gatherRows below is the reference); small blocks are
- * computed element by element. The result goes into `target` when given.
+ * computed element by element. The result goes into `target` when given. With a `room` (a converter's buffers in Wasm
+ * memory, room.ts) and a `target` in Wasm memory, byte codes are read into the room and the tables rounded there, so
+ * nothing is copied in or out of Wasm memory.
  */
 export async function readRounded(
   r: Recipe,
@@ -103,13 +136,19 @@ export async function readRounded(
   count: number,
   to: Target,
   target?: Float32Array | Uint16Array,
+  room?: GatherRoom,
 ): Promise<Float32Array | Uint16Array> {
   const sc = r.scale;
   if (r.kind === "values" || r.table!.length > 256 || (sc && sc.block[0] * sc.block[1] < TABLE_MIN))
     return into(roundTo(await readRange(r, start, count), to), target);
   const out = target ?? (to === "F32" ? new Float32Array(count) : new Uint16Array(count));
   if (count === 0) return out;
-  const codes = (await elementCodes(r, start, count)) as Uint8Array;
+  // The room only with an output in Wasm memory: then nothing here allocates in Wasm memory (a first chunk, into a
+  // JavaScript array, made the kernels' allocations), so no view made below is detached by a growth.
+  const lent = room !== undefined && target !== undefined && inWasm(target) ? room : undefined;
+  const { reader, t } = r.elements;
+  const direct = lent !== undefined && r.kind === "codes" && t.info.bits === 8 && count <= lent.codeBytes;
+  const codes = direct ? await lent.codes(reader, t, start, count) : ((await elementCodes(r, start, count)) as Uint8Array);
   const K = rowLength(r);
   // Without scale tensors (narrow plain tensors) the whole tensor is one block: its table is every code decoded.
   const [bh, bw] = sc ? sc.block : [Number.POSITIVE_INFINITY, K];
@@ -117,7 +156,7 @@ export async function readRounded(
   const s0 = sc ? Math.floor(Math.floor(start / K) / bh) : 0;
   const s1 = sc ? Math.floor(Math.floor((start + count - 1) / K) / bh) : 0;
   const n = r.table!.length;
-  const rounded = sc ? roundTo(await scaledTable(r, s0 * cols, (s1 - s0 + 1) * cols), to) : roundCodes(r.format!, to);
+  const rounded = sc ? roundTable(await scaledTable(r, s0 * cols, (s1 - s0 + 1) * cols), to, lent) : roundCodes(r.format!, to);
   // One gather per row of blocks (bh rows of K elements), each with that row's cols tables.
   for (let i = 0; i < count; ) {
     const at = start + i;
@@ -130,6 +169,17 @@ export async function readRounded(
     if (!gatherScaledWasm(c, o, span, tables, n)) gatherRows(c, o, span, tables, n);
     i = end;
   }
+  return out;
+}
+
+/** A scaled table rounded to `to`: in the room when it has space (Wasm memory), else in a new array. */
+function roundTable(exact: Float64Array, to: Target, room: GatherRoom | undefined): Float32Array | Uint16Array {
+  const n = exact.length;
+  const { out, odd } =
+    room && n <= room.entries
+      ? room.tables(to === "F32" ? 32 : 16, n)
+      : { out: to === "F32" ? new Float32Array(n) : new Uint16Array(n), odd: new Float32Array(n) };
+  roundInto(exact, to, out, odd);
   return out;
 }
 

@@ -1,0 +1,98 @@
+// Wasm-memory room that a converter lends readRounded for block-scaled byte codes (decode.ts), so that a chunk is
+// never copied: its codes are read from the file straight into one of two code slots (the next chunk's read runs in
+// the libuv thread pool while the current one is gathered), and its per-block tables are rounded into the room and
+// gathered from there into the caller's output (itself in Wasm memory).
+//
+// The thread pool reads into Wasm memory while the main thread computes, so the memory must not grow meanwhile (a
+// growth detaches the array the read fills, and may move the memory): every buffer is allocated here, up front, at
+// its largest (a chunk's code bytes and the most table entries a chunk can need), and a read ahead is started by the
+// caller only after a chunk's decode, whose first run per format makes the kernels' own allocations (encode
+// parameters). A growth while a read is in flight is refused, never used.
+import type { TensorInfo } from "../io/header.js";
+import type { SafetensorsReader } from "../io/reader.js";
+import { kernels } from "../wasm/instance.js";
+import { WasmArray, memoryBuffer } from "../wasm/memory.js";
+
+/** A read into a code slot: bytes [start, start + count) of t. */
+interface Read {
+  readonly t: TensorInfo;
+  readonly start: number;
+  readonly count: number;
+  readonly slot: number;
+  readonly done: Promise<void>;
+}
+
+export class GatherRoom {
+  private ahead: Read | undefined;
+  /** The code slot of the current chunk. */
+  private slot = 0;
+
+  private constructor(
+    private readonly slots: readonly [WasmArray<Uint8Array>, WasmArray<Uint8Array>],
+    /** Rounded tables: float32 bits or 16-bit patterns. */
+    private readonly rounded: WasmArray<Uint32Array>,
+    /** Exact table values rounded to float32 to odd, the float32 kernel's input. */
+    private readonly odd: WasmArray<Float32Array>,
+  ) {}
+
+  /** Room for chunks of up to `codeBytes` byte codes and `entries` table entries; undefined without the kernels. */
+  static create(codeBytes: number, entries: number): GatherRoom | undefined {
+    if (!kernels()) return undefined;
+    const slot = () => new WasmArray(Uint8Array, codeBytes);
+    return new GatherRoom([slot(), slot()], new WasmArray(Uint32Array, entries), new WasmArray(Float32Array, entries));
+  }
+
+  /** The most table entries a chunk may use. */
+  get entries(): number {
+    return this.rounded.length;
+  }
+
+  /** The most code bytes a chunk may use. */
+  get codeBytes(): number {
+    return this.slots[0].length;
+  }
+
+  /**
+   * Byte codes [start, start + count) of t: read ahead during the previous chunk when that read was of this range,
+   * else read now into the other slot.
+   */
+  async codes(reader: SafetensorsReader, t: TensorInfo, start: number, count: number): Promise<Uint8Array> {
+    const ahead = this.ahead;
+    this.ahead = undefined;
+    const hit = ahead !== undefined && ahead.t === t && ahead.start === start && ahead.count === count;
+    // A read ahead not taken still has to finish before its slot is reused.
+    if (!hit) await ahead?.done.catch(() => undefined);
+    const read = hit ? ahead : this.read(reader, t, start, count, 1 - this.slot);
+    await read.done;
+    this.slot = read.slot;
+    return this.slots[this.slot]!.array.subarray(0, count);
+  }
+
+  /** Starts reading byte codes [start, start + count) of t into the other slot (nothing when count is 0); see the file comment. */
+  readAhead(reader: SafetensorsReader, t: TensorInfo, start: number, count: number): void {
+    if (count > 0) this.ahead = this.read(reader, t, start, count, 1 - this.slot);
+  }
+
+  private read(reader: SafetensorsReader, t: TensorInfo, start: number, count: number, slot: number): Read {
+    const memory = memoryBuffer();
+    const done = reader.readTensorBytesInto(t, start, this.slots[slot]!.array.subarray(0, count)).then(() => {
+      if (memoryBuffer() !== memory) throw new Error("internal error: Wasm memory grew while a read into it was in flight");
+    });
+    done.catch(() => undefined); // awaited by codes() or close(); not an unhandled rejection meanwhile
+    return { t, start, count, slot, done };
+  }
+
+  /** `entries` table entries for results of `bits` bits, and their float32 staging (views made now: see memoryBuffer). */
+  tables(bits: 16 | 32, entries: number): { out: Uint16Array | Float32Array; odd: Float32Array } {
+    const r = this.rounded.array;
+    const out = bits === 32 ? new Float32Array(r.buffer, r.byteOffset, entries) : new Uint16Array(r.buffer, r.byteOffset, entries);
+    return { out, odd: this.odd.array.subarray(0, entries) };
+  }
+
+  /** Waits for a read still in flight (after an error), then frees the buffers. */
+  async close(): Promise<void> {
+    await this.ahead?.done.catch(() => undefined);
+    this.ahead = undefined;
+    for (const a of [...this.slots, this.rounded, this.odd]) a.free();
+  }
+}
