@@ -3,7 +3,7 @@
 // 24-bit scales, NaNs of both signs); readRounded with the room against readRounded without it; and
 // dequantizeCheckpoint over tensors of several chunks (a chunk spanning several block rows, a chunk starting
 // mid-block-row, K not a multiple of 128) against the same conversion on the TypeScript reference.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
@@ -108,7 +108,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
  * A DeepSeek-style file: F8_E4M3 [rows, K] with F32 scales per 128 × 128 block (from SCALES, in turn) and a
  * second, smaller weight; codes cover every byte in every block.
  */
-function deepseekFile(rows: number, K: number): string {
+function deepseekFile(rows: number, K: number, badScale?: number): string {
   const header: Record<string, unknown> = {};
   const parts: Uint8Array[] = [];
   let at = 0;
@@ -124,6 +124,7 @@ function deepseekFile(rows: number, K: number): string {
     for (let i = 0; i < codes.length; i++) codes[i] = (i * 7 + Math.floor(i / K) * 3) & 255;
     const grid = [Math.ceil(n / 128), Math.ceil(K / 128)];
     const scales = Float32Array.from({ length: grid[0]! * grid[1]! }, (_, i) => SCALES[i % SCALES.length]!);
+    if (name === "a" && badScale !== undefined) scales[badScale] = Number.NaN;
     add(`${name}.weight`, "F8_E4M3", [n, K], codes);
     add(`${name}.weight_scale_inv`, "F32", grid, new Uint8Array(scales.buffer));
   }
@@ -131,7 +132,7 @@ function deepseekFile(rows: number, K: number): string {
   json += " ".repeat((8 - (json.length % 8)) % 8);
   const length = new Uint8Array(8);
   new DataView(length.buffer).setBigUint64(0, BigInt(json.length), true);
-  const path = join(dir, `deepseek-${rows}x${K}.safetensors`);
+  const path = join(dir, `deepseek-${rows}x${K}${badScale === undefined ? "" : `-bad${badScale}`}.safetensors`);
   writeFileSync(path, Buffer.concat([length, new TextEncoder().encode(json), ...parts]));
   const config = { quantization_config: { quant_method: "fp8", fmt: "e4m3", activation_scheme: "dynamic", weight_block_size: [128, 128] } };
   writeFileSync(join(dir, "config.json"), JSON.stringify(config));
@@ -204,4 +205,14 @@ describe("dequantizeCheckpoint over several chunks equals the reference", () => 
       }
     });
   }
+});
+
+describe("an error in a chunk read ahead", () => {
+  it("a NaN scale in the last block row: CheckpointError naming the element, no output left", async () => {
+    // 2300 rows: block rows 0…17, 8 scales each; element 140 is in block row 17, read ahead with the third chunk.
+    const input = deepseekFile(2300, 1000, 140);
+    const out = join(dir, "bad.safetensors");
+    await expect(dequantizeCheckpoint(input, { to: "BF16", output: out })).rejects.toThrow(/tensor "a.weight_scale_inv".*element 140 is NaN/);
+    expect(existsSync(out)).toBe(false);
+  });
 });

@@ -83,11 +83,10 @@ export function roundInto(values: Float64Array, to: Target, out: Float32Array | 
 }
 
 /**
- * The exact value of every code under each of scales [first, first + count), with the same arithmetic as readRange:
- * entry k·n + c is code c under scale first + k (n codes).
+ * The exact value of every code under each of `scales` (scale elements of r), with the same arithmetic as
+ * readRange: entry k·n + c is code c under scale k (n codes).
  */
-async function scaledTable(r: Recipe, first: number, count: number): Promise<Float64Array> {
-  const scales = await scaleValues(r, first, count);
+async function scaledTable(r: Recipe, scales: Float64Array): Promise<Float64Array> {
   const g = r.global ? await globalValue(r) : 1;
   const divide = r.global?.divide === true;
   const m = divide ? 1 : g * r.constant;
@@ -153,10 +152,22 @@ export async function readRounded(
   // Without scale tensors (narrow plain tensors) the whole tensor is one block: its table is every code decoded.
   const [bh, bw] = sc ? sc.block : [Number.POSITIVE_INFINITY, K];
   const cols = Math.ceil(K / bw);
+  // Scale elements [first, first + n) cover the block rows of elements [at, at + count).
+  const scaleSpan = (at: number, count: number): [number, number] => {
+    const [s0, s1] = [Math.floor(Math.floor(at / K) / bh), Math.floor(Math.floor((at + count - 1) / K) / bh)];
+    return [s0 * cols, (s1 - s0 + 1) * cols];
+  };
   const s0 = sc ? Math.floor(Math.floor(start / K) / bh) : 0;
-  const s1 = sc ? Math.floor(Math.floor((start + count - 1) / K) / bh) : 0;
   const n = r.table!.length;
-  const rounded = sc ? roundTable(await scaledTable(r, s0 * cols, (s1 - s0 + 1) * cols), to, lent) : roundCodes(r.format!, to);
+  let rounded: Float32Array | Uint16Array;
+  if (sc) {
+    const [first, length] = scaleSpan(start, count);
+    const read = (first: number, count: number) => scaleValues(r, first, count);
+    // With the room, the next chunk's scale rows (a chunk of the same size after this one) are read meanwhile.
+    const following = Math.min(count, r.tensor.length - start - count);
+    const scales = lent ? lent.scales(r, first, length, read, following > 0 ? scaleSpan(start + count, following) : undefined) : read(first, length);
+    rounded = roundTable(await scaledTable(r, await scales), to, lent);
+  } else rounded = roundCodes(r.format!, to);
   // One gather per row of blocks (bh rows of K elements), each with that row's cols tables.
   for (let i = 0; i < count; ) {
     const at = start + i;

@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { cp, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import type { TensorInfo, TensorSpec } from "../io/header.js";
+import type { TensorSpec } from "../io/header.js";
 import { IoError } from "../io/errors.js";
 import { onPath } from "../io/fs-errors.js";
 import type { SafetensorsReader } from "../io/reader.js";
@@ -176,17 +176,14 @@ async function writeShard(
       const index = run.index++;
       const started = performance.now();
       const step = chunkOf(t);
-      const codes = slots.room && roomEntries(t) <= slots.room.entries ? storedWeight(run.c, t) : undefined;
       // The next chunk is read and decoded while the previous one is written, in place (copy: false) from three
       // buffers in rotation: a buffer is reused once the write call after its own has returned.
       let pending: Promise<void> = Promise.resolve();
       for (let start = 0, k = 0; start < t.length; start += step, k++) {
         const count = Math.min(step, t.length - start);
         const memory = slots.memory();
-        const values = await run.c.readRounded(t.name, run.to, start, count, slots.buffer(t, k, count), codes && slots.room);
+        const values = await run.c.readRounded(t.name, run.to, start, count, slots.buffer(t, k, count), slots.room);
         slots.check(t, k, memory);
-        // The next chunk's codes are read while this one is written (after the decode: see room.ts).
-        if (codes) slots.room!.readAhead(codes.reader, codes.t, start + count, Math.min(step, t.length - start - count));
         await pending;
         const bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
         pending = writer.writeBytes(bytes, { copy: false }).then(() => run.sink?.advance(count, index, t.name));
@@ -286,13 +283,6 @@ function roomEntries(t: CheckpointTensor): number {
   const rows = Math.min(chunkOf(t), t.length) / K;
   const blockRows = Math.min(Math.ceil(t.length / K / block[0]), Math.ceil((rows - 1) / block[0]) + 1);
   return blockRows * Math.ceil(K / block[1]) * 256;
-}
-
-/** The stored weight of t (its byte codes) and its reader. */
-function storedWeight(c: Checkpoint, t: CheckpointTensor): { reader: SafetensorsReader; t: TensorInfo } | undefined {
-  const part = t.parts[0]!;
-  const reader = c.readers.get(part.file);
-  return reader && { reader, t: reader.tensor(part.name) };
 }
 
 /** A directory output: built in a temporary sibling directory, moved into place when complete. */

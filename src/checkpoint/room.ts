@@ -1,13 +1,16 @@
 // Wasm-memory room that a converter lends readRounded for block-scaled byte codes (decode.ts), so that a chunk is
-// never copied: its codes are read from the file straight into one of two code slots (the next chunk's read runs in
-// the libuv thread pool while the current one is gathered), and its per-block tables are rounded into the room and
-// gathered from there into the caller's output (itself in Wasm memory).
+// never copied: its codes are read from the file straight into one of two code slots, and its per-block tables are
+// rounded into the room and gathered from there into the caller's output (itself in Wasm memory). A converter reads
+// a tensor front to back in chunks of equal size, so taking a chunk's codes starts reading the next chunk's (same
+// size, clamped to the tensor) into the other slot, and its scale rows likewise: the libuv thread pool reads them
+// while the current chunk is rounded and gathered.
 //
 // The thread pool reads into Wasm memory while the main thread computes, so the memory must not grow meanwhile (a
 // growth detaches the array the read fills, and may move the memory): every buffer is allocated here, up front, at
-// its largest (a chunk's code bytes and the most table entries a chunk can need), and a read ahead is started by the
-// caller only after a chunk's decode, whose first run per format makes the kernels' own allocations (encode
-// parameters). A growth while a read is in flight is refused, never used.
+// its largest (a chunk's code bytes and the most table entries a chunk can need), and readRounded lends the room
+// only for an output in Wasm memory, i.e. from a tensor's second chunk on (dequantize.ts OutputSlots): the first
+// chunk's decode, into a JavaScript array without the room, made the kernels' own allocations, and nothing that
+// runs while a read is in flight allocates. A growth while a read is in flight is refused, never used.
 import type { TensorInfo } from "../io/header.js";
 import type { SafetensorsReader } from "../io/reader.js";
 import { kernels } from "../wasm/instance.js";
@@ -24,6 +27,7 @@ interface Read {
 
 export class GatherRoom {
   private ahead: Read | undefined;
+  private scalesAhead: { owner: object; first: number; count: number; values: Promise<Float64Array> } | undefined;
   /** The code slot of the current chunk. */
   private slot = 0;
 
@@ -54,7 +58,7 @@ export class GatherRoom {
 
   /**
    * Byte codes [start, start + count) of t: read ahead during the previous chunk when that read was of this range,
-   * else read now into the other slot.
+   * else read now; then starts reading the next chunk's into the other slot (see the file comment).
    */
   async codes(reader: SafetensorsReader, t: TensorInfo, start: number, count: number): Promise<Uint8Array> {
     const ahead = this.ahead;
@@ -65,12 +69,9 @@ export class GatherRoom {
     const read = hit ? ahead : this.read(reader, t, start, count, 1 - this.slot);
     await read.done;
     this.slot = read.slot;
+    const next = Math.min(count, t.length - start - count);
+    if (next > 0) this.ahead = this.read(reader, t, start + count, next, 1 - this.slot);
     return this.slots[this.slot]!.array.subarray(0, count);
-  }
-
-  /** Starts reading byte codes [start, start + count) of t into the other slot (nothing when count is 0); see the file comment. */
-  readAhead(reader: SafetensorsReader, t: TensorInfo, start: number, count: number): void {
-    if (count > 0) this.ahead = this.read(reader, t, start, count, 1 - this.slot);
   }
 
   private read(reader: SafetensorsReader, t: TensorInfo, start: number, count: number, slot: number): Read {
@@ -80,6 +81,24 @@ export class GatherRoom {
     });
     done.catch(() => undefined); // awaited by codes() or close(); not an unhandled rejection meanwhile
     return { t, start, count, slot, done };
+  }
+
+  /**
+   * Scale values [first, first + count) of `owner`'s scale tensor, read by `read`: read ahead during the previous
+   * chunk when that read was of this range; then starts reading `next` ([first, count]), the next chunk's.
+   */
+  scales(
+    owner: object,
+    first: number,
+    count: number,
+    read: (first: number, count: number) => Promise<Float64Array>,
+    next?: [number, number],
+  ): Promise<Float64Array> {
+    const ahead = this.scalesAhead;
+    const values = ahead?.owner === owner && ahead.first === first && ahead.count === count ? ahead.values : read(first, count);
+    this.scalesAhead = next && { owner, first: next[0], count: next[1], values: read(next[0], next[1]) };
+    this.scalesAhead?.values.catch(() => undefined); // its error surfaces when taken
+    return values;
   }
 
   /** `entries` table entries for results of `bits` bits, and their float32 staging (views made now: see memoryBuffer). */
@@ -92,7 +111,8 @@ export class GatherRoom {
   /** Waits for a read still in flight (after an error), then frees the buffers. */
   async close(): Promise<void> {
     await this.ahead?.done.catch(() => undefined);
-    this.ahead = undefined;
+    await this.scalesAhead?.values.catch(() => undefined);
+    this.ahead = this.scalesAhead = undefined;
     for (const a of [...this.slots, this.rounded, this.odd]) a.free();
   }
 }
