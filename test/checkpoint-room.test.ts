@@ -1,6 +1,7 @@
 // Block-scaled FP8 dequantization through a GatherRoom (src/checkpoint/room.ts): tables rounded with roundInto
 // against roundTo, the reference, bit for bit (every E4M3 code under tiny, subnormal, huge, power-of-two and odd
-// 24-bit scales, NaNs of both signs); readRounded with the room against readRounded without it; and
+// 24-bit scales, NaNs of both signs); the table kernel (scaledTablesOdd) against scaledTable's entries rounded to odd;
+// readRounded with the room against readRounded without it; and
 // dequantizeCheckpoint over tensors of several chunks (a chunk spanning several block rows, a chunk starting
 // mid-block-row, K not a multiple of 128) against the same conversion on the TypeScript reference.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -9,11 +10,13 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { type Target, roundInto, roundTo } from "../src/checkpoint/decode.js";
 import { GatherRoom } from "../src/checkpoint/room.js";
+import { beyondOdd32, roundToOddFloat32 } from "../src/exact/round-to-odd.js";
 import { valueTableOrNaN } from "../src/exact/tables.js";
 import { format } from "../src/format/registry.js";
 import { dequantizeCheckpoint, openCheckpoint } from "../src/io/index.js";
 import { useKernels } from "../src/wasm/instance.js";
 import { WasmArray } from "../src/wasm/memory.js";
+import { scaledTablesOddWasm } from "../src/wasm/scaled.js";
 
 const TARGETS: Target[] = ["BF16", "F16", "F32"];
 const bitsOf = (a: Float32Array | Uint16Array) => (a instanceof Float32Array ? new Uint32Array(a.buffer, a.byteOffset, a.length) : a);
@@ -99,6 +102,53 @@ describe("roundInto equals roundTo", () => {
       }
     });
   }
+});
+
+describe("scaledTablesOddWasm equals scaledTable's entries rounded to odd", () => {
+  const values = valueTableOrNaN(format("float8_e4m3fn"));
+  const cases = [
+    { m: 1, g: 1, divide: false },
+    { m: f32(0.7), g: 1, divide: false }, // a second-level scale
+    { m: 1, g: f32(448 * 6), divide: true }, // a divisor: once-rounded quotients
+  ];
+  for (const { m, g, divide } of cases) {
+    it(`× ${m}${divide ? `, ÷ ${g}` : ""}: every code under every scale, NaN where the reference takes over`, () => {
+      const v = new WasmArray(Float64Array, 256);
+      const s = new WasmArray(Float64Array, SCALES.length);
+      const out = new WasmArray(Float32Array, 256 * SCALES.length);
+      try {
+        v.array.set(values);
+        s.array.set(SCALES);
+        const beyond = scaledTablesOddWasm(v.array, s.array, m, g, divide, out.array);
+        const exact = Float64Array.from({ length: out.length }, (_, i) => {
+          const x = SCALES[Math.floor(i / 256)]! * m;
+          return divide ? (values[i % 256]! * x) / g : values[i % 256]! * x;
+        });
+        const want = new Uint32Array(roundToOddFloat32(exact).buffer);
+        const got = new Uint32Array(out.array.buffer, out.array.byteOffset, out.length);
+        const marked = exact.map((x) => (beyondOdd32(x) ? 1 : 0));
+        expect(beyond).toBe(marked.reduce((a, b) => a + b, 0));
+        expect(beyond).toBeGreaterThan(2 * SCALES.length - 1); // the NaN codes, and overflowing products
+        for (let i = 0; i < exact.length; i++) {
+          if (marked[i]) expect(Number.isNaN(out.array[i]), `entry ${i}`).toBe(true);
+          else if (got[i] !== want[i]) expect([i, got[i]]).toEqual([i, want[i]]);
+        }
+      } finally {
+        for (const a of [v, s, out]) a.free();
+      }
+    });
+  }
+  it("refuses arrays outside Wasm memory and a short out", () => {
+    const v = new WasmArray(Float64Array, 256);
+    const out = new WasmArray(Float32Array, 255);
+    try {
+      expect(() => scaledTablesOddWasm(new Float64Array(256), v.array.subarray(0, 1), 1, 1, false, out.array)).toThrow(/values: is not in Wasm memory/);
+      expect(() => scaledTablesOddWasm(v.array, v.array.subarray(0, 1), 1, 1, false, out.array)).toThrow(/out: has 255 elements; allowed: at least 256/);
+    } finally {
+      v.free();
+      out.free();
+    }
+  });
 });
 
 const dir = mkdtempSync(join(tmpdir(), "minifloat-room-"));

@@ -9,7 +9,7 @@ import { planQuantize } from "../api/plan.js";
 import { beyondOdd32, roundToOddFloat32 } from "../exact/round-to-odd.js";
 import type { Format } from "../format/model.js";
 import { inWasm } from "../wasm/memory.js";
-import { type BlockRowSpan, gatherScaledWasm } from "../wasm/scaled.js";
+import { type BlockRowSpan, gatherScaledWasm, scaledTablesOddWasm } from "../wasm/scaled.js";
 import { CheckpointError } from "./errors.js";
 import type { Entry, Recipe } from "./recognize.js";
 import type { GatherRoom } from "./room.js";
@@ -63,41 +63,59 @@ export function roundTo(values: Float64Array, to: Target): Float32Array | Uint16
  * a table's NaN codes under every scale) go through the exact reference once per bit pattern, not once per entry.
  */
 export function roundInto(values: Float64Array, to: Target, out: Float32Array | Uint16Array, odd: Float32Array): void {
-  if (to === "F32") {
-    out.set(values);
-    return;
-  }
-  const plan = planQuantize(roundToOddFloat32(values, odd), to === "F16" ? "binary16" : "bfloat16", { out: out as Uint16Array });
+  if (to === "F32") out.set(values);
+  else finishOdd(roundToOddFloat32(values, odd), to, out as Uint16Array, (i) => (beyondOdd32(values[i]!) ? values[i]! : undefined));
+}
+
+/**
+ * 16-bit results from values rounded to float32 to odd (`odd`) through the float32 kernel; then every entry i whose
+ * value exact(i) is not carried by rounding to odd (exact(i) returns it; undefined for the others) by the exact
+ * reference, once per bit pattern.
+ */
+function finishOdd(odd: Float32Array, to: "F16" | "BF16", out: Uint16Array, exact: (i: number) => number | undefined): void {
+  const plan = planQuantize(odd, to === "F16" ? "binary16" : "bfloat16", { out });
   runQuantize(plan);
-  const bits = new BigUint64Array(values.buffer, values.byteOffset, values.length);
+  const one = new Float64Array(1);
+  const bits = new BigUint64Array(one.buffer);
   const done = new Map<bigint, number>();
-  for (let i = 0; i < values.length; i++) {
-    if (!beyondOdd32(values[i]!)) continue;
-    const code = done.get(bits[i]!);
+  for (let i = 0; i < odd.length; i++) {
+    const x = exact(i);
+    if (x === undefined) continue;
+    one[0] = x;
+    const code = done.get(bits[0]!);
     if (code !== undefined) out[i] = code;
     else {
-      quantizeReference(values.subarray(i, i + 1), plan.f, plan.rho, out.subarray(i, i + 1) as Uint16Array);
-      done.set(bits[i]!, out[i]!);
+      quantizeReference(one, plan.f, plan.rho, out.subarray(i, i + 1));
+      done.set(bits[0]!, out[i]!);
     }
   }
 }
 
-/**
- * The exact value of every code under each of `scales` (scale elements of r), with the same arithmetic as
- * readRange: entry k·n + c is code c under scale k (n codes).
- */
-async function scaledTable(r: Recipe, scales: Float64Array): Promise<Float64Array> {
+/** The factors of a scaled recipe's elements besides code and scale: × m, then ÷ g when divide (see readRange). */
+interface Factors {
+  readonly m: number;
+  readonly g: number;
+  readonly divide: boolean;
+}
+
+async function factorsOf(r: Recipe): Promise<Factors> {
   const g = r.global ? await globalValue(r) : 1;
   const divide = r.global?.divide === true;
-  const m = divide ? 1 : g * r.constant;
+  return { m: divide ? 1 : g * r.constant, g, divide };
+}
+
+/** The exact value of a code of value `value` under scale s, with the arithmetic of readRange. */
+function entryValue(value: number, s: number, f: Factors): number {
+  const x = s * f.m;
+  return f.divide ? (value * x) / f.g : value * x;
+}
+
+/** The exact value of every code under each of `scales` (scale elements of r): entry k·n + c is code c under scale k (n codes). */
+function scaledTable(r: Recipe, scales: Float64Array, f: Factors): Float64Array {
   const table = r.table!;
   const n = table.length;
   const exact = new Float64Array(scales.length * n);
-  for (let k = 0; k < scales.length; k++) {
-    const x = scales[k]! * m;
-    if (divide) for (let c = 0; c < n; c++) exact[k * n + c] = (table[c]! * x) / g;
-    else for (let c = 0; c < n; c++) exact[k * n + c] = table[c]! * x;
-  }
+  for (let k = 0; k < scales.length; k++) for (let c = 0; c < n; c++) exact[k * n + c] = entryValue(table[c]!, scales[k]!, f);
   return exact;
 }
 
@@ -166,7 +184,7 @@ export async function readRounded(
     // With the room, the next chunk's scale rows (a chunk of the same size after this one) are read meanwhile.
     const following = Math.min(count, r.tensor.length - start - count);
     const scales = lent ? lent.scales(r, first, length, read, following > 0 ? scaleSpan(start + count, following) : undefined) : read(first, length);
-    rounded = roundTable(await scaledTable(r, await scales), to, lent);
+    rounded = await roundTables(r, await scales, to, lent);
   } else rounded = roundCodes(r.format!, to);
   // One gather per row of blocks (bh rows of K elements), each with that row's cols tables.
   for (let i = 0; i < count; ) {
@@ -183,14 +201,29 @@ export async function readRounded(
   return out;
 }
 
-/** A scaled table rounded to `to`: in the room when it has space (Wasm memory), else in a new array. */
-function roundTable(exact: Float64Array, to: Target, room: GatherRoom | undefined): Float32Array | Uint16Array {
-  const n = exact.length;
-  const { out, odd } =
-    room && n <= room.entries
-      ? room.tables(to === "F32" ? 32 : 16, n)
-      : { out: to === "F32" ? new Float32Array(n) : new Uint16Array(n), odd: new Float32Array(n) };
-  roundInto(exact, to, out, odd);
+/**
+ * r's tables under `scales` rounded to `to`. In the room (Wasm memory), for 16-bit targets, by the table kernel
+ * (assembly/scaled.ts scaledTablesOdd: the exact entries rounded to float32 to odd, as roundInto rounds scaledTable's)
+ * and the float32 kernel; else by scaledTable and roundInto, in the room when it has space or in new arrays.
+ */
+async function roundTables(r: Recipe, scales: Float64Array, to: Target, room: GatherRoom | undefined): Promise<Float32Array | Uint16Array> {
+  const f = await factorsOf(r);
+  const table = r.table!;
+  const n = scales.length * table.length;
+  const lent = room && n <= room.entries ? room.tables(to === "F32" ? 32 : 16, n, table.length, scales.length) : undefined;
+  if (lent?.values && lent.scales && to !== "F32") {
+    lent.values.set(table);
+    lent.scales.set(scales);
+    const beyond = scaledTablesOddWasm(lent.values, lent.scales, f.m, f.g, f.divide, lent.odd);
+    if (beyond !== undefined) {
+      // The kernel marks the entries it leaves to the reference with NaN; their exact values as scaledTable's.
+      const exact = (i: number) => entryValue(table[i % table.length]!, scales[Math.floor(i / table.length)]!, f);
+      finishOdd(lent.odd, to, lent.out as Uint16Array, beyond > 0 ? (i) => (Number.isNaN(lent.odd[i]!) ? exact(i) : undefined) : () => undefined);
+      return lent.out;
+    }
+  }
+  const out = lent?.out ?? (to === "F32" ? new Float32Array(n) : new Uint16Array(n));
+  roundInto(scaledTable(r, scales, f), to, out, lent?.odd ?? new Float32Array(n));
   return out;
 }
 

@@ -25,6 +25,14 @@ interface Read {
   readonly done: Promise<void>;
 }
 
+/** Views of a room's table buffers (GatherRoom.tables). */
+export interface RoomTables {
+  readonly out: Float32Array | Uint16Array;
+  readonly odd: Float32Array;
+  readonly values?: Float64Array;
+  readonly scales?: Float64Array;
+}
+
 export class GatherRoom {
   private ahead: Read | undefined;
   private scalesAhead: { owner: object; first: number; count: number; values: Promise<Float64Array> } | undefined;
@@ -37,13 +45,22 @@ export class GatherRoom {
     private readonly rounded: WasmArray<Uint32Array>,
     /** Exact table values rounded to float32 to odd, the float32 kernel's input. */
     private readonly odd: WasmArray<Float32Array>,
+    /** The table kernel's inputs: each code's value, and the scales of a chunk (one per 256 entries). */
+    private readonly values: WasmArray<Float64Array>,
+    private readonly scalesIn: WasmArray<Float64Array>,
   ) {}
 
   /** Room for chunks of up to `codeBytes` byte codes and `entries` table entries; undefined without the kernels. */
   static create(codeBytes: number, entries: number): GatherRoom | undefined {
     if (!kernels()) return undefined;
     const slot = () => new WasmArray(Uint8Array, codeBytes);
-    return new GatherRoom([slot(), slot()], new WasmArray(Uint32Array, entries), new WasmArray(Float32Array, entries));
+    return new GatherRoom(
+      [slot(), slot()],
+      new WasmArray(Uint32Array, entries),
+      new WasmArray(Float32Array, entries),
+      new WasmArray(Float64Array, 256),
+      new WasmArray(Float64Array, Math.ceil(entries / 256)),
+    );
   }
 
   /** The most table entries a chunk may use. */
@@ -101,11 +118,16 @@ export class GatherRoom {
     return values;
   }
 
-  /** `entries` table entries for results of `bits` bits, and their float32 staging (views made now: see memoryBuffer). */
-  tables(bits: 16 | 32, entries: number): { out: Uint16Array | Float32Array; odd: Float32Array } {
+  /**
+   * Room for the tables of `scales` scales × `codes` codes (`entries` of them) with results of `bits` bits: the
+   * rounded tables, their float32 staging, and (up to 256 codes) the table kernel's inputs, the codes' values and the
+   * scales. Views made now (see memoryBuffer).
+   */
+  tables(bits: 16 | 32, entries: number, codes: number, scales: number): RoomTables {
     const r = this.rounded.array;
     const out = bits === 32 ? new Float32Array(r.buffer, r.byteOffset, entries) : new Uint16Array(r.buffer, r.byteOffset, entries);
-    return { out, odd: this.odd.array.subarray(0, entries) };
+    const inputs = codes <= 256 && scales <= this.scalesIn.length && { values: this.values.array.subarray(0, codes), scales: this.scalesIn.array.subarray(0, scales) };
+    return { out, odd: this.odd.array.subarray(0, entries), ...inputs };
   }
 
   /** Waits for a read still in flight (after an error), then frees the buffers. */
@@ -113,6 +135,6 @@ export class GatherRoom {
     await this.ahead?.done.catch(() => undefined);
     await this.scalesAhead?.values.catch(() => undefined);
     this.ahead = this.scalesAhead = undefined;
-    for (const a of [...this.slots, this.rounded, this.odd]) a.free();
+    for (const a of [...this.slots, this.rounded, this.odd, this.values, this.scalesIn]) a.free();
   }
 }

@@ -1,5 +1,6 @@
 // Host side of assembly/scaled.ts: byte codes of one row of scale blocks → results through per-block tables the
 // caller rounded with the exact core (src/checkpoint/decode.ts builds them; its loop is the reference).
+import { ArgumentTypeError, CodeRangeError } from "../errors.js";
 import { kernels } from "./instance.js";
 import { allocBytesRaw, freeBytesRaw, inWasm, memoryBuffer, stream } from "./memory.js";
 
@@ -41,4 +42,20 @@ export function gatherScaledWasm(
     freeBytesRaw(tablesPtr, tables.byteLength);
   }
   return true;
+}
+
+/**
+ * Per-block table entries rounded to float32 to odd into `out` (assembly/scaled.ts scaledTablesOdd): entry k·n + c
+ * from values[c] and scales[k], × m, ÷ g when `divide`. Every array must be in Wasm memory, out of at least
+ * scales.length × values.length elements. Returns the number of entries written as NaN for the exact reference, or
+ * undefined (nothing written) when the kernels are unavailable.
+ */
+export function scaledTablesOddWasm(values: Float64Array, scales: Float64Array, m: number, g: number, divide: boolean, out: Float32Array): number | undefined {
+  const k = kernels();
+  if (!k) return undefined;
+  for (const [a, name] of [[values, "values"], [scales, "scales"], [out, "out"]] as const)
+    if (!inWasm(a)) throw new ArgumentTypeError(name, "is not in Wasm memory; allowed: a view of Wasm memory (WasmArray)");
+  if (out.length < scales.length * values.length)
+    throw new CodeRangeError("out", `has ${out.length} elements; allowed: at least ${scales.length * values.length} (scales × values)`);
+  return k.scaledTablesOdd(values.byteOffset, values.length, scales.byteOffset, scales.length, m, g, divide, out.byteOffset);
 }
