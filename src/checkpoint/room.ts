@@ -126,7 +126,8 @@ export class GatherRoom {
   tables(bits: 16 | 32, entries: number, codes: number, scales: number): RoomTables {
     const r = this.rounded.array;
     const out = bits === 32 ? new Float32Array(r.buffer, r.byteOffset, entries) : new Uint16Array(r.buffer, r.byteOffset, entries);
-    const inputs = codes <= 256 && scales <= this.scalesIn.length && { values: this.values.array.subarray(0, codes), scales: this.scalesIn.array.subarray(0, scales) };
+    const fits = codes <= 256 && scales <= this.scalesIn.length;
+    const inputs = fits ? { values: this.values.array.subarray(0, codes), scales: this.scalesIn.array.subarray(0, scales) } : {};
     return { out, odd: this.odd.array.subarray(0, entries), ...inputs };
   }
 

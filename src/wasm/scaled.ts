@@ -53,8 +53,8 @@ export function gatherScaledWasm(
 export function scaledTablesOddWasm(values: Float64Array, scales: Float64Array, m: number, g: number, divide: boolean, out: Float32Array): number | undefined {
   const k = kernels();
   if (!k) return undefined;
-  for (const [a, name] of [[values, "values"], [scales, "scales"], [out, "out"]] as const)
-    if (!inWasm(a)) throw new ArgumentTypeError(name, "is not in Wasm memory; allowed: a view of Wasm memory (WasmArray)");
+  const outside = Object.entries({ values, scales, out }).find(([, a]) => !inWasm(a));
+  if (outside) throw new ArgumentTypeError(outside[0], "is not in Wasm memory; allowed: a view of Wasm memory (WasmArray)");
   if (out.length < scales.length * values.length)
     throw new CodeRangeError("out", `has ${out.length} elements; allowed: at least ${scales.length * values.length} (scales × values)`);
   return k.scaledTablesOdd(values.byteOffset, values.length, scales.byteOffset, scales.length, m, g, divide, out.byteOffset);
