@@ -64,24 +64,26 @@ export function roundTo(values: Float64Array, to: Target): Float32Array | Uint16
  */
 export function roundInto(values: Float64Array, to: Target, out: Float32Array | Uint16Array, odd: Float32Array): void {
   if (to === "F32") out.set(values);
-  else finishOdd(roundToOddFloat32(values, odd), to, out as Uint16Array, (i) => (beyondOdd32(values[i]!) ? values[i]! : undefined));
+  else {
+    const beyond: number[] = [];
+    for (let i = 0; i < values.length; i++) if (beyondOdd32(values[i]!)) beyond.push(i);
+    finishOdd(roundToOddFloat32(values, odd), to, out as Uint16Array, beyond, (i) => values[i]!);
+  }
 }
 
 /**
- * 16-bit results from values rounded to float32 to odd (`odd`) through the float32 kernel; then every entry i whose
- * value exact(i) is not carried by rounding to odd (exact(i) returns it; undefined for the others) by the exact
- * reference, once per bit pattern.
+ * 16-bit results from values rounded to float32 to odd (`odd`) through the float32 kernel; then the entries whose
+ * values rounding to odd does not carry (`beyond`, with their exact values) by the exact reference, once per bit
+ * pattern.
  */
-function finishOdd(odd: Float32Array, to: "F16" | "BF16", out: Uint16Array, exact: (i: number) => number | undefined): void {
+function finishOdd(odd: Float32Array, to: "F16" | "BF16", out: Uint16Array, beyond: readonly number[], exact: (i: number) => number): void {
   const plan = planQuantize(odd, to === "F16" ? "binary16" : "bfloat16", { out });
   runQuantize(plan);
   const one = new Float64Array(1);
   const bits = new BigUint64Array(one.buffer);
   const done = new Map<bigint, number>();
-  for (let i = 0; i < odd.length; i++) {
-    const x = exact(i);
-    if (x === undefined) continue;
-    one[0] = x;
+  for (const i of beyond) {
+    one[0] = exact(i);
     const code = done.get(bits[0]!);
     if (code !== undefined) out[i] = code;
     else {
@@ -218,7 +220,10 @@ async function roundTables(r: Recipe, scales: Float64Array, to: Target, room: Ga
     if (beyond !== undefined) {
       // The kernel marks the entries it leaves to the reference with NaN; their exact values as scaledTable's.
       const exact = (i: number) => entryValue(table[i % table.length]!, scales[Math.floor(i / table.length)]!, f);
-      finishOdd(lent.odd, to, lent.out as Uint16Array, beyond > 0 ? (i) => (Number.isNaN(lent.odd[i]!) ? exact(i) : undefined) : () => undefined);
+      const marked: number[] = [];
+      const odd = lent.odd;
+      for (let i = 0; beyond > 0 && i < odd.length; i++) if (odd[i] !== odd[i]) marked.push(i);
+      finishOdd(odd, to, lent.out as Uint16Array, marked, exact);
       return lent.out;
     }
   }
