@@ -32,3 +32,34 @@ export function gatherScaled8To16(src: usize, dst: usize, n: usize, column: usiz
 export function gatherScaled8To32(src: usize, dst: usize, n: usize, column: usize, rowLength: usize, width: usize, tables: usize, tableBytes: usize): void {
   gatherScaled<u32>(src, dst, n, column, rowLength, width, tables, tableBytes);
 }
+
+/** 2^128: float64 values at least this large (and NaN) are not carried by rounding to float32 to odd. */
+const ODD_LIMIT: f64 = reinterpret<f64>(0x47f0000000000000);
+
+/**
+ * The exact entries of per-block tables rounded to float32 to odd, as the host's reference computes and rounds them
+ * (src/checkpoint/decode.ts scaledTable, src/exact/round-to-odd.ts): entry k·n + c is values[c] × (scales[k] × m),
+ * divided by g when `divide`, an exact float64 product (a code value times a float32 scale) or a once-rounded
+ * quotient. Entries rounding to odd does not carry (NaN, |v| ≥ 2^128) are written as NaN for the host to project
+ * exactly; returns their number.
+ */
+export function scaledTablesOdd(values: usize, n: usize, scales: usize, count: usize, m: f64, g: f64, divide: bool, out: usize): u32 {
+  let beyond: u32 = 0;
+  for (let k: usize = 0; k < count; k++) {
+    const x = load<f64>(scales + (k << 3)) * m;
+    const o = out + ((k * n) << 2);
+    for (let c: usize = 0; c < n; c++) {
+      let v = load<f64>(values + (c << 3)) * x;
+      if (divide) v /= g;
+      let bits: u32 = 0x7fc00000;
+      if (abs<f64>(v) < ODD_LIMIT) {
+        const f = <f32>v;
+        bits = reinterpret<u32>(f);
+        // Inexact with an even last bit: one unit toward v (sign-magnitude bits: −1 beyond v, +1 short of it).
+        if (<f64>f != v && (bits & 1) == 0) bits = abs<f64>(<f64>f) > abs<f64>(v) ? bits - 1 : bits + 1;
+      } else beyond++;
+      store<u32>(o + (c << 2), bits);
+    }
+  }
+  return beyond;
+}

@@ -4,15 +4,18 @@
 // divides by weight_global_scale instead: that quotient is rounded once to float64, and the argument in
 // docs/checkpoints.md ("Exactness") shows that rounding it again to float32, float16 or bfloat16 gives the correctly
 // rounded exact quotient. Only the scale rows covering the range are read, so memory follows the range asked for.
-import { dequantize, quantize } from "../api/bulk.js";
+import { dequantize, quantize, quantizeReference, runQuantize } from "../api/bulk.js";
+import { planQuantize } from "../api/plan.js";
+import { beyondOdd32, roundToOddFloat32 } from "../exact/round-to-odd.js";
 import type { Format } from "../format/model.js";
-import { type BlockRowSpan, gatherScaledWasm } from "../wasm/scaled.js";
+import { type BlockRowSpan, gatherScaledWasm, scaledTablesOddWasm } from "../wasm/scaled.js";
 import { type ValuesForm, scaledValuesWasm } from "../wasm/scaled-values.js";
-import { WasmArray } from "../wasm/memory.js";
+import { WasmArray, inWasm } from "../wasm/memory.js";
 import { kernels } from "../wasm/instance.js";
 import { unpackCodes } from "../api/packed.js";
 import { CheckpointError } from "./errors.js";
 import type { Entry, Recipe } from "./recognize.js";
+import type { GatherRoom } from "./room.js";
 
 /** Exact values of elements [start, start + count) of a recipe's logical tensor (quotients: see above). */
 export async function readRange(r: Recipe, start: number, count: number): Promise<Float64Array> {
@@ -124,20 +127,66 @@ export function roundTo(values: Float64Array | Float32Array, to: Target): Float3
 }
 
 /**
- * The exact value of every code under each of scales [first, first + count), with the same arithmetic as readRange:
- * entry k·n + c is code c under scale first + k (n codes).
+ * roundTo into `out`, for tables: the same one rounding as quantize of float64 (src/api/bulk.ts), through float32
+ * rounded to odd (into `odd`) and the float32 kernel, but the values rounding to odd does not carry (NaN, |x| ≥ 2^128:
+ * a table's NaN codes under every scale) go through the exact reference once per bit pattern, not once per entry.
  */
-async function scaledTable(r: Recipe, first: number, count: number): Promise<Float64Array> {
-  const scales = await scaleValues(r, first, count);
+export function roundInto(values: Float64Array, to: Target, out: Float32Array | Uint16Array, odd: Float32Array): void {
+  if (to === "F32") out.set(values);
+  else {
+    const beyond: number[] = [];
+    for (let i = 0; i < values.length; i++) if (beyondOdd32(values[i]!)) beyond.push(i);
+    finishOdd(roundToOddFloat32(values, odd), to, out as Uint16Array, beyond, (i) => values[i]!);
+  }
+}
+
+/**
+ * 16-bit results from values rounded to float32 to odd (`odd`) through the float32 kernel; then the entries whose
+ * values rounding to odd does not carry (`beyond`, with their exact values) by the exact reference, once per bit
+ * pattern.
+ */
+function finishOdd(odd: Float32Array, to: "F16" | "BF16", out: Uint16Array, beyond: readonly number[], exact: (i: number) => number): void {
+  const plan = planQuantize(odd, to === "F16" ? "binary16" : "bfloat16", { out });
+  runQuantize(plan);
+  const one = new Float64Array(1);
+  const bits = new BigUint64Array(one.buffer);
+  const done = new Map<bigint, number>();
+  for (const i of beyond) {
+    one[0] = exact(i);
+    const code = done.get(bits[0]!);
+    if (code !== undefined) out[i] = code;
+    else {
+      quantizeReference(one, plan.f, plan.rho, out.subarray(i, i + 1));
+      done.set(bits[0]!, out[i]!);
+    }
+  }
+}
+
+/** The factors of a scaled recipe's elements besides code and scale: × m, then ÷ g when divide (see readRange). */
+interface Factors {
+  readonly m: number;
+  readonly g: number;
+  readonly divide: boolean;
+}
+
+async function factorsOf(r: Recipe): Promise<Factors> {
   const g = r.global ? await globalValue(r) : 1;
-  const m = r.global?.divide ? 1 : g * r.constant;
+  const divide = r.global?.divide === true;
+  return { m: divide ? 1 : g * r.constant, g, divide };
+}
+
+/** The exact value of a code of value `value` under scale s, with the arithmetic of readRange. */
+function entryValue(value: number, s: number, f: Factors): number {
+  const x = s * f.m;
+  return f.divide ? (value * x) / f.g : value * x;
+}
+
+/** The exact value of every code under each of `scales` (scale elements of r): entry k·n + c is code c under scale k (n codes). */
+function scaledTable(r: Recipe, scales: Float64Array, f: Factors): Float64Array {
   const table = r.table!;
   const n = table.length;
   const exact = new Float64Array(scales.length * n);
-  for (let k = 0; k < scales.length; k++) {
-    const x = scales[k]! * m;
-    for (let c = 0; c < n; c++) exact[k * n + c] = r.global?.divide ? (table[c]! * x) / g : table[c]! * x;
-  }
+  for (let k = 0; k < scales.length; k++) for (let c = 0; c < n; c++) exact[k * n + c] = entryValue(table[c]!, scales[k]!, f);
   return exact;
 }
 
@@ -158,14 +207,16 @@ export function into(values: Float32Array | Uint16Array, out: Float32Array | Uin
 }
 
 /** A scale block of at least this many elements gets a table of every code's rounded result. */
-const TABLE_MIN = 1024;
+export const TABLE_MIN = 1024;
 
 /**
  * Elements [start, start + count) rounded once to `to`. The result of an element depends only on its code and its
  * block's scale, so for large blocks of codes up to 8 bits (DeepSeek's 128×128, per-channel and per-tensor scales,
  * unscaled narrow tensors) each scale gets a table of the rounded value of every code, built with the same
  * arithmetic as readRange, and elements are looked up (in Wasm; gatherRows below is the reference); small blocks are
- * computed element by element. The result goes into `target` when given.
+ * computed element by element. The result goes into `target` when given. With a `room` (a converter's buffers in Wasm
+ * memory, room.ts) and a `target` in Wasm memory, byte codes are read into the room and the tables rounded there, so
+ * nothing is copied in or out of Wasm memory.
  */
 export async function readRounded(
   r: Recipe,
@@ -173,6 +224,7 @@ export async function readRounded(
   count: number,
   to: Target,
   target?: Float32Array | Uint16Array,
+  room?: GatherRoom,
 ): Promise<Float32Array | Uint16Array> {
   const sc = r.scale;
   // Plain float tensors: their stored values are exact as read (float32 holds F16/BF16/F32), rounded once from there.
@@ -185,15 +237,32 @@ export async function readRounded(
     return into(roundTo(await readRange(r, start, count), to), target);
   const out = target ?? (to === "F32" ? new Float32Array(count) : new Uint16Array(count));
   if (count === 0) return out;
-  const codes = (await elementCodes(r, start, count)) as Uint8Array;
+  // The room only with an output in Wasm memory: then nothing here allocates in Wasm memory (a first chunk, into a
+  // JavaScript array, made the kernels' allocations), so no view made below is detached by a growth.
+  const lent = room !== undefined && target !== undefined && inWasm(target) ? room : undefined;
+  const { reader, t } = r.elements;
+  const direct = lent !== undefined && r.kind === "codes" && t.info.bits === 8 && count <= lent.codeBytes;
+  const codes = direct ? await lent.codes(reader, t, start, count) : ((await elementCodes(r, start, count)) as Uint8Array);
   const K = rowLength(r);
   // Without scale tensors (narrow plain tensors) the whole tensor is one block: its table is every code decoded.
   const [bh, bw] = sc ? sc.block : [Number.POSITIVE_INFINITY, K];
   const cols = Math.ceil(K / bw);
+  // Scale elements [first, first + n) cover the block rows of elements [at, at + count).
+  const scaleSpan = (at: number, count: number): [number, number] => {
+    const [s0, s1] = [Math.floor(Math.floor(at / K) / bh), Math.floor(Math.floor((at + count - 1) / K) / bh)];
+    return [s0 * cols, (s1 - s0 + 1) * cols];
+  };
   const s0 = sc ? Math.floor(Math.floor(start / K) / bh) : 0;
-  const s1 = sc ? Math.floor(Math.floor((start + count - 1) / K) / bh) : 0;
   const n = r.table!.length;
-  const rounded = sc ? roundTo(await scaledTable(r, s0 * cols, (s1 - s0 + 1) * cols), to) : roundCodes(r.format!, to);
+  let rounded: Float32Array | Uint16Array;
+  if (sc) {
+    const [first, length] = scaleSpan(start, count);
+    const read = (first: number, count: number) => scaleValues(r, first, count);
+    // With the room, the next chunk's scale rows (a chunk of the same size after this one) are read meanwhile.
+    const following = Math.min(count, r.tensor.length - start - count);
+    const scales = lent ? lent.scales(r, first, length, read, following > 0 ? scaleSpan(start + count, following) : undefined) : read(first, length);
+    rounded = await roundTables(r, await scales, to, lent);
+  } else rounded = roundCodes(r.format!, to);
   // One gather per row of blocks (bh rows of K elements), each with that row's cols tables.
   for (let i = 0; i < count; ) {
     const at = start + i;
@@ -206,6 +275,35 @@ export async function readRounded(
     if (!gatherScaledWasm(c, o, span, tables, n)) gatherRows(c, o, span, tables, n);
     i = end;
   }
+  return out;
+}
+
+/**
+ * r's tables under `scales` rounded to `to`. In the room (Wasm memory), for 16-bit targets, by the table kernel
+ * (assembly/scaled.ts scaledTablesOdd: the exact entries rounded to float32 to odd, as roundInto rounds scaledTable's)
+ * and the float32 kernel; else by scaledTable and roundInto, in the room when it has space or in new arrays.
+ */
+async function roundTables(r: Recipe, scales: Float64Array, to: Target, room: GatherRoom | undefined): Promise<Float32Array | Uint16Array> {
+  const f = await factorsOf(r);
+  const table = r.table!;
+  const n = scales.length * table.length;
+  const lent = room && n <= room.entries ? room.tables(to === "F32" ? 32 : 16, n, table.length, scales.length) : undefined;
+  if (lent?.values && lent.scales && to !== "F32") {
+    lent.values.set(table);
+    lent.scales.set(scales);
+    const beyond = scaledTablesOddWasm(lent.values, lent.scales, f.m, f.g, f.divide, lent.odd);
+    if (beyond !== undefined) {
+      // The kernel marks the entries it leaves to the reference with NaN; their exact values as scaledTable's.
+      const exact = (i: number) => entryValue(table[i % table.length]!, scales[Math.floor(i / table.length)]!, f);
+      const marked: number[] = [];
+      const odd = lent.odd;
+      for (let i = 0; beyond > 0 && i < odd.length; i++) if (odd[i] !== odd[i]) marked.push(i);
+      finishOdd(odd, to, lent.out as Uint16Array, marked, exact);
+      return lent.out;
+    }
+  }
+  const out = lent?.out ?? (to === "F32" ? new Float32Array(n) : new Uint16Array(n));
+  roundInto(scaledTable(r, scales, f), to, out, lent?.odd ?? new Float32Array(n));
   return out;
 }
 

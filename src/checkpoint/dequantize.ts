@@ -13,10 +13,11 @@ import type { SafetensorsReader } from "../io/reader.js";
 import { SafetensorsWriter } from "../io/writer.js";
 import { kernels } from "../wasm/instance.js";
 import { WasmArray, memoryBuffer } from "../wasm/memory.js";
-import type { Target } from "./decode.js";
+import { TABLE_MIN, type Target } from "./decode.js";
 import { CheckpointError } from "./errors.js";
 import { type Checkpoint, INDEX_FILE, openCheckpoint } from "./open.js";
 import type { CheckpointTensor } from "./recognize.js";
+import { GatherRoom } from "./room.js";
 
 /** Elements per chunk: 1 Mi elements keep buffers at a few MB whatever the tensor size. */
 const CHUNK_ELEMENTS = 1 << 20;
@@ -181,7 +182,7 @@ async function writeShard(
       for (let start = 0, k = 0; start < t.length; start += step, k++) {
         const count = Math.min(step, t.length - start);
         const memory = slots.memory();
-        const values = await run.c.readRounded(t.name, run.to, start, count, slots.buffer(t, k, count));
+        const values = await run.c.readRounded(t.name, run.to, start, count, slots.buffer(t, k, count), slots.room);
         slots.check(t, k, memory);
         await pending;
         const bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
@@ -198,7 +199,7 @@ async function writeShard(
     await writer.abort();
     throw e;
   } finally {
-    slots.free();
+    await slots.free();
   }
   const last = writer.tensors[writer.tensors.length - 1];
   run.result.outputBytes += writer.dataStart + (last?.end ?? 0);
@@ -214,29 +215,35 @@ function chunkOf(t: CheckpointTensor): number {
 
 /**
  * The three output buffers of one file's conversion, reused. With the kernels, chunks of tensors without scale tensors
- * go to buffers in Wasm memory: the gather kernel writes its results there in place and the writer writes them from
- * there, with no copy out. The thread pool then writes from Wasm memory while the next chunk is decoded, so the memory
- * must not grow meanwhile (a growth detaches the array it writes from, and may move the memory): the buffers are
- * allocated up front, a tensor's first chunk is decoded into a JavaScript array with no write in flight (its decode
- * allocates the tables and the stream scratch, which may grow the memory under a view made before), and every later
- * chunk of such a tensor makes the same allocations, no larger. (A scaled tensor's chunks span varying numbers of
- * scale rows, so their tables vary in size: they use the JavaScript arrays.) check() enforces it.
+ * and of block-scaled byte codes (with the GatherRoom their codes are read into and their tables rounded in) go to
+ * buffers in Wasm memory: the gather kernel writes its results there in place and the writer writes them from there,
+ * with no copy out. The thread pool then writes from Wasm memory while the next chunk is decoded, so the memory must
+ * not grow meanwhile (a growth detaches the array it writes from, and may move the memory): the buffers and the room
+ * are allocated up front at their largest, a tensor's first chunk is decoded into a JavaScript array with no write in
+ * flight (its decode makes the kernels' first allocations: tables, encode parameters, the stream scratch, which may
+ * grow the memory under a view made before), and every later chunk of such a tensor makes the same allocations, no
+ * larger. check() enforces it.
  */
 class OutputSlots {
   private readonly arrays: (Float32Array | Uint16Array)[];
   private readonly wasm: WasmArray<Float32Array | Uint16Array>[] = [];
+  /** Room for block-scaled byte codes, sized for the largest chunk of the file's. */
+  readonly room: GatherRoom | undefined;
 
   constructor(run: Run, items: readonly Item[]) {
-    const size = Math.max(0, ...items.map((it) => (it.kind === "convert" ? Math.min(chunkOf(it.t), it.t.length) : 0)));
+    const converted = items.flatMap((it) => (it.kind === "convert" ? [it.t] : []));
+    const size = Math.max(0, ...converted.map((t) => Math.min(chunkOf(t), t.length)));
     const type = run.to === "F32" ? Float32Array : Uint16Array;
     this.arrays = [0, 1, 2].map(() => new type(size));
-    if (kernels() && run.c.kind !== "gguf" && items.some((it) => it.kind === "convert" && unscaled(it.t)))
-      this.wasm = [0, 1, 2].map(() => new WasmArray<Float32Array | Uint16Array>(type, size));
+    if (!kernels() || run.c.kind === "gguf") return;
+    const scaled = converted.filter((t) => roomEntries(t) > 0);
+    if (scaled.length > 0) this.room = GatherRoom.create(size, Math.max(...scaled.map(roomEntries)));
+    if (converted.some(unscaled) || this.room) this.wasm = [0, 1, 2].map(() => new WasmArray<Float32Array | Uint16Array>(type, size));
   }
 
   /** Whether chunk k of t goes to a Wasm buffer. */
   inWasm(t: CheckpointTensor, k: number): boolean {
-    return k > 0 && this.wasm.length > 0 && unscaled(t);
+    return k > 0 && this.wasm.length > 0 && (unscaled(t) || (this.room !== undefined && roomEntries(t) > 0));
   }
 
   /** Buffer k mod 3 for chunk k of t, `count` elements. */
@@ -254,7 +261,8 @@ class OutputSlots {
     if (this.inWasm(t, k) && memoryBuffer() !== before) throw new Error("internal error: Wasm memory grew under a Wasm output buffer in use");
   }
 
-  free(): void {
+  async free(): Promise<void> {
+    await this.room?.close();
     for (const a of this.wasm) a.free();
   }
 }
@@ -262,6 +270,19 @@ class OutputSlots {
 /** A logical tensor of one stored tensor: no scale tensors. */
 function unscaled(t: CheckpointTensor): boolean {
   return t.parts.length === 1;
+}
+
+/**
+ * The most table entries a chunk of t takes in readRounded's table path (256 per scale block a chunk of whole rows
+ * touches) when t is block-scaled byte codes (FP8) with blocks of at least TABLE_MIN elements; else 0.
+ */
+function roomEntries(t: CheckpointTensor): number {
+  const block = t.blockShape;
+  if (unscaled(t) || block === undefined || block[0] * block[1] < TABLE_MIN || !t.dtype.startsWith("F8_")) return 0;
+  const K = Math.max(1, t.shape[t.shape.length - 1] ?? 1);
+  const rows = Math.min(chunkOf(t), t.length) / K;
+  const blockRows = Math.min(Math.ceil(t.length / K / block[0]), Math.ceil((rows - 1) / block[0]) + 1);
+  return blockRows * Math.ceil(K / block[1]) * 256;
 }
 
 /** A directory output: built in a temporary sibling directory, moved into place when complete. */

@@ -10,6 +10,7 @@ import { type QuantConfig, isObject, parseQuantConfig } from "./config.js";
 import { type Target, into, readRange, readRounded, roundTo } from "./decode.js";
 import { CheckpointError } from "./errors.js";
 import { type CheckpointTensor, type Entry, recognize } from "./recognize.js";
+import type { GatherRoom } from "./room.js";
 
 export type CheckpointInput = string | Blob | ByteSource;
 
@@ -27,7 +28,14 @@ export const INDEX_FILE = "model.safetensors.index.json";
 /** Exact values of a range of a logical tensor. */
 type Decoder = (t: CheckpointTensor, start: number, count: number) => Promise<Float64Array>;
 /** A range of a logical tensor rounded once to a target. */
-type Rounder = (t: CheckpointTensor, start: number, count: number, to: Target, out?: Float32Array | Uint16Array) => Promise<Float32Array | Uint16Array>;
+type Rounder = (
+  t: CheckpointTensor,
+  start: number,
+  count: number,
+  to: Target,
+  out?: Float32Array | Uint16Array,
+  room?: GatherRoom,
+) => Promise<Float32Array | Uint16Array>;
 
 export class Checkpoint {
   private readonly byName: Map<string, CheckpointTensor>;
@@ -76,9 +84,17 @@ export class Checkpoint {
   /**
    * Elements [start, start + count) rounded once to F32 (a Float32Array), F16 or BF16 (a Uint16Array of binary16 /
    * bfloat16 bit patterns): what a converter writes, without a float64 array per element on the way. Into `out`
-   * when given (a converter reuses its buffers).
+   * when given (a converter reuses its buffers). `room`: Wasm-memory buffers a converter lends for reading and
+   * rounding block-scaled byte codes without copies (dequantizeCheckpoint's; see room.ts).
    */
-  async readRounded(name: string, to: Target, start = 0, count?: number, out?: Float32Array | Uint16Array): Promise<Float32Array | Uint16Array> {
+  async readRounded(
+    name: string,
+    to: Target,
+    start = 0,
+    count?: number,
+    out?: Float32Array | Uint16Array,
+    room?: GatherRoom,
+  ): Promise<Float32Array | Uint16Array> {
     const t = this.tensor(name);
     const n = count ?? t.length - start;
     checkRange(t, start, n);
@@ -86,7 +102,7 @@ export class Checkpoint {
     const type = to === "F32" ? Float32Array : Uint16Array;
     if (out !== undefined && (!(out instanceof type) || out.length !== n))
       throw new CodeRangeError("out", `has ${out?.length} elements; allowed: a ${type.name} of ${n}`);
-    return this.round(t, start, n, to, out);
+    return this.round(t, start, n, to, out, room);
   }
 
   /** Values of elements [start, start + count) rounded once to float32, into `out` when given. */
@@ -184,7 +200,7 @@ function build(
   };
   const cfg = isObject(config) ? config : undefined;
   const decode: Decoder = (t, s, c) => readRange(recipes.get(t.name)!, s, c);
-  const round: Rounder = (t, s, c, to, out) => readRounded(recipes.get(t.name)!, s, c, to, out);
+  const round: Rounder = (t, s, c, to, out, room) => readRounded(recipes.get(t.name)!, s, c, to, out, room);
   return new Checkpoint(name, kind, files, cfg, quantization, tensors, readers, decode, round, close);
 }
 

@@ -81,6 +81,7 @@ export interface ScaledExports {
    */
   gatherScaled8To16(src: number, dst: number, n: number, column: number, rowLength: number, width: number, tables: number, tableBytes: number): void;
   gatherScaled8To32(src: number, dst: number, n: number, column: number, rowLength: number, width: number, tables: number, tableBytes: number): void;
+  scaledTablesOdd(values: number, n: number, scales: number, count: number, m: number, g: number, divide: boolean, out: number): number;
 }
 
 export interface BandExports {
