@@ -1,7 +1,7 @@
 // Host side of assembly/bands.ts: per-block amax and scaling passes over a band of rows (the checkpoint producers'
 // bands, GGUF blocks). src/block/bands.ts holds the TypeScript loops they agree with and chooses between the two.
 import { kernels } from "./instance.js";
-import { allocBytesRaw, freeBytesRaw, inWasm, keep, memoryBuffer, stream } from "./memory.js";
+import { inWasm, keep, stream, withUploaded } from "./memory.js";
 
 /** Rows of K elements cut into blocks of bh rows × width columns (the last block of a row may be partial). */
 export interface BlockGrid {
@@ -15,19 +15,6 @@ export interface BlockGrid {
 export const MULTIPLY = 1;
 export const PLUS_ZERO = 2;
 
-/** Runs `call` with `small` (float32, one per block) copied into Wasm memory, and back when `back`. */
-function withBlocks<T>(small: Float32Array, back: boolean, call: (ptr: number) => T): T {
-  const ptr = allocBytesRaw(small.byteLength, "blocks");
-  try {
-    new Float32Array(memoryBuffer(), ptr, small.length).set(small);
-    const result = call(ptr);
-    if (back) small.set(new Float32Array(memoryBuffer(), ptr, small.length));
-    return result;
-  } finally {
-    freeBytesRaw(ptr, small.byteLength);
-  }
-}
-
 /**
  * amax per block in Wasm (see BandExports.amaxBlocks), x streamed through Wasm memory by whole block rows when it
  * lies outside; undefined when the kernels are off.
@@ -39,17 +26,20 @@ export function amaxBlocksWasm(x: Float32Array, g: BlockGrid, amax: Float32Array
   const cols = Math.ceil(g.K / g.width);
   const blockRow = g.bh * g.K;
   let found = -1;
-  withBlocks(amax, true, (ptr) =>
-    stream(
-      xs(),
-      null,
-      (src, _, count, first) => {
-        if (found >= 0) return;
-        const at = k.amaxBlocks(src, count / g.K, g.K, g.width, g.bh, ptr + (first / blockRow) * cols * 4);
-        if (at >= 0) found = first + at;
-      },
-      { n: g.rows * g.K, group: blockRow },
-    ),
+  withUploaded(
+    amax,
+    (ptr) =>
+      stream(
+        xs(),
+        null,
+        (src, _, count, first) => {
+          if (found >= 0) return;
+          const at = k.amaxBlocks(src, count / g.K, g.K, g.width, g.bh, ptr + (first / blockRow) * cols * 4);
+          if (at >= 0) found = first + at;
+        },
+        { n: g.rows * g.K, group: blockRow },
+      ),
+    true,
   );
   return found;
 }
@@ -59,6 +49,6 @@ export function scaleBlocksWasm(x: Float32Array, y: Float32Array, g: BlockGrid, 
   const k = kernels();
   if (!k || !inWasm(x) || !inWasm(y)) return false;
   const [xs, ys] = [keep(x), keep(y)];
-  withBlocks(factor, false, (ptr) => k.scaleBlocks(xs().byteOffset, ys().byteOffset, g.rows, g.K, g.width, g.bh, ptr, mode));
+  withUploaded(factor, (ptr) => k.scaleBlocks(xs().byteOffset, ys().byteOffset, g.rows, g.K, g.width, g.bh, ptr, mode));
   return true;
 }

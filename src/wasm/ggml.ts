@@ -2,26 +2,15 @@
 // streamed through Wasm memory, once src/io/gguf/encode.ts chose every block's scale, and ggml's block decoders
 // (src/io/gguf/encode.ts and decode.ts hold the TypeScript loops they agree with).
 import { kernels } from "./instance.js";
-import { allocBytesRaw, freeBytesRaw, keep, memoryBuffer, stream } from "./memory.js";
-
-/** Runs `call` with `perBlock` (float32: per block, or a table) copied into Wasm memory; `values` stays valid across the allocation. */
-function withPerBlock<T extends Float32Array | Uint8Array>(values: T, perBlock: Float32Array, call: (values: T, ptr: number) => void): void {
-  const xs = keep(values);
-  const ptr = allocBytesRaw(perBlock.byteLength, "scales");
-  try {
-    new Float32Array(memoryBuffer(), ptr, perBlock.length).set(perBlock);
-    call(xs(), ptr);
-  } finally {
-    freeBytesRaw(ptr, perBlock.byteLength);
-  }
-}
+import { keep, stream, withUploaded } from "./memory.js";
 
 /** Q8_0's int8 elements into blocks of 34 bytes (qs at +2) with ids[b] = 1/d; false when the kernels are off. */
 export function q8ElementsWasm(values: Float32Array, ids: Float32Array, out: Uint8Array): boolean {
   const k = kernels();
   if (!k) return false;
-  withPerBlock(values, ids, (x, ptr) =>
-    stream(x, out, (src, dst, count, first) => k.q8Elements(src, count / 32, ptr + (first / 32) * 4, dst), { group: 32, outGroupBytes: 34 }),
+  const xs = keep(values);
+  withUploaded(ids, (ptr) =>
+    stream(xs(), out, (src, dst, count, first) => k.q8Elements(src, count / 32, ptr + (first / 32) * 4, dst), { group: 32, outGroupBytes: 34 }),
   );
   return true;
 }
@@ -39,8 +28,9 @@ export function e2m1NearestWasm(values: Float32Array, d: Float32Array, out: Uint
   const k = kernels();
   if (!k) return false;
   const { width, per, stride, head } = layout;
-  withPerBlock(values, d, (x, ptr) =>
-    stream(x, out, (src, dst, count, first) => k.e2m1Nearest(src, count / width, width, ptr + (first / width) * 4, dst, per, stride, head), {
+  const xs = keep(values);
+  withUploaded(d, (ptr) =>
+    stream(xs(), out, (src, dst, count, first) => k.e2m1Nearest(src, count / width, width, ptr + (first / width) * 4, dst, per, stride, head), {
       group: width * per,
       outGroupBytes: stride,
     }),
@@ -66,8 +56,9 @@ export function e2m1DecodeWasm(bytes: Uint8Array, blocks: number, halfScales: Fl
   if (!k) return false;
   const { width, per, stride, head } = layout;
   const elements = width * per;
-  withPerBlock(bytes, halfScales, (b, table) =>
-    stream(b, out, (src, dst, count) => k.e2m1Decode(src, count / width, width, table, dst, per, stride, head), {
+  const bs = keep(bytes);
+  withUploaded(halfScales, (table) =>
+    stream(bs(), out, (src, dst, count) => k.e2m1Decode(src, count / width, width, table, dst, per, stride, head), {
       n: blocks * elements,
       group: elements,
       srcGroupBytes: stride,
@@ -80,8 +71,9 @@ export function e2m1DecodeWasm(bytes: Uint8Array, blocks: number, halfScales: Fl
 export function q8DecodeWasm(bytes: Uint8Array, blocks: number, d: Float32Array, out: Float32Array): boolean {
   const k = kernels();
   if (!k) return false;
-  withPerBlock(bytes, d, (b, ptr) =>
-    stream(b, out, (src, dst, count, first) => k.q8Decode(src, count / 32, ptr + (first / 32) * 4, dst), { n: blocks * 32, group: 32, srcGroupBytes: 34 }),
+  const bs = keep(bytes);
+  withUploaded(d, (ptr) =>
+    stream(bs(), out, (src, dst, count, first) => k.q8Decode(src, count / 32, ptr + (first / 32) * 4, dst), { n: blocks * 32, group: 32, srcGroupBytes: 34 }),
   );
   return true;
 }

@@ -95,6 +95,24 @@ export function freeBytesRaw(ptr: number, bytes: number): void {
   heap?.free(ptr, bytes);
 }
 
+/**
+ * Runs `call` with a copy of `small` (per-block factors, a small table) in Wasm memory at the address it is given,
+ * copied back into `small` afterwards when `back`; freed after. Views of Wasm memory the caller holds must be
+ * re-made after it (take them with keep() before: the allocation may grow the memory).
+ */
+export function withUploaded<T>(small: Float32Array | Float64Array, call: (ptr: number) => T, back = false): T {
+  const type = small.constructor as typeof Float32Array | typeof Float64Array;
+  const ptr = allocBytesRaw(small.byteLength, "small");
+  try {
+    new type(memoryBuffer(), ptr, small.length).set(small);
+    const result = call(ptr);
+    if (back) small.set(new type(memoryBuffer(), ptr, small.length));
+    return result;
+  } finally {
+    freeBytesRaw(ptr, small.byteLength);
+  }
+}
+
 /** Allocator state, for tests and diagnostics. */
 export function memoryStats(): ReturnType<Heap["stats"]> {
   return runtimeHeap().stats();

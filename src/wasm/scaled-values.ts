@@ -1,7 +1,7 @@
 // Host side of assembly/scaled-values.ts: exact float64 values of block-scaled byte codes (src/checkpoint/decode.ts
 // readRange's loop is the reference).
 import { kernels } from "./instance.js";
-import { allocBytesRaw, freeBytesRaw, keep, memoryBuffer, stream } from "./memory.js";
+import { keep, stream, withUploaded } from "./memory.js";
 
 /** Where a range of elements sits in its tensor: the first element's index, the row length, the block shape. */
 export interface RangeGrid {
@@ -34,21 +34,19 @@ export function scaledValuesWasm(
   const { start, K, width, bh } = grid;
   const cols = Math.ceil(K / width);
   const firstBlockRow = Math.floor(Math.floor(start / K) / bh);
-  const bytes = factors.byteLength + 256 * 8;
   const [cs, os] = [keep(codes), keep(out)];
-  const ptr = allocBytesRaw(bytes, "factors");
+  // 256 entries: a byte code beyond the format's codes reads NaN, as the reference's table lookup does.
+  const entries = new Float64Array(256).fill(Number.NaN);
+  entries.set(table.subarray(0, 256));
   let beyond = 0;
-  try {
-    new Float64Array(memoryBuffer(), ptr, factors.length).set(factors);
-    const tablePtr = ptr + factors.byteLength;
-    new Float64Array(memoryBuffer(), tablePtr, 256).set(table.subarray(0, 256));
-    stream(cs(), os(), (src, dst, count, first) => {
-      const row = Math.floor((start + first) / K);
-      const blockRow = Math.floor(row / bh) - firstBlockRow;
-      beyond += k.scaledValues(src, count, start + first - row * K, row % bh, K, width, bh, ptr + blockRow * cols * 8, tablePtr, g, dst, FORMS[form]);
-    });
-  } finally {
-    freeBytesRaw(ptr, bytes);
-  }
+  withUploaded(factors, (ptr) =>
+    withUploaded(entries, (tablePtr) =>
+      stream(cs(), os(), (src, dst, count, first) => {
+        const row = Math.floor((start + first) / K);
+        const blockRow = Math.floor(row / bh) - firstBlockRow;
+        beyond += k.scaledValues(src, count, start + first - row * K, row % bh, K, width, bh, ptr + blockRow * cols * 8, tablePtr, g, dst, FORMS[form]);
+      }),
+    ),
+  );
   return beyond;
 }

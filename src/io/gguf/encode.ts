@@ -8,6 +8,8 @@ import { KVALUES, MXFP4_HALF_SCALES, MXFP4_LAYOUT, NVFP4_HALF_SCALES, NVFP4_LAYO
 import { float32Bits } from "../../exact/value.js";
 import { blockAmax } from "../../block/bands.js";
 import { type NibbleLayout, e2m1NearestWasm, e2m1PackWasm, q8ElementsWasm } from "../../wasm/ggml.js";
+import { requireBelow } from "../../wasm/decode.js";
+import { kernels } from "../../wasm/instance.js";
 
 /** IEEE conversion to binary16/bfloat16 as ggml's GGML_FP32_TO_FP16 (round to nearest even, overflow to ∞). */
 export const IEEE_RNE = { rounding: "NearestTiesToEven", saturation: "SatNone" } as const;
@@ -165,8 +167,7 @@ export function nvfp4Blocks(scales: Uint8Array, codes: Uint8Array): Uint8Array {
   requireCodes(scales, codes, 16, "NVFP4");
   if (scales.length % 4 !== 0)
     throw new CodeRangeError("scales", `has ${scales.length} scales; allowed: a multiple of 4 (one NVFP4 block holds four sub-blocks)`);
-  const bad = firstAtLeast(scales, 0x7f);
-  if (bad >= 0) throw new CodeRangeError(`scales[${bad}]`, `is ${scales[bad]}; allowed: an E4M3 code in [0, 126] (non-negative, not NaN)`);
+  requireBelowLimit(scales, 0x7f, "scales", "an E4M3 code in [0, 126] (non-negative, not NaN)");
   return packBlocks(scales, codes, NVFP4_LAYOUT);
 }
 
@@ -189,17 +190,18 @@ function putScales(out: Uint8Array, scales: Uint8Array, { per, stride }: NibbleL
   for (let s = 0; s < scales.length; s++) out[Math.floor(s / per) * stride + (s % per)] = scales[s]!;
 }
 
-/** The index of the first byte ≥ limit, or −1. */
-function firstAtLeast(bytes: Uint8Array, limit: number): number {
-  for (let i = 0; i < bytes.length; i++) if (bytes[i]! >= limit) return i;
-  return -1;
+/** Throws CodeRangeError naming the first byte ≥ limit (a Wasm max-scan tells whether there is one). */
+function requireBelowLimit(bytes: Uint8Array, limit: number, argument: string, allowed: string): void {
+  const k = kernels();
+  if (k) return requireBelow(k, bytes, limit, argument, allowed);
+  const bad = bytes.findIndex((b) => b >= limit);
+  if (bad >= 0) throw new CodeRangeError(`${argument}[${bad}]`, `is ${bytes[bad]}; allowed: ${allowed}`);
 }
 
 function requireCodes(scales: Uint8Array, codes: Uint8Array, group: number, type: string): void {
   if (codes.length !== group * scales.length)
     throw new CodeRangeError("codes", `has ${codes.length} codes; allowed: ${group} per ${type} scale (${group * scales.length})`);
-  const bad = firstAtLeast(codes, 16);
-  if (bad >= 0) throw new CodeRangeError(`codes[${bad}]`, `is ${codes[bad]}; allowed: an E2M1 code in [0, 15]`);
+  requireBelowLimit(codes, 16, "codes", "an E2M1 code in [0, 15]");
 }
 
 /** Codes [from, from + 2·half) as `half` bytes: code j in the low nibble, code j + half in the high nibble. */
