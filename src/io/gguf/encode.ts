@@ -193,9 +193,11 @@ function putScales(out: Uint8Array, scales: Uint8Array, { per, stride }: NibbleL
 /** Throws CodeRangeError naming the first byte ≥ limit (a Wasm max-scan tells whether there is one). */
 function requireBelowLimit(bytes: Uint8Array, limit: number, argument: string, allowed: string): void {
   const k = kernels();
-  if (k) return requireBelow(k, bytes, limit, argument, allowed);
-  const bad = bytes.findIndex((b) => b >= limit);
-  if (bad >= 0) throw new CodeRangeError(`${argument}[${bad}]`, `is ${bytes[bad]}; allowed: ${allowed}`);
+  if (k) requireBelow(k, bytes, limit, argument, allowed);
+  else {
+    const bad = bytes.findIndex((b) => b >= limit);
+    if (bad >= 0) throw new CodeRangeError(`${argument}[${bad}]`, `is ${bytes[bad]}; allowed: ${allowed}`);
+  }
 }
 
 function requireCodes(scales: Uint8Array, codes: Uint8Array, group: number, type: string): void {
