@@ -14,16 +14,8 @@
 import type { TensorInfo } from "../io/header.js";
 import type { SafetensorsReader } from "../io/reader.js";
 import { kernels } from "../wasm/instance.js";
-import { WasmArray, memoryBuffer } from "../wasm/memory.js";
-
-/** A read into a code slot: bytes [start, start + count) of t. */
-interface Read {
-  readonly t: TensorInfo;
-  readonly start: number;
-  readonly count: number;
-  readonly slot: number;
-  readonly done: Promise<void>;
-}
+import { WasmArray } from "../wasm/memory.js";
+import { ReadAhead } from "../io/read-ahead.js";
 
 /** Views of a room's table buffers (GatherRoom.tables). */
 export interface RoomTables {
@@ -34,13 +26,11 @@ export interface RoomTables {
 }
 
 export class GatherRoom {
-  private ahead: Read | undefined;
   private scalesAhead: { owner: object; first: number; count: number; values: Promise<Float64Array> } | undefined;
-  /** The code slot of the current chunk. */
-  private slot = 0;
 
   private constructor(
-    private readonly slots: readonly [WasmArray<Uint8Array>, WasmArray<Uint8Array>],
+    /** The code slots: a chunk's codes, and the next chunk's read meanwhile. */
+    private readonly reads: ReadAhead,
     /** Rounded tables: float32 bits or 16-bit patterns. */
     private readonly rounded: WasmArray<Uint32Array>,
     /** Exact table values rounded to float32 to odd, the float32 kernel's input. */
@@ -53,9 +43,8 @@ export class GatherRoom {
   /** Room for chunks of up to `codeBytes` byte codes and `entries` table entries; undefined without the kernels. */
   static create(codeBytes: number, entries: number): GatherRoom | undefined {
     if (!kernels()) return undefined;
-    const slot = () => new WasmArray(Uint8Array, codeBytes);
     return new GatherRoom(
-      [slot(), slot()],
+      new ReadAhead(codeBytes),
       new WasmArray(Uint32Array, entries),
       new WasmArray(Float32Array, entries),
       new WasmArray(Float64Array, 256),
@@ -70,7 +59,7 @@ export class GatherRoom {
 
   /** The most code bytes a chunk may use. */
   get codeBytes(): number {
-    return this.slots[0].length;
+    return this.reads.capacity;
   }
 
   /**
@@ -78,26 +67,9 @@ export class GatherRoom {
    * else read now; then starts reading the next chunk's into the other slot (see the file comment).
    */
   async codes(reader: SafetensorsReader, t: TensorInfo, start: number, count: number): Promise<Uint8Array> {
-    const ahead = this.ahead;
-    this.ahead = undefined;
-    const hit = ahead !== undefined && ahead.t === t && ahead.start === start && ahead.count === count;
-    // A read ahead not taken still has to finish before its slot is reused.
-    if (!hit) await ahead?.done.catch(() => undefined);
-    const read = hit ? ahead : this.read(reader, t, start, count, 1 - this.slot);
-    await read.done;
-    this.slot = read.slot;
-    const next = Math.min(count, t.length - start - count);
-    if (next > 0) this.ahead = this.read(reader, t, start + count, next, 1 - this.slot);
-    return this.slots[this.slot]!.array.subarray(0, count);
-  }
-
-  private read(reader: SafetensorsReader, t: TensorInfo, start: number, count: number, slot: number): Read {
-    const memory = memoryBuffer();
-    const done = reader.readTensorBytesInto(t, start, this.slots[slot]!.array.subarray(0, count)).then(() => {
-      if (memoryBuffer() !== memory) throw new Error("internal error: Wasm memory grew while a read into it was in flight");
-    });
-    done.catch(() => undefined); // awaited by codes() or close(); not an unhandled rejection meanwhile
-    return { t, start, count, slot, done };
+    const codes = await this.reads.take(reader, t, start, count);
+    this.reads.start(reader, t, start + count, Math.min(count, t.length - start - count));
+    return codes;
   }
 
   /**
@@ -133,9 +105,9 @@ export class GatherRoom {
 
   /** Waits for a read still in flight (after an error), then frees the buffers. */
   async close(): Promise<void> {
-    await this.ahead?.done.catch(() => undefined);
+    await this.reads.close();
     await this.scalesAhead?.values.catch(() => undefined);
-    this.ahead = this.scalesAhead = undefined;
-    for (const a of [...this.slots, this.rounded, this.odd, this.values, this.scalesIn]) a.free();
+    this.scalesAhead = undefined;
+    for (const a of [this.rounded, this.odd, this.values, this.scalesIn]) a.free();
   }
 }

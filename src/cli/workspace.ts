@@ -15,27 +15,16 @@ import type { TensorInfo } from "../io/header.js";
 import { dequantize } from "../io/kernels.js";
 import type { SafetensorsReader } from "../io/reader.js";
 import { kernels } from "../wasm/instance.js";
-import { WasmArray, memoryBuffer } from "../wasm/memory.js";
-
-/** A read into an input slot: elements [start, start + count) of t. */
-interface Read {
-  readonly t: TensorInfo;
-  readonly start: number;
-  readonly count: number;
-  readonly slot: number;
-  readonly done: Promise<void>;
-}
+import { WasmArray } from "../wasm/memory.js";
+import { ReadAhead } from "../io/read-ahead.js";
 
 export class QuantizeWorkspace {
-  /** The read of the next chunk, started while the current one is converted. */
-  private ahead: Read | undefined;
-  /** The input slot and output slot of the current chunk. */
-  private slot = 0;
+  /** The output slot of the current chunk. */
   private turn = 0;
 
   private constructor(
     /** Stored bytes of input chunks: float32 values, or 16-bit codes (F16, BF16 tensors) decoded into x. */
-    private readonly inputs: readonly [WasmArray<Uint8Array>, WasmArray<Uint8Array>],
+    private readonly inputs: ReadAhead,
     private readonly x: WasmArray<Float32Array>,
     /** Codes, also the stored bytes the writer writes in place (8- and 16-bit codes). */
     private readonly codes: readonly (WasmArray<Uint8Array> | WasmArray<Uint16Array>)[],
@@ -45,9 +34,8 @@ export class QuantizeWorkspace {
   /** Buffers of `elements` elements for codes of `f`, or undefined when the kernels are unavailable. */
   static create(f: Format, elements: number): QuantizeWorkspace | undefined {
     if (!kernels()) return undefined;
-    const input = () => new WasmArray(Uint8Array, elements * 4);
     const codes = () => (f.K <= 8 ? new WasmArray(Uint8Array, elements) : new WasmArray(Uint16Array, elements));
-    return new QuantizeWorkspace([input(), input()], new WasmArray(Float32Array, elements), [codes(), codes()], new WasmArray(Float32Array, elements));
+    return new QuantizeWorkspace(new ReadAhead(elements * 4), new WasmArray(Float32Array, elements), [codes(), codes()], new WasmArray(Float32Array, elements));
   }
 
   /** Whether a tensor's chunks can go through the workspace: float32 and 16-bit float inputs (F64 cannot). */
@@ -60,15 +48,8 @@ export class QuantizeWorkspace {
    * the previous call when that one was chunk start − count of the same tensor, else read now.
    */
   async values(reader: SafetensorsReader, t: TensorInfo, start: number, count: number): Promise<Float32Array> {
-    const ahead = this.ahead;
-    this.ahead = undefined;
-    const hit = ahead !== undefined && ahead.t === t && ahead.start === start && ahead.count === count;
-    // A read-ahead not taken (another chunk asked for) still has to finish before its slot is reused.
-    if (!hit) await ahead?.done.catch(() => undefined);
-    const read = hit ? ahead : this.read(reader, t, start, count, 1 - this.slot);
-    await read.done;
-    this.slot = read.slot;
-    const bytes = this.inputs[this.slot]!.array;
+    const size = t.info.bits / 8;
+    const bytes = await this.inputs.take(reader, t, start * size, count * size);
     if (t.dtype === "F32") return new Float32Array(bytes.buffer, bytes.byteOffset, count);
     dequantize(new Uint16Array(bytes.buffer, bytes.byteOffset, count), t.format!, { out: this.x.array.subarray(0, count) });
     return this.x.array.subarray(0, count);
@@ -79,17 +60,8 @@ export class QuantizeWorkspace {
    * once the current chunk's values are taken and, in a tensor's first chunk, after its kernels ran (file comment).
    */
   readAhead(reader: SafetensorsReader, t: TensorInfo, start: number, count: number): void {
-    if (count > 0) this.ahead = this.read(reader, t, start, count, 1 - this.slot);
-  }
-
-  private read(reader: SafetensorsReader, t: TensorInfo, start: number, count: number, slot: number): Read {
-    const bytesPer = t.info.bits / 8;
-    const memory = memoryBuffer();
-    const done = reader.readTensorBytesInto(t, start * bytesPer, this.inputs[slot]!.array.subarray(0, count * bytesPer)).then(() => {
-      if (memoryBuffer() !== memory) throw new Error("internal error: Wasm memory grew while a read into it was in flight");
-    });
-    done.catch(() => undefined); // awaited by values() or close(); not an unhandled rejection meanwhile
-    return { t, start, count, slot, done };
+    const size = t.info.bits / 8;
+    this.inputs.start(reader, t, start * size, count * size);
   }
 
   /** The next output slot's codes for `count` elements. */
@@ -102,7 +74,7 @@ export class QuantizeWorkspace {
   decode(f: Format, t: TensorInfo, count: number): { x: Float32Array; codes: CodeArray; y: Float32Array } {
     dequantize(this.codes[this.turn]!.array.subarray(0, count), f, { out: this.decoded.array.subarray(0, count) });
     // Views made after the kernels: a kernel's first call may have grown the memory, which detaches earlier ones.
-    const input = this.inputs[this.slot]!.array;
+    const input = this.inputs.current(count * 4);
     const x = t.dtype === "F32" ? new Float32Array(input.buffer, input.byteOffset, count) : this.x.array.subarray(0, count);
     return { x, codes: this.codes[this.turn]!.array.subarray(0, count), y: this.decoded.array.subarray(0, count) };
   }
@@ -118,8 +90,7 @@ export class QuantizeWorkspace {
 
   /** Waits for a read still in flight (after an error), then frees the buffers. */
   async close(): Promise<void> {
-    await this.ahead?.done.catch(() => undefined);
-    this.ahead = undefined;
-    for (const a of [...this.inputs, this.x, ...this.codes, this.decoded]) a.free();
+    await this.inputs.close();
+    for (const a of [this.x, ...this.codes, this.decoded]) a.free();
   }
 }
