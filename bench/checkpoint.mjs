@@ -9,12 +9,13 @@
 // (--baseline times another build in the same rounds; not part of npm test)
 import { execFileSync } from "node:child_process";
 import { randomFillSync } from "node:crypto";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { cpuOf } from "./cpu-time.mjs";
+import { openWithHeader } from "./safetensors-header.mjs";
 
 const { values: args } = parseArgs({
   options: { mb: { type: "string", default: "420" }, rounds: { type: "string", default: "5" }, baseline: { type: "string" } },
@@ -36,13 +37,7 @@ try {
     header[`${name}.weight`] = { dtype: "F8_E4M3", shape: [N, K], data_offsets: [at, (at += N * K)] };
     header[`${name}.weight_scale_inv`] = { dtype: "F32", shape: grid, data_offsets: [at, (at += 4 * grid[0] * grid[1])] };
   }
-  let json = JSON.stringify(header);
-  json += " ".repeat((8 - (json.length % 8)) % 8);
-  const fd = openSync(input, "w");
-  const length = Buffer.alloc(8);
-  length.writeBigUInt64LE(BigInt(json.length));
-  writeSync(fd, length);
-  writeSync(fd, json);
+  const fd = openWithHeader(input, header);
   const codes = Buffer.alloc(N * K);
   const scales = new Float32Array(grid[0] * grid[1]);
   for (let l = 0; l < layers; l++) {

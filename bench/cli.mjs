@@ -5,11 +5,12 @@
 // the run with --fsync against cp + sync of a file of the output's size; --baseline other/build/node/cli.js times
 // another build in the same rounds.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, openSync, rmSync, writeSync, closeSync, readFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeSync, closeSync, readFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { cpuOf } from "./cpu-time.mjs";
+import { openWithHeader } from "./safetensors-header.mjs";
 
 const { values: args } = parseArgs({
   options: { mb: { type: "string", default: "400" }, rounds: { type: "string", default: "3" }, baseline: { type: "string" } },
@@ -30,13 +31,7 @@ function writeInput(path, dtype, bytesPerElement, bytes, fill) {
     header[`layers.${i}.weight`] = { dtype, shape: [n / 4096, 4096], data_offsets: [offset, offset + n * bytesPerElement] };
     offset += n * bytesPerElement;
   }
-  let json = JSON.stringify(header);
-  json += " ".repeat((8 - ((8 + json.length) % 8)) % 8);
-  const fd = openSync(path, "w");
-  const head = Buffer.alloc(8);
-  head.writeBigUInt64LE(BigInt(json.length));
-  writeSync(fd, head);
-  writeSync(fd, Buffer.from(json));
+  const fd = openWithHeader(path, header);
   const chunk = fill(new Uint8Array(16 << 20));
   for (let done = 0; done < offset; done += chunk.length) writeSync(fd, chunk, 0, Math.min(chunk.length, offset - done));
   closeSync(fd);

@@ -8,13 +8,14 @@
 //   npm run build && node bench/conversions.mjs [--mb 420] [--rounds 3] [--only quantize,dequantize,gguf]
 import { execFileSync } from "node:child_process";
 import { randomFillSync } from "node:crypto";
-import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { PRODUCED_SCHEMES } from "minifloat/safetensors";
 import { cpuOf } from "./cpu-time.mjs";
+import { openWithHeader } from "./safetensors-header.mjs";
 
 const { values: args } = parseArgs({
   options: { mb: { type: "string", default: "420" }, rounds: { type: "string", default: "3" }, only: { type: "string" } },
@@ -35,13 +36,7 @@ function writeBf16(path, tensors) {
     const bytes = 2 * shape.reduce((a, b) => a * b, 1);
     header[name] = { dtype: "BF16", shape, data_offsets: [at, (at += bytes)] };
   }
-  let json = JSON.stringify(header);
-  json += " ".repeat((8 - (json.length % 8)) % 8);
-  const fd = openSync(path, "w");
-  const length = Buffer.alloc(8);
-  length.writeBigUInt64LE(BigInt(json.length));
-  writeSync(fd, length);
-  writeSync(fd, json);
+  const fd = openWithHeader(path, header);
   for (const [, shape] of tensors) {
     const bits = new Uint16Array(shape.reduce((a, b) => a * b, 1));
     randomFillSync(bits);
