@@ -11,6 +11,7 @@ export { amaxBlocks, scaleBlocks } from "./bands";
 export { q8Elements, e2m1Nearest, e2m1Pack, q8Decode, e2m1Decode } from "./ggml";
 export { roundToOdd32 } from "./odd";
 export { scaledValues } from "./scaled-values";
+export { transpose32 } from "./transpose";
 
 /** First byte the host allocator may use (after the kernels' constant tables). */
 export function heapBase(): usize {

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { blockAmax, blockScale } from "../src/block/bands.js";
 import { allocFloat32 } from "../src/index.js";
 import type { BlockGrid } from "../src/wasm/bands.js";
+import { transposeWasm } from "../src/wasm/transpose.js";
 import { onReference } from "./kernel-switch.js";
 
 /** Deterministic float32 values: random signs, significands and exponents over ±2^−149 … 2^127, some ±0. */
@@ -140,4 +141,31 @@ describe("blockScale: kernel equals loop", () => {
       free();
     }
   });
+});
+
+describe("transposeWasm (gpt-oss experts [K, N] → [N, K])", () => {
+  for (const [K, N] of [
+    [1, 1],
+    [3, 5],
+    [4, 4],
+    [37, 70],
+    [64, 96],
+    [130, 67],
+  ] as const) {
+    it(`${K} × ${N}`, () => {
+      const src = allocFloat32(K * N);
+      const dst = allocFloat32(K * N);
+      try {
+        src.array.set(values(K * N, K * 100 + N));
+        expect(transposeWasm(src.array, K, N, dst.array)).toBe(true);
+        const [from, to] = [u32(src.array), u32(dst.array)];
+        let bad = -1;
+        for (let k = 0; k < K && bad < 0; k++) for (let n = 0; n < N; n++) if (to[n * K + k] !== from[k * N + n]) bad = n * K + k;
+        expect(bad).toBe(-1);
+      } finally {
+        src.free();
+        dst.free();
+      }
+    });
+  }
 });

@@ -10,7 +10,8 @@ import { SafetensorsError } from "../io/errors.js";
 import type { SafetensorsReader } from "../io/reader.js";
 import type { SafetensorsWriter } from "../io/writer.js";
 import { kernels } from "../wasm/instance.js";
-import { WasmArray } from "../wasm/memory.js";
+import { WasmArray, keep } from "../wasm/memory.js";
+import { transposeWasm } from "../wasm/transpose.js";
 import type { BlockGrid } from "../wasm/bands.js";
 import { blockAmax, blockScale } from "../block/bands.js";
 import type { ProducedScheme, ScaleRule } from "./scales.js";
@@ -101,15 +102,25 @@ export function produceTensor(t: TensorInfo, scheme: ProducedScheme, rule: Scale
         const T = rule.tensorScale ? rule.tensorScale(tensorAmax) : 1;
         const stored = rule.scaleDtype === "F32" ? new Float32Array(experts * blockRows * blockCols) : new Uint8Array(experts * blockRows * blockCols);
         for (let e = 0; e < experts; e++) {
-          const matrix = scheme === "gpt-oss-mxfp4" ? transpose(await readFloat32(reader, t, e * K * N, K * N, rule.bfloat16Input), K, N) : undefined;
+          // gpt-oss: the expert [K, N] transposed to [N, K]; in Wasm memory when the kernels run (its bands are views).
+          let matrix: Float32Array | undefined;
+          if (scheme === "gpt-oss-mxfp4") {
+            const expert = await readFloat32(reader, t, e * K * N, K * N, rule.bfloat16Input);
+            if (buffers) buffers.transpose(expert, K, N);
+            else matrix = transpose(expert, K, N);
+          }
           for (let r0 = 0; r0 < N; r0 += bandRows) {
             const rows = Math.min(bandRows, N - r0);
             const count = rows * K;
-            const x = matrix
-              ? (buffers?.load(matrix.subarray(r0 * K, r0 * K + count)) ?? matrix.subarray(r0 * K, r0 * K + count))
-              : await (buffers?.values(reader, t, r0 * K, count) ?? readFloat32(reader, t, r0 * K, count));
-            const band = quantizeBand(x, rows, K, bh, bw, rule, T, whole ? tensorAmax : undefined, t.name, buffers?.out(count));
-            if (observe) observe(buffers?.x(count) ?? x, decodeBand(band, rule, buffers?.decoded(count)));
+            const read = matrix ? matrix.subarray(r0 * K, r0 * K + count) : buffers ? undefined : await readFloat32(reader, t, r0 * K, count);
+            if (!read && scheme !== "gpt-oss-mxfp4") await buffers!.values(reader, t, r0 * K, count);
+            // The band's values as a view made now: a kernel's first call may grow the memory, detaching older views.
+            const x = () => read ?? (scheme === "gpt-oss-mxfp4" ? buffers!.matrix(r0 * K, count) : buffers!.x(count));
+            const band = quantizeBand(x(), rows, K, bh, bw, rule, T, whole ? tensorAmax : undefined, t.name, buffers?.out(count));
+            if (observe) {
+              const decoded = decodeBand(band, rule, buffers?.decoded(count));
+              observe(x(), decoded);
+            }
             if (whole) stored.set(band.stored);
             else stored.set(band.stored, (e * blockRows + r0 / bh) * blockCols);
             const codes = buffers?.codes(count) ?? band.codes;
@@ -169,13 +180,15 @@ function quantizeBand(
   const whole = wholeAmax !== undefined;
   const grid = whole ? { rows, K, width: K, bh: rows } : { rows, K, width: bw, bh };
   const amax = new Float32Array(Math.ceil(rows / grid.bh) * Math.ceil(K / grid.width));
-  const at = blockAmax(x, grid, amax);
-  if (at >= 0) throw nonFinite(name, x[at]!);
+  // Views of Wasm memory re-made after each call that may allocate there (a growth detaches them).
+  const [xs, ys, cs] = [keep(x), keep(out.y), keep(out.codes)];
+  const at = blockAmax(xs(), grid, amax);
+  if (at >= 0) throw nonFinite(name, xs()[at]!);
   if (whole) amax[0] = wholeAmax;
   const { stored, factor } = rule.blockScales(amax, T);
   // Stored into float32: the tool's fl32 quotient (or gpt-oss' product); a −0 quotient becomes +0 for unsignedZero.
-  blockScale(x, out.y, grid, factor, rule.multiply, rule.unsignedZero === true);
-  const codes = quantize(out.y, rule.element, { rounding: rule.rounding, saturation: "SatFinite", out: out.codes }) as Uint8Array;
+  blockScale(xs(), ys(), grid, factor, rule.multiply, rule.unsignedZero === true);
+  const codes = quantize(ys(), rule.element, { rounding: rule.rounding, saturation: "SatFinite", out: cs() }) as Uint8Array;
   return { codes, stored, factor, grid };
 }
 
@@ -241,6 +254,9 @@ async function amaxOf(reader: SafetensorsReader, t: TensorInfo, buffers: BandBuf
  * kernel's first call for a format may grow the memory, which detaches older views).
  */
 class BandBuffers {
+  /** gpt-oss experts: the one read ([K, N]) and its transpose ([N, K]). */
+  private transposed: [WasmArray<Float32Array>, WasmArray<Float32Array>] | undefined;
+
   private constructor(
     private readonly bytes: WasmArray<Uint8Array>,
     private readonly values32: WasmArray<Float32Array>,
@@ -258,7 +274,11 @@ class BandBuffers {
 
   /** Elements [start, start + count) of t as float32 (F64 rounded, as readFloat32), read into Wasm memory. */
   async values(reader: SafetensorsReader, t: TensorInfo, start: number, count: number): Promise<Float32Array> {
-    if (t.dtype !== "F32" && (t.info.bits !== 16 || t.format === undefined)) return this.load(await readFloat32(reader, t, start, count));
+    if (t.dtype !== "F32" && (t.info.bits !== 16 || t.format === undefined)) {
+      const values = await readFloat32(reader, t, start, count);
+      this.x(count).set(values);
+      return this.x(count);
+    }
     const size = t.info.bits / 8;
     await reader.readTensorBytesInto(t, start * size, this.bytes.array.subarray(0, count * size));
     const bytes = this.bytes.array;
@@ -267,10 +287,17 @@ class BandBuffers {
     return this.x(count);
   }
 
-  /** `values` copied into the value buffer. */
-  load(values: Float32Array): Float32Array {
-    this.x(values.length).set(values);
-    return this.x(values.length);
+  /** An expert [K, N] (gpt-oss) transposed into the matrix buffer, [N, K] (allocated at the first expert). */
+  transpose(values: Float32Array, K: number, N: number): void {
+    this.transposed ??= [new WasmArray(Float32Array, K * N), new WasmArray(Float32Array, K * N)];
+    const [from, to] = this.transposed;
+    from.array.set(values);
+    if (!transposeWasm(from.array, K, N, to.array)) to.array.set(transpose(values, K, N));
+  }
+
+  /** Elements [start, start + count) of the transposed matrix. */
+  matrix(start: number, count: number): Float32Array {
+    return this.transposed![1].array.subarray(start, start + count);
   }
 
   x(count: number): Float32Array {
@@ -290,6 +317,6 @@ class BandBuffers {
   }
 
   free(): void {
-    for (const a of [this.bytes, this.values32, this.quotients, this.codes8, this.decoded32]) a.free();
+    for (const a of [this.bytes, this.values32, this.quotients, this.codes8, this.decoded32, ...(this.transposed ?? [])]) a.free();
   }
 }

@@ -133,6 +133,11 @@ export interface ScaledValuesExports {
   ): number;
 }
 
+export interface TransposeExports {
+  /** [K, N] float32 at src → [N, K] at dst (assembly/transpose.ts). */
+  transpose32(src: number, K: number, N: number, dst: number): void;
+}
+
 export interface StatsExports {
   /**
    * Accumulates the quantization error sums of n float32 x against y, and the overflow count (x beyond pos or −neg;
@@ -154,6 +159,7 @@ export type Kernels = CoreExports &
   GgmlExports &
   OddExports &
   ScaledValuesExports &
+  TransposeExports &
   StatsExports;
 
 /** The exports a pool worker calls by name on its instance of the threads build (protocol.ts WasmJob). */
