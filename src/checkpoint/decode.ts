@@ -10,7 +10,7 @@ import { beyondOdd32, roundToOddFloat32 } from "../exact/round-to-odd.js";
 import type { Format } from "../format/model.js";
 import { type BlockRowSpan, gatherScaledWasm, scaledTablesOddWasm } from "../wasm/scaled.js";
 import { type ValuesForm, scaledValuesWasm } from "../wasm/scaled-values.js";
-import { WasmArray, inWasm } from "../wasm/memory.js";
+import { WasmArray, inWasm, keep } from "../wasm/memory.js";
 import { kernels } from "../wasm/instance.js";
 import { unpackCodes } from "../api/packed.js";
 import { CheckpointError } from "./errors.js";
@@ -85,13 +85,15 @@ async function roundSmallBlocks(
   const range = await blockScales(r, start, count);
   const codes = (await elementCodes(r, start, count)) as Uint8Array;
   if (to === "F32") {
-    const out = (target as Float32Array | undefined) ?? new Float32Array(count);
-    return scaledValues(r, start, range, codes, out, "float32") === undefined ? undefined : out;
+    // A target in Wasm memory is re-made after the kernel's allocations (a growth detaches it).
+    const out = keep((target as Float32Array | undefined) ?? new Float32Array(count));
+    return scaledValues(r, start, range, codes, out(), "float32") === undefined ? undefined : out();
   }
+  const out = target && keep(target as Uint16Array);
   const odd = new WasmArray(Float32Array, count);
   try {
     if (scaledValues(r, start, range, codes, odd.array, "float32-odd") !== 0) return undefined;
-    return quantize(odd.array, to === "F16" ? "binary16" : "bfloat16", target ? { out: target as Uint16Array } : {}) as Uint16Array;
+    return quantize(odd.array, to === "F16" ? "binary16" : "bfloat16", out ? { out: out() } : {}) as Uint16Array;
   } finally {
     odd.free();
   }

@@ -9,6 +9,7 @@ import { float32Bits } from "../../exact/value.js";
 import { blockAmax } from "../../block/bands.js";
 import { type NibbleLayout, e2m1NearestWasm, e2m1PackWasm, q8ElementsWasm } from "../../wasm/ggml.js";
 import { requireBelow } from "../../wasm/decode.js";
+import { keep } from "../../wasm/memory.js";
 import { kernels } from "../../wasm/instance.js";
 
 /** IEEE conversion to binary16/bfloat16 as ggml's GGML_FP32_TO_FP16 (round to nearest even, overflow to ∞). */
@@ -20,9 +21,10 @@ export const IEEE_RNE = { rounding: "NearestTiesToEven", saturation: "SatNone" }
  * Values are finite (ggml's float-to-int8 conversion of ∞ or NaN is undefined); where 1/d overflows (amax below
  * 127 · 2^−128), q is 0 and so is d in binary16.
  */
-export function quantizeQ8_0(values: Float32Array): Uint8Array {
-  const blocks = requireBlocks(values, 32, "Q8_0");
-  const amax = blockAmaxes(values, 32, "Q8_0");
+export function quantizeQ8_0(given: Float32Array): Uint8Array {
+  const blocks = requireBlocks(given, 32, "Q8_0");
+  const values = keep(given); // a view of Wasm memory is re-made after the kernels' allocations
+  const amax = blockAmaxes(values(), 32, "Q8_0");
   const d = new Float32Array(blocks);
   const ids = new Float32Array(blocks);
   for (let b = 0; b < blocks; b++) {
@@ -30,11 +32,12 @@ export function quantizeQ8_0(values: Float32Array): Uint8Array {
     ids[b] = d[b] === 0 ? 0 : Math.fround(1 / d[b]!);
   }
   const out = new Uint8Array(34 * blocks);
-  if (!q8ElementsWasm(values, ids, out)) {
+  if (!q8ElementsWasm(values(), ids, out)) {
     const q = new Int8Array(out.buffer);
+    const x = values();
     for (let b = 0; b < blocks; b++) {
       for (let j = 0; j < 32; j++) {
-        const v = Math.fround(values[32 * b + j]! * ids[b]!);
+        const v = Math.fround(x[32 * b + j]! * ids[b]!);
         q[34 * b + 2 + j] = Number.isFinite(v) ? Math.sign(v) * Math.round(Math.abs(v)) : 0;
       }
     }
@@ -52,15 +55,16 @@ export function quantizeQ8_0(values: Float32Array): Uint8Array {
  * 127 (0 when amax = 0; log2f is float32, so an amax just below a power of two may count as that power), then each
  * element the nearest kvalue · 2^(e − 128) by float32 |error|, the first of equals. Values are finite.
  */
-export function quantizeMxfp4(values: Float32Array): Uint8Array {
-  const blocks = requireBlocks(values, 32, "MXFP4");
-  const amax = blockAmaxes(values, 32, "MXFP4");
+export function quantizeMxfp4(given: Float32Array): Uint8Array {
+  const blocks = requireBlocks(given, 32, "MXFP4");
+  const values = keep(given); // a view of Wasm memory is re-made after the kernels' allocations
+  const amax = blockAmaxes(values(), 32, "MXFP4");
   // The float-to-uint8 conversion keeps the low 8 bits (only amax below 2^−125 goes negative), as ggml on common
   // hardware and NumPy do.
   const e = new Uint8Array(blocks);
   for (let b = 0; b < blocks; b++) e[b] = amax[b]! > 0 ? (Math.floor(Math.fround(Math.log2(amax[b]!))) - 2 + 127) & 255 : 0;
   const out = new Uint8Array(17 * blocks);
-  nibbles(values, e, MXFP4_HALF_SCALES, out, MXFP4_LAYOUT);
+  nibbles(values(), e, MXFP4_HALF_SCALES, out, MXFP4_LAYOUT);
   return out;
 }
 
@@ -69,13 +73,14 @@ export function quantizeMxfp4(values: Float32Array): Uint8Array {
  * scale byte ggml_fp32_to_ue4m3(amax / 6) (no second-level scale), then each element the nearest kvalue · d/2 as
  * in MXFP4. Values are finite.
  */
-export function quantizeNvfp4(values: Float32Array): Uint8Array {
-  const blocks = requireBlocks(values, 64, "NVFP4");
-  const amax = blockAmaxes(values, 16, "NVFP4");
+export function quantizeNvfp4(given: Float32Array): Uint8Array {
+  const blocks = requireBlocks(given, 64, "NVFP4");
+  const values = keep(given); // a view of Wasm memory is re-made after the kernels' allocations
+  const amax = blockAmaxes(values(), 16, "NVFP4");
   const ue = new Uint8Array(amax.length);
   for (let s = 0; s < ue.length; s++) ue[s] = fp32ToUe4m3(Math.fround(amax[s]! / 6));
   const out = new Uint8Array(36 * blocks);
-  nibbles(values, ue, NVFP4_HALF_SCALES, out, NVFP4_LAYOUT);
+  nibbles(values(), ue, NVFP4_HALF_SCALES, out, NVFP4_LAYOUT);
   return out;
 }
 
