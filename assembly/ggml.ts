@@ -38,8 +38,8 @@ export function q8Elements(src: usize, blocks: i32, ids: usize, out: usize): voi
   }
 }
 
-/** The magnitudes of ggml's kvalues (the doubled E2M1 values), read-only. */
-const MAGNITUDES = memory.data<f32>([0, 1, 2, 3, 4, 6, 8, 12]);
+/** ggml's kvalues_mxfp4 as int8 (the doubled E2M1 values; code 8, E2M1 −0, is +0); codes 0…7 are the magnitudes. */
+const KVALUES = memory.data<i8>([0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12], 16);
 
 /**
  * E2M1 codes 0…15 of four float32 lanes: the first nearest of the kvalues 0, ±1, ±2, ±3, ±4, ±6, ±8, ±12 times d.
@@ -56,7 +56,7 @@ function nearestCodes(x: v128, d: v128): v128 {
   let best = a;
   let index = i32x4.splat(0);
   for (let k = 1; k < 8; k++) {
-    const e = f32x4.abs(f32x4.sub(f32x4.mul(f32x4.splat(load<f32>(MAGNITUDES + (<usize>k << 2))), d), a));
+    const e = f32x4.abs(f32x4.sub(f32x4.mul(f32x4.splat(<f32>load<i8>(KVALUES + <usize>k)), d), a));
     index = v128.bitselect(i32x4.splat(k), index, f32x4.lt(e, best));
     best = f32x4.pmin(best, e);
   }
@@ -117,8 +117,6 @@ export function e2m1Pack(src: usize, subBlocks: i32, width: i32, out: usize, per
   }
 }
 
-/** ggml's kvalues_mxfp4 as int8 (the doubled E2M1 values; code 8, E2M1 −0, is +0). */
-const KVALUES = memory.data<i8>([0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12], 16);
 
 /** Sixteen int8 lanes times d, as float32 at dst (64 bytes): products of ≤ 8-bit integers and d are exact or ∞. */
 // @ts-ignore: decorator

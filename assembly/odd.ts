@@ -2,6 +2,21 @@
 // argument): the float32 nearest, and where that is inexact with an even last bit, one unit toward the float64 value.
 // Four elements per step: two float64x2 demoted and joined, the float64 masks narrowed to 32-bit lanes.
 
+/** 2^128: float64 values at least this large (and NaN) are not carried by rounding to float32 to odd. */
+export const ODD_LIMIT: f64 = reinterpret<f64>(0x47f0000000000000);
+
+/**
+ * The float32 bits of x rounded to odd: the nearest, and where that is inexact with an even last bit, one unit toward
+ * x (sign-magnitude bits: −1 beyond x, +1 short of it; selects, as the direction follows the data).
+ */
+// @ts-ignore: decorator
+@inline
+export function toOdd32(x: f64): i32 {
+  const y = <f32>x;
+  const bits = reinterpret<i32>(y);
+  return bits + select<i32>(select<i32>(-1, 1, abs<f64>(<f64>y) > abs<f64>(x)), 0, <f64>y != x && (bits & 1) == 0);
+}
+
 /** The 32-bit lanes 0 and 2 of a and of b (the low halves of four 64-bit mask lanes, all ones or zero). */
 // @ts-ignore: decorator
 @inline
@@ -14,7 +29,7 @@ function low32(a: v128, b: v128): v128 {
  * NaN or at least 2^128 in magnitude: the ones whose projection the host completes by the reference.
  */
 export function roundToOdd32(src: usize, dst: usize, n: usize): i32 {
-  const limit = f64x2.splat(reinterpret<f64>(0x47f0000000000000)); // 2^128
+  const limit = f64x2.splat(ODD_LIMIT);
   const one = i32x4.splat(1);
   let beyond = i32x4.splat(0);
   let i: usize = 0;
@@ -38,11 +53,8 @@ export function roundToOdd32(src: usize, dst: usize, n: usize): i32 {
   let count = i32x4.extract_lane(beyond, 0) + i32x4.extract_lane(beyond, 1) + i32x4.extract_lane(beyond, 2) + i32x4.extract_lane(beyond, 3);
   for (; i < n; i++) {
     const v = load<f64>(src + (i << 3));
-    const f = <f32>v;
-    let bits = reinterpret<i32>(f);
-    if (<f64>f != v && (bits & 1) == 0) bits += abs<f64>(<f64>f) > abs<f64>(v) ? -1 : 1;
-    store<i32>(dst + (i << 2), bits);
-    if (!(abs<f64>(v) < reinterpret<f64>(0x47f0000000000000))) count++;
+    store<i32>(dst + (i << 2), toOdd32(v));
+    if (!(abs<f64>(v) < ODD_LIMIT)) count++;
   }
   return count;
 }

@@ -3,6 +3,7 @@
 // float64 product), divided by a global divisor when there is one; a NaN code keeps the table's NaN as it is. Written
 // as float64 (the exact values), as float32 rounded to nearest even (the one rounding into float32), or as float32
 // rounded to odd (src/exact/round-to-odd.ts: then one rounding into any format of ≤ 22 bits of precision).
+import { ODD_LIMIT, toOdd32 } from "./odd";
 
 /** Output forms of scaledValues. */
 const FLOAT64 = 0;
@@ -31,7 +32,6 @@ export function scaledValues(codes: usize, n: usize, column: i32, phase: i32, K:
 @inline
 function each(codes: usize, n: usize, column: i32, phase: i32, K: i32, width: i32, bh: i32, factors: usize, table: usize, g: f64, dst: usize, form: i32, divide: bool): i32 {
   const cols = (K + width - 1) / width;
-  const limit = reinterpret<f64>(0x47f0000000000000); // 2^128
   let beyond = 0;
   let i: usize = 0;
   for (let r = phase; i < n; r++) {
@@ -49,12 +49,8 @@ function each(codes: usize, n: usize, column: i32, phase: i32, K: i32, width: i3
         if (form == FLOAT64) {
           store<f64>(dst + (i << 3), x);
         } else {
-          const y = <f32>x;
-          let bits = reinterpret<i32>(y);
-          // Inexact with an even last bit: one unit toward x (selects: the direction follows the data).
-          if (form == FLOAT32_ODD) bits += select<i32>(select<i32>(-1, 1, abs<f64>(<f64>y) > abs<f64>(x)), 0, <f64>y != x && (bits & 1) == 0);
-          store<i32>(dst + (i << 2), bits);
-          beyond += i32(!(abs<f64>(x) < limit));
+          store<i32>(dst + (i << 2), form == FLOAT32_ODD ? toOdd32(x) : reinterpret<i32>(<f32>x));
+          beyond += i32(!(abs<f64>(x) < ODD_LIMIT));
         }
       }
       column = (b + 1) * width;

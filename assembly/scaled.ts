@@ -3,6 +3,7 @@
 // The elements of one call lie in one row of blocks: a run of rows (the first may start mid-row) whose block b
 // (columns [b·width, (b + 1)·width)) reads the table at tables + b·tableBytes.
 import { gather } from "./decode";
+import { ODD_LIMIT, toOdd32 } from "./odd";
 
 // @ts-ignore: decorator
 @inline
@@ -33,9 +34,6 @@ export function gatherScaled8To32(src: usize, dst: usize, n: usize, column: usiz
   gatherScaled<u32>(src, dst, n, column, rowLength, width, tables, tableBytes);
 }
 
-/** 2^128: float64 values at least this large (and NaN) are not carried by rounding to float32 to odd. */
-const ODD_LIMIT: f64 = reinterpret<f64>(0x47f0000000000000);
-
 /**
  * The exact entries of per-block tables rounded to float32 to odd, as the host's reference computes and rounds them
  * (src/checkpoint/decode.ts scaledTable, src/exact/round-to-odd.ts): entry k·n + c is values[c] × (scales[k] × m),
@@ -52,12 +50,8 @@ export function scaledTablesOdd(values: usize, n: usize, scales: usize, count: u
       let v = load<f64>(values + (c << 3)) * x;
       if (divide) v /= g;
       let bits: u32 = 0x7fc00000;
-      if (abs<f64>(v) < ODD_LIMIT) {
-        const f = <f32>v;
-        bits = reinterpret<u32>(f);
-        // Inexact with an even last bit: one unit toward v (sign-magnitude bits: −1 beyond v, +1 short of it).
-        if (<f64>f != v && (bits & 1) == 0) bits = abs<f64>(<f64>f) > abs<f64>(v) ? bits - 1 : bits + 1;
-      } else beyond++;
+      if (abs<f64>(v) < ODD_LIMIT) bits = <u32>toOdd32(v);
+      else beyond++;
       store<u32>(o + (c << 2), bits);
     }
   }

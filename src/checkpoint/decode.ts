@@ -27,17 +27,17 @@ export async function readRange(r: Recipe, start: number, count: number): Promis
     const codes = (await elementCodes(r, start, count)) as Uint8Array;
     if (scaledValues(r, start, range, codes, out, "float64") !== undefined) return out;
     for (let i = 0; i < count; i++) out[i] = r.table![codes[i]!]!;
-    return scaleRange(r, start, out, range);
+    return scaleRange(start, out, range);
   }
   const el = await elementValues(r, start, count, out);
   if (!r.scale) {
     if (r.constant !== 1) for (let i = 0; i < count; i++) out[i] = el[i]! * r.constant;
     return out;
   }
-  return scaleRange(r, start, el, await blockScales(r, start, count));
+  return scaleRange(start, el, await blockScales(r, start, count));
 }
 
-/** The scale grid of a range: row length, block shape, the scales of its block rows, the global scale and multiplier. */
+/** The scale grid of a range: row length, block shape, the scales of its block rows, and the recipe's factors. */
 interface RangeScales {
   readonly K: number;
   readonly bh: number;
@@ -45,8 +45,7 @@ interface RangeScales {
   readonly cols: number;
   /** Scale elements of the block rows the range touches, from the first. */
   readonly scales: Float64Array;
-  readonly g: number;
-  readonly m: number;
+  readonly f: Factors;
 }
 
 async function blockScales(r: Recipe, start: number, count: number): Promise<RangeScales> {
@@ -55,17 +54,15 @@ async function blockScales(r: Recipe, start: number, count: number): Promise<Ran
   const cols = Math.ceil(K / bw);
   const s0 = Math.floor(Math.floor(start / K) / bh);
   const s1 = Math.floor(Math.floor((start + count - 1) / K) / bh);
-  const scales = await scaleValues(r, s0 * cols, (s1 - s0 + 1) * cols);
-  const g = r.global ? await globalValue(r) : 1;
-  return { K, bh, bw, cols, scales, g, m: r.global?.divide ? 1 : g * r.constant };
+  return { K, bh, bw, cols, scales: await scaleValues(r, s0 * cols, (s1 - s0 + 1) * cols), f: await factorsOf(r) };
 }
 
 /** scaledValuesWasm over a range of r: its codes under their blocks' scales times m (÷ g where r divides). */
 function scaledValues(r: Recipe, start: number, range: RangeScales, codes: Uint8Array, out: Float64Array | Float32Array, form: ValuesForm): number | undefined {
-  const { K, bh, bw, scales, g, m } = range;
+  const { K, bh, bw, scales, f } = range;
   const factors = new Float64Array(scales.length);
-  for (let k = 0; k < factors.length; k++) factors[k] = scales[k]! * m;
-  return scaledValuesWasm(codes, { start, K, width: bw, bh }, factors, r.table!, r.global?.divide ? g : 0, out, form);
+  for (let k = 0; k < factors.length; k++) factors[k] = scales[k]! * f.m;
+  return scaledValuesWasm(codes, { start, K, width: bw, bh }, factors, r.table!, f.divide ? f.g : 0, out, form);
 }
 
 /**
@@ -99,8 +96,8 @@ async function roundSmallBlocks(
   }
 }
 
-/** el (element values of the range, overwritten) times their block scales: the reference of scaledValuesWasm. */
-function scaleRange(r: Recipe, start: number, el: Float64Array, { K, bh, bw, cols, scales, g, m }: RangeScales): Float64Array {
+/** el (element values of the range, overwritten) under their block scales: the reference of scaledValuesWasm. */
+function scaleRange(start: number, el: Float64Array, { K, bh, bw, cols, scales, f }: RangeScales): Float64Array {
   const count = el.length;
   const s0 = Math.floor(Math.floor(start / K) / bh);
   for (let i = 0, at = start; i < count; ) {
@@ -108,12 +105,7 @@ function scaleRange(r: Recipe, start: number, el: Float64Array, { K, bh, bw, col
     const rowEnd = Math.min(count, i + (row + 1) * K - at);
     const base = (Math.floor(row / bh) - s0) * cols;
     let j = at - row * K;
-    for (; i < rowEnd; i++, j++) {
-      // code × scale has ≤ 28 significant bits (E4M3 × float32) or ≤ 6 (E2M1 × E4M3); times m (ModelOpt's
-      // weight_scale_2 or minifloat's tensor scale, a float32) ≤ 30: exact, in any order.
-      const v = el[i]! * scales[base + Math.floor(j / bw)]! * m;
-      el[i] = r.global?.divide ? v / g : v;
-    }
+    for (; i < rowEnd; i++, j++) el[i] = entryValue(el[i]!, scales[base + Math.floor(j / bw)]!, f);
     at = start + i;
   }
   return el;
@@ -177,7 +169,11 @@ async function factorsOf(r: Recipe): Promise<Factors> {
   return { m: divide ? 1 : g * r.constant, g, divide };
 }
 
-/** The exact value of a code of value `value` under scale s, with the arithmetic of readRange. */
+/**
+ * The exact value of a code of value `value` under scale s (readRange's arithmetic): code × scale has ≤ 28 significant
+ * bits (E4M3 × float32) or ≤ 6 (E2M1 × E4M3); times m (ModelOpt's weight_scale_2 or minifloat's tensor scale, a
+ * float32) ≤ 30, exact in any order; a divisor g rounds once.
+ */
 function entryValue(value: number, s: number, f: Factors): number {
   const x = s * f.m;
   return f.divide ? (value * x) / f.g : value * x;

@@ -249,16 +249,17 @@ async function amaxOf(reader: SafetensorsReader, t: TensorInfo, buffers: BandBuf
 }
 
 /**
- * One weight's band buffers in Wasm memory, so that the kernels run on them in place: the input's stored bytes, its
- * float32 values, the quotients, the codes and the decoded values. Views are taken anew after each kernel call (a
- * kernel's first call for a format may grow the memory, which detaches older views).
+ * One weight's band buffers in Wasm memory, so that the kernels run on them in place: the input's 16-bit codes, its
+ * float32 values (F32 inputs are read straight into them), the quotients, the codes and the decoded values. Views are
+ * taken anew after each kernel call (a kernel's first call for a format may grow the memory, which detaches them).
  */
 class BandBuffers {
   /** gpt-oss experts: the one read ([K, N]) and its transpose ([N, K]). */
   private transposed: [WasmArray<Float32Array>, WasmArray<Float32Array>] | undefined;
 
   private constructor(
-    private readonly bytes: WasmArray<Uint8Array>,
+    /** Stored 16-bit codes (F16, BF16 inputs), decoded into the values. */
+    private readonly bits16: WasmArray<Uint16Array>,
     private readonly values32: WasmArray<Float32Array>,
     private readonly quotients: WasmArray<Float32Array>,
     private readonly codes8: WasmArray<Uint8Array>,
@@ -269,7 +270,7 @@ class BandBuffers {
   static create(elements: number): BandBuffers | undefined {
     if (!kernels()) return undefined;
     const f32 = () => new WasmArray(Float32Array, elements);
-    return new BandBuffers(new WasmArray(Uint8Array, elements * 4), f32(), f32(), new WasmArray(Uint8Array, elements), f32());
+    return new BandBuffers(new WasmArray(Uint16Array, elements), f32(), f32(), new WasmArray(Uint8Array, elements), f32());
   }
 
   /** Elements [start, start + count) of t as float32 (F64 rounded, as readFloat32), read into Wasm memory. */
@@ -279,11 +280,14 @@ class BandBuffers {
       this.x(count).set(values);
       return this.x(count);
     }
-    const size = t.info.bits / 8;
-    await reader.readTensorBytesInto(t, start * size, this.bytes.array.subarray(0, count * size));
-    const bytes = this.bytes.array;
-    if (t.dtype === "F32") this.x(count).set(new Float32Array(bytes.buffer, bytes.byteOffset, count));
-    else dequantize(new Uint16Array(bytes.buffer, bytes.byteOffset, count), t.format!, { out: this.x(count) });
+    if (t.dtype === "F32") {
+      const x = this.x(count);
+      await reader.readTensorBytesInto(t, start * 4, new Uint8Array(x.buffer, x.byteOffset, x.byteLength));
+    } else {
+      const bits = this.bits16.array.subarray(0, count);
+      await reader.readTensorBytesInto(t, start * 2, new Uint8Array(bits.buffer, bits.byteOffset, bits.byteLength));
+      dequantize(bits, t.format!, { out: this.x(count) });
+    }
     return this.x(count);
   }
 
@@ -317,6 +321,6 @@ class BandBuffers {
   }
 
   free(): void {
-    for (const a of [this.bytes, this.values32, this.quotients, this.codes8, this.decoded32, ...(this.transposed ?? [])]) a.free();
+    for (const a of [this.bits16, this.values32, this.quotients, this.codes8, this.decoded32, ...(this.transposed ?? [])]) a.free();
   }
 }

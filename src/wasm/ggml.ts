@@ -8,9 +8,9 @@ import { keep, stream, withUploaded } from "./memory.js";
 export function q8ElementsWasm(values: Float32Array, ids: Float32Array, out: Uint8Array): boolean {
   const k = kernels();
   if (!k) return false;
-  const xs = keep(values);
+  const [xs, os] = [keep(values), keep(out)];
   withUploaded(ids, (ptr) =>
-    stream(xs(), out, (src, dst, count, first) => k.q8Elements(src, count / 32, ptr + (first / 32) * 4, dst), { group: 32, outGroupBytes: 34 }),
+    stream(xs(), os(), (src, dst, count, first) => k.q8Elements(src, count / 32, ptr + (first / 32) * 4, dst), { group: 32, outGroupBytes: 34 }),
   );
   return true;
 }
@@ -28,9 +28,9 @@ export function e2m1NearestWasm(values: Float32Array, d: Float32Array, out: Uint
   const k = kernels();
   if (!k) return false;
   const { width, per, stride, head } = layout;
-  const xs = keep(values);
+  const [xs, os] = [keep(values), keep(out)];
   withUploaded(d, (ptr) =>
-    stream(xs(), out, (src, dst, count, first) => k.e2m1Nearest(src, count / width, width, ptr + (first / width) * 4, dst, per, stride, head), {
+    stream(xs(), os(), (src, dst, count, first) => k.e2m1Nearest(src, count / width, width, ptr + (first / width) * 4, dst, per, stride, head), {
       group: width * per,
       outGroupBytes: stride,
     }),
@@ -56,9 +56,9 @@ export function e2m1DecodeWasm(bytes: Uint8Array, blocks: number, halfScales: Fl
   if (!k) return false;
   const { width, per, stride, head } = layout;
   const elements = width * per;
-  const bs = keep(bytes);
+  const [bs, os] = [keep(bytes), keep(out)];
   withUploaded(halfScales, (table) =>
-    stream(bs(), out, (src, dst, count) => k.e2m1Decode(src, count / width, width, table, dst, per, stride, head), {
+    stream(bs(), os(), (src, dst, count) => k.e2m1Decode(src, count / width, width, table, dst, per, stride, head), {
       n: blocks * elements,
       group: elements,
       srcGroupBytes: stride,
@@ -71,9 +71,9 @@ export function e2m1DecodeWasm(bytes: Uint8Array, blocks: number, halfScales: Fl
 export function q8DecodeWasm(bytes: Uint8Array, blocks: number, d: Float32Array, out: Float32Array): boolean {
   const k = kernels();
   if (!k) return false;
-  const bs = keep(bytes);
+  const [bs, os] = [keep(bytes), keep(out)];
   withUploaded(d, (ptr) =>
-    stream(bs(), out, (src, dst, count, first) => k.q8Decode(src, count / 32, ptr + (first / 32) * 4, dst), { n: blocks * 32, group: 32, srcGroupBytes: 34 }),
+    stream(bs(), os(), (src, dst, count, first) => k.q8Decode(src, count / 32, ptr + (first / 32) * 4, dst), { n: blocks * 32, group: 32, srcGroupBytes: 34 }),
   );
   return true;
 }

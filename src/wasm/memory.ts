@@ -96,20 +96,20 @@ export function freeBytesRaw(ptr: number, bytes: number): void {
 }
 
 /**
- * Runs `call` with a copy of `small` (per-block factors, a small table) in Wasm memory at the address it is given,
+ * Runs `call` with a copy of `small` (per-block factors, tables) in Wasm memory at the address it is given,
  * copied back into `small` afterwards when `back`; freed after. Views of Wasm memory the caller holds must be
  * re-made after it (take them with keep() before: the allocation may grow the memory).
  */
-export function withUploaded<T>(small: Float32Array | Float64Array, call: (ptr: number) => T, back = false): T {
-  const type = small.constructor as typeof Float32Array | typeof Float64Array;
+export function withUploaded<T>(small: WasmView, call: (ptr: number) => T, back = false): T {
   const ptr = allocBytesRaw(small.byteLength, "small");
+  const bytes = new Uint8Array(small.buffer, small.byteOffset, small.byteLength);
   try {
-    new type(memoryBuffer(), ptr, small.length).set(small);
+    new Uint8Array(memoryBuffer(), ptr, bytes.length).set(bytes);
     const result = call(ptr);
-    if (back) small.set(new type(memoryBuffer(), ptr, small.length));
+    if (back) bytes.set(new Uint8Array(memoryBuffer(), ptr, bytes.length));
     return result;
   } finally {
-    freeBytesRaw(ptr, small.byteLength);
+    freeBytesRaw(ptr, bytes.length);
   }
 }
 

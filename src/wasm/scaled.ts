@@ -2,7 +2,7 @@
 // caller rounded with the exact core (src/checkpoint/decode.ts builds them; its loop is the reference).
 import { ArgumentTypeError, CodeRangeError } from "../errors.js";
 import { kernels } from "./instance.js";
-import { allocBytesRaw, freeBytesRaw, inWasm, memoryBuffer, stream } from "./memory.js";
+import { inWasm, keep, stream, withUploaded } from "./memory.js";
 
 /** Where elements sit in their row of blocks: the first one's column, the row length and the block width. */
 export interface BlockRowSpan {
@@ -28,19 +28,11 @@ export function gatherScaledWasm(
   const run = out instanceof Uint16Array ? k.gatherScaled8To16 : k.gatherScaled8To32;
   const tableBytes = entries * out.BYTES_PER_ELEMENT;
   const { column, rowLength, width } = span;
+  const [cs, os] = [keep(codes), keep(out)];
   const gather = (tablesPtr: number) =>
-    stream(codes, out, (s, d, n, first) => run(s, d, n, (column + first) % rowLength, rowLength, width, tablesPtr, tableBytes), { whole: true });
-  if (inWasm(tables)) {
-    gather(tables.byteOffset);
-    return true;
-  }
-  const tablesPtr = allocBytesRaw(tables.byteLength, "tables");
-  try {
-    new Uint8Array(memoryBuffer(), tablesPtr, tables.byteLength).set(new Uint8Array(tables.buffer, tables.byteOffset, tables.byteLength));
-    gather(tablesPtr);
-  } finally {
-    freeBytesRaw(tablesPtr, tables.byteLength);
-  }
+    stream(cs(), os(), (s, d, n, first) => run(s, d, n, (column + first) % rowLength, rowLength, width, tablesPtr, tableBytes), { whole: true });
+  if (inWasm(tables)) gather(tables.byteOffset);
+  else withUploaded(tables, gather);
   return true;
 }
 
