@@ -1,12 +1,22 @@
 // `minifloat quantize --scheme`: every byte of the codes and scales, the tensor names, dtypes and shapes and the
 // configuration entries against the files scripts/fixtures/checkpoint_produce.py computes independently.
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli } from "./cli-bundle.js";
-import { SafetensorsReader, produceCheckpoint } from "../src/io/index.js";
+import { useKernels } from "../src/wasm/instance.js";
+import {
+  CodeRangeError,
+  type Granularity,
+  type ProducedScheme,
+  SafetensorsError,
+  SafetensorsReader,
+  SafetensorsWriter,
+  type TensorSpec,
+  produceCheckpoint,
+} from "../src/io/index.js";
 
 const fixtures = fileURLToPath(new URL("fixtures/checkpoint-produce/", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "minifloat-produce-"));
@@ -190,5 +200,117 @@ describe("quantize --scheme: bad input writes nothing", () => {
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/has no tensor that gpt-oss-mxfp4 quantizes/);
     expect(existsSync(out)).toBe(false);
+  });
+});
+
+describe("quantize --scheme on worker threads", () => {
+  type Observed = { tensor: string; sums: unknown; elements: number }[];
+  /** produceCheckpoint with `threads` (every weight sent to the workers when threads > 1), and what observe received. */
+  async function produce(input: string, output: string, scheme: ProducedScheme, threads: number, granularity?: Granularity) {
+    const observed: Observed = [];
+    const result = await produceCheckpoint({
+      input,
+      output,
+      scheme,
+      threads,
+      minElements: 0,
+      ...(granularity && { granularity }),
+      observe: (tensor, sums, elements) => void observed.push({ tensor, sums, elements }),
+    });
+    return { result, observed };
+  }
+
+  for (const [name, args] of [...CASES, ["gpt-oss-mxfp4", ["--scheme", "gpt-oss-mxfp4"]] as [string, string[]]]) {
+    it(`${name}: the same files as the tool's, and the same error sums as one thread`, async () => {
+      const input = join(fixtures, name === "gpt-oss-mxfp4" ? "input-gptoss" : "input");
+      const scheme = args[1] as ProducedScheme;
+      const granularity = args[3] as Granularity | undefined;
+      const one = await produce(input, join(dir, `one-${name}`), scheme, 1, granularity);
+      const two = await produce(input, join(dir, `threads-${name}`), scheme, 2, granularity);
+      await expectSameDirectory(join(dir, `threads-${name}`), join(fixtures, "expected", name));
+      expect(two.result).toEqual(one.result);
+      expect(two.observed.length).toBeGreaterThan(0);
+      expect(two.observed).toEqual(one.observed);
+    });
+  }
+
+  // Weights of several bands (and, for whole-tensor scales, several amax ranges), and gpt-oss experts of several
+  // jobs: the workers' results land in order. One thread's output is the reference (checked above against the tools').
+  const big = join(dir, "big");
+  beforeAll(async () => {
+    mkdirSync(big);
+    let seed = 12345;
+    const random = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed / 2 ** 32 - 0.5) * 2 ** ((seed >>> 8) % 12) * 2 ** -6;
+    };
+    const specs: TensorSpec[] = [
+      { name: "model.layers.0.mlp.down_proj.weight", dtype: "BF16", shape: [1000, 2304] },
+      { name: "model.layers.0.mlp.up_proj.weight", dtype: "F32", shape: [300, 4000] },
+      { name: "model.layers.0.mlp.experts.gate_up_proj", dtype: "BF16", shape: [5, 64, 96] },
+    ];
+    const w = await SafetensorsWriter.create(join(big, "model.safetensors"), specs);
+    for (const s of specs) await w.writeValues(Float32Array.from({ length: s.shape.reduce((a, b) => a * b) }, random));
+    await w.commit();
+  });
+
+  it.each([
+    ["deepseek-fp8", undefined],
+    ["compressed-tensors-fp8", "tensor"],
+    ["compressed-tensors-fp8", "channel"],
+    ["compressed-tensors-nvfp4", undefined],
+    ["modelopt-nvfp4", undefined],
+    ["gpt-oss-mxfp4", undefined],
+  ] as [ProducedScheme, Granularity | undefined][])(
+    "%s %s: weights of several jobs give the same files and sums on 1 and 3 threads",
+    async (scheme, granularity) => {
+      const tag = `${scheme}-${granularity}`;
+      const one = await produce(big, join(dir, `big-one-${tag}`), scheme, 1, granularity);
+      const three = await produce(big, join(dir, `big-three-${tag}`), scheme, 3, granularity);
+      await expectSameDirectory(join(dir, `big-three-${tag}`), join(dir, `big-one-${tag}`));
+      expect(three.observed).toEqual(one.observed);
+      expect(one.observed.length).toBeGreaterThan(scheme === "gpt-oss-mxfp4" ? 4 : 2);
+    },
+  );
+
+  it("with the kernels switched off, the workers take the TypeScript path too (same files)", async () => {
+    const out = join(dir, "threads-reference");
+    useKernels(false);
+    try {
+      await produceCheckpoint({ input: join(fixtures, "input"), output: out, scheme: "compressed-tensors-nvfp4", threads: 2, minElements: 0 });
+    } finally {
+      useKernels(true);
+    }
+    await expectSameDirectory(out, join(fixtures, "expected", "compressed-tensors-nvfp4"));
+  });
+
+  it.each([
+    ["nan", "NaN", "compressed-tensors-nvfp4"],
+    ["inf", "-Infinity", "modelopt-fp8"],
+    ["inf", "-Infinity", "deepseek-fp8"],
+  ])("a weight holding %s fails in a worker with the same typed error, and nothing remains (%s, %s)", async (file, value, scheme) => {
+    const out = join(dir, `threads-bad-${file}-${scheme}`);
+    const run = produceCheckpoint({
+      input: join(fixtures, "input-bad", `${file}.safetensors`),
+      output: out,
+      scheme: scheme as ProducedScheme,
+      threads: 2,
+      minElements: 0,
+    });
+    await expect(run).rejects.toThrow(SafetensorsError);
+    await expect(run).rejects.toThrow(`tensor "model.layers.0.mlp.down_proj.weight": holds ${value}; allowed: finite values`);
+    expect(readdirSync(dir).filter((f) => f.includes(`threads-bad-${file}-${scheme}`))).toEqual([]);
+  });
+
+  it("threads and minElements are checked; --threads is an integer of at least 1", async () => {
+    const input = join(fixtures, "input");
+    await expect(produceCheckpoint({ input, output: join(dir, "t0"), scheme: "deepseek-fp8", threads: 0 })).rejects.toThrow(
+      /threads: got 0; allowed: an integer in \[1, 256\]/,
+    );
+    await expect(produceCheckpoint({ input, output: join(dir, "t0"), scheme: "deepseek-fp8", minElements: -1 })).rejects.toThrow(CodeRangeError);
+    const r = await cli("quantize", input, "--scheme", "deepseek-fp8", "--threads", "0", "-o", join(dir, "t0"));
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--threads/);
+    expect(existsSync(join(dir, "t0"))).toBe(false);
   });
 });

@@ -2,7 +2,8 @@
 // defines them (same lanes, same order), field by field with Object.is; and the reference against hand-computed values.
 import { describe, expect, it } from "vitest";
 import { dequantize, quantize } from "../src/api/bulk.js";
-import { ErrorStats, errorSumsReference } from "../src/cli/stats.js";
+import { ErrorStats } from "../src/cli/stats.js";
+import { errorSumsReference } from "../src/io/error-sums.js";
 import { overflowLimit } from "../src/cli/overflow.js";
 import { format } from "../src/format/registry.js";
 import { type Threshold, errorSumsWasm, float32Threshold } from "../src/wasm/stats.js";

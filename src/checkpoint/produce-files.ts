@@ -4,21 +4,30 @@
 // copied. The result is built in a temporary directory next to the output and moved into place only when complete.
 import { randomBytes } from "node:crypto";
 import { existsSync, realpathSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { cp, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { pending } from "../io/atomic.js";
 import { IoError, SafetensorsError } from "../io/errors.js";
 import { fsError } from "../io/fs-errors.js";
 import type { TensorSpec } from "../io/header.js";
+import type { ErrorSums } from "../wasm/stats.js";
+import { requireInteger } from "../errors.js";
 import { SafetensorsReader } from "../io/reader.js";
 import { SafetensorsWriter } from "../io/writer.js";
 import { hfQuantConfig, quantizationConfig } from "./produce-config.js";
 import { type ProducedTensor, isCandidate, produceTensor } from "./produce.js";
-import { type Granularity, type ProducedScheme, scaleRule } from "./scales.js";
+import type { Granularity, ProducedScheme } from "./scales.js";
+import { JobContext } from "./jobs.js";
+import { inlineRunner } from "./run-job.js";
+import { WorkerRunner } from "./threads.js";
 
 const INDEX = "model.safetensors.index.json";
 /** Copied tensors stream in pieces of this many bytes. */
 const COPY_BYTES = 8 << 20;
+/** Smallest weight sent to the workers by default: a worker's start (≈ 60 ms) costs more than it saves below it. */
+const DEFAULT_MIN_ELEMENTS = 1 << 22;
+const MAX_THREADS = 256;
 /** Files the output writes itself rather than copies. */
 const WRITTEN = new Set([INDEX, "config.json", "hf_quant_config.json"]);
 
@@ -36,10 +45,14 @@ export interface ProduceJob {
   readonly force?: boolean;
   /** Flush each shard to the disk before the directory is moved into place (default false). */
   readonly fsync?: boolean;
+  /** Worker threads for weights of at least `minElements` elements (default: os.availableParallelism(); 1: this thread only). */
+  readonly threads?: number;
+  /** Weights with fewer elements are quantized on the calling thread (default 2^22). */
+  readonly minElements?: number;
   /** Called after each shard with its tensor counts. */
   readonly progress?: (shard: string, quantized: number, copied: number) => void;
-  /** Receives every band of a quantized weight and its decoded values, then the weight's elapsed seconds. */
-  readonly observe?: (tensor: string, x: Float32Array, decoded: Float32Array) => void;
+  /** Receives the error sums of every band of a quantized weight in order (its decoded values against its input), then the weight's elapsed seconds. */
+  readonly observe?: (tensor: string, sums: ErrorSums, elements: number) => void;
   readonly quantized?: (tensor: string, seconds: number) => void;
 }
 
@@ -66,13 +79,17 @@ export async function produceCheckpoint(job: ProduceJob): Promise<ProduceResult>
     }
   }
   if (!existsSync(dirname(target))) throw new IoError(job.output, `directory ${dirname(target)} does not exist; allowed: a path in an existing directory`);
+  const threads = requireInteger("threads", job.threads ?? availableParallelism(), 1, MAX_THREADS);
+  const minElements = requireInteger("minElements", job.minElements ?? DEFAULT_MIN_ELEMENTS, 0, Number.MAX_SAFE_INTEGER);
   const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   await mkdir(temp).catch((e) => {
     throw fsError(e, job.output);
   });
   pending.add(temp);
+  const context = new JobContext();
+  const inline = inlineRunner(context);
+  let workers: WorkerRunner | undefined;
   try {
-    const rule = scaleRule(job.scheme, job.granularity ?? "tensor");
     const quantized: string[] = [];
     const kept: string[] = [];
     const weightMap: Record<string, string> = {};
@@ -80,9 +97,10 @@ export async function produceCheckpoint(job: ProduceJob): Promise<ProduceResult>
     let totalSize = 0;
     for (const shard of shards) {
       const reader = await SafetensorsReader.open(shard);
+      context.use(reader);
       try {
         const plans: (ProducedTensor | undefined)[] = reader.tensors.map((t) =>
-          isCandidate(t, job.scheme, job.selected) ? produceTensor(t, job.scheme, rule) : undefined,
+          isCandidate(t, job.scheme, job.selected) ? produceTensor(t, job.scheme, job.granularity ?? "tensor") : undefined,
         );
         const specs: TensorSpec[] = reader.tensors.flatMap(
           (t, i) => plans[i]?.specs ?? [{ name: t.name, dtype: t.dtype, shape: t.shape, ...(t.format && t.info.kind === "int" && { format: t.format }) }],
@@ -99,7 +117,8 @@ export async function produceCheckpoint(job: ProduceJob): Promise<ProduceResult>
             const plan = plans[i];
             if (plan) {
               const started = performance.now();
-              await plan.write(reader, writer, job.observe && ((x, decoded) => job.observe!(t.name, x, decoded)));
+              const runner = threads > 1 && t.length >= minElements ? (workers ??= new WorkerRunner(threads)) : inline;
+              await plan.write(reader, writer, runner, job.observe && ((sums, elements) => job.observe!(t.name, sums, elements)));
               job.quantized?.(t.name, (performance.now() - started) / 1000);
               continue;
             }
@@ -137,6 +156,7 @@ export async function produceCheckpoint(job: ProduceJob): Promise<ProduceResult>
     await place(temp, target, job.force ?? false);
     return { shards: shards.length, quantized, copied };
   } finally {
+    await Promise.all([workers?.close(), context.close()]);
     await rm(temp, { recursive: true, force: true });
     pending.delete(temp);
   }

@@ -9,12 +9,15 @@ import { dequantize, quantize } from "../io/kernels.js";
 import { SafetensorsError } from "../io/errors.js";
 import type { SafetensorsReader } from "../io/reader.js";
 import type { SafetensorsWriter } from "../io/writer.js";
-import { kernels } from "../wasm/instance.js";
+import { kernelStatus, kernels } from "../wasm/instance.js";
 import { WasmArray, keep } from "../wasm/memory.js";
 import { transposeWasm } from "../wasm/transpose.js";
 import type { BlockGrid } from "../wasm/bands.js";
 import { blockAmax, blockScale } from "../block/bands.js";
-import type { ProducedScheme, ScaleRule } from "./scales.js";
+import { NO_OVERFLOW, errorSums } from "../io/error-sums.js";
+import type { ErrorSums } from "../wasm/stats.js";
+import { type AmaxJob, type JobContext, type JobRunner, type ProduceBandJob, type ProduceBandResult, inOrder } from "./jobs.js";
+import { type Granularity, type ProducedScheme, type ScaleRule, scaleRule } from "./scales.js";
 
 const BF16 = format("bfloat16");
 
@@ -31,8 +34,11 @@ export interface ProducedTensor {
   readonly specs: readonly TensorSpec[];
   /** Module name (the weight's name without ".weight"; for gpt-oss the experts' parameter name). */
   readonly module: string;
-  /** Writes the output tensors; `observe` receives each band's input and its decoded values (for an error report). */
-  write(reader: SafetensorsReader, writer: SafetensorsWriter, observe?: (x: Float32Array, decoded: Float32Array) => void): Promise<void>;
+  /**
+   * Writes the output tensors, its jobs run by `runner`; `observe` receives the error sums of each band's decoded
+   * values against its input, in band order.
+   */
+  write(reader: SafetensorsReader, writer: SafetensorsWriter, runner: JobRunner, observe?: (sums: ErrorSums, elements: number) => void): Promise<void>;
 }
 
 /** Whether `t` is a tensor the scheme quantizes: floating point of ≥ 16 bits, and the convention's kind of weight. */
@@ -65,21 +71,32 @@ function outputNames(scheme: ProducedScheme, name: string): [string, string, str
 }
 
 /**
- * The plan of one weight. A [N, K] weight is quantized along K (the input features); a gpt-oss expert tensor
- * [E, K, N] is transposed per expert to [N, K], as the real files store `*_blocks` [E, N, K/32, 16].
+ * How a weight is cut: a [N, K] weight is quantized along K (the input features); a gpt-oss expert tensor [E, K, N]
+ * is transposed per expert to [N, K], as the real files store `*_blocks` [E, N, K/32, 16]. Whole-tensor scales take
+ * bands of any rows; block rows are never split across bands.
  */
-export function produceTensor(t: TensorInfo, scheme: ProducedScheme, rule: ScaleRule): ProducedTensor {
-  const experts = scheme === "gpt-oss-mxfp4" ? t.shape[0]! : 1;
-  const [N, K] = scheme === "gpt-oss-mxfp4" ? [t.shape[2]!, t.shape[1]!] : [t.shape[0]!, t.shape[1]!];
+function geometryOf(t: TensorInfo, scheme: ProducedScheme, rule: ScaleRule) {
+  const gptOss = scheme === "gpt-oss-mxfp4";
+  const experts = gptOss ? t.shape[0]! : 1;
+  const [N, K] = gptOss ? [t.shape[2]!, t.shape[1]!] : [t.shape[0]!, t.shape[1]!];
   const [bh, bw] = [rule.block[0] || N, rule.block[1] || K];
-  const blockRows = Math.ceil(N / bh);
-  const blockCols = Math.ceil(K / bw);
   const packed = rule.element.K === 4;
+  const whole = rule.block[0] === 0;
+  const unit = whole ? 1 : bh;
+  const bandRows = unit * Math.max(1, Math.floor(BAND_ELEMENTS / (unit * K)));
+  const blockCols = Math.ceil(K / bw);
   // gpt-oss rows hold whole 16-byte blocks (a partial last block is padded with zero codes); others pad to a byte.
-  const rowCodes = scheme === "gpt-oss-mxfp4" ? blockCols * bw : packed ? K + (K & 1) : K;
+  const rowCodes = gptOss ? blockCols * bw : packed ? K + (K & 1) : K;
+  return { gptOss, experts, N, K, bh, bw, packed, whole, bandRows, blockRows: Math.ceil(N / bh), blockCols, rowCodes };
+}
+
+/** The plan of one weight. */
+export function produceTensor(t: TensorInfo, scheme: ProducedScheme, granularity: Granularity): ProducedTensor {
+  const rule = scaleRule(scheme, granularity);
+  const { gptOss, experts, N, K, bh, packed, whole, bandRows, blockRows, blockCols, rowCodes } = geometryOf(t, scheme, rule);
   const [elementName, scaleName, secondName] = outputNames(scheme, t.name);
-  const lead = scheme === "gpt-oss-mxfp4" ? [experts] : [];
-  const elementShape = scheme === "gpt-oss-mxfp4" ? [experts, N, blockCols, bw / 2] : packed ? [N, rowCodes / 2] : [N, K];
+  const lead = gptOss ? [experts] : [];
+  const elementShape = gptOss ? [experts, N, blockCols, rowCodes / blockCols / 2] : packed ? [N, rowCodes / 2] : [N, K];
   const scaleShape = scaleShapeOf(scheme, rule, lead, N, blockRows, blockCols);
   const specs: TensorSpec[] = [
     { name: elementName, dtype: packed ? "U8" : "F8_E4M3", shape: elementShape },
@@ -91,52 +108,108 @@ export function produceTensor(t: TensorInfo, scheme: ProducedScheme, rule: Scale
   return {
     specs,
     module,
-    async write(reader, writer, observe) {
-      // Whole-tensor scales take bands of any rows; block rows are never split across bands.
-      const whole = rule.block[0] === 0;
-      const unit = whole ? 1 : bh;
-      const bandRows = unit * Math.max(1, Math.floor(BAND_ELEMENTS / (unit * K)));
-      const buffers = BandBuffers.create(Math.min(N, bandRows) * K);
-      try {
-        const tensorAmax = rule.tensorScale || whole ? await amaxOf(reader, t, buffers) : 0;
-        const T = rule.tensorScale ? rule.tensorScale(tensorAmax) : 1;
-        const stored = rule.scaleDtype === "F32" ? new Float32Array(experts * blockRows * blockCols) : new Uint8Array(experts * blockRows * blockCols);
-        for (let e = 0; e < experts; e++) {
-          // gpt-oss: the expert [K, N] transposed to [N, K]; in Wasm memory when the kernels run (its bands are views).
-          let matrix: Float32Array | undefined;
-          if (scheme === "gpt-oss-mxfp4") {
-            const expert = await readFloat32(reader, t, e * K * N, K * N, rule.bfloat16Input);
-            if (buffers) buffers.transpose(expert, K, N);
-            else matrix = transpose(expert, K, N);
+    async write(reader, writer, runner, observe) {
+      const base = { path: reader.path, tensor: t.name, kernels: kernelStatus().enabled };
+      let tensorAmax = 0;
+      if (rule.tensorScale || whole) {
+        const ranges = function* (): Generator<AmaxJob> {
+          for (let start = 0; start < t.length; start += BAND_ELEMENTS) {
+            yield { op: "amax", ...base, start, count: Math.min(BAND_ELEMENTS, t.length - start) };
           }
-          for (let r0 = 0; r0 < N; r0 += bandRows) {
-            const rows = Math.min(bandRows, N - r0);
-            const count = rows * K;
-            const read = matrix ? matrix.subarray(r0 * K, r0 * K + count) : buffers ? undefined : await readFloat32(reader, t, r0 * K, count);
-            if (!read && scheme !== "gpt-oss-mxfp4") await buffers!.values(reader, t, r0 * K, count);
-            // The band's values as a view made now: a kernel's first call may grow the memory, detaching older views.
-            const x = () => read ?? (scheme === "gpt-oss-mxfp4" ? buffers!.matrix(r0 * K, count) : buffers!.x(count));
-            const band = quantizeBand(x(), rows, K, bh, bw, rule, T, whole ? tensorAmax : undefined, t.name, buffers?.out(count));
-            if (observe) {
-              const decoded = decodeBand(band, rule, buffers?.decoded(count));
-              observe(x(), decoded);
-            }
-            if (whole) stored.set(band.stored);
-            else stored.set(band.stored, (e * blockRows + r0 / bh) * blockCols);
-            const codes = buffers?.codes(count) ?? band.codes;
-            if (!packed) await writer.writeCodes(codes);
-            else await writer.writeBytes(packRows(codes, rows, K, rowCodes));
+        };
+        await inOrder(runner, ranges(), (amax) => {
+          tensorAmax = Math.max(tensorAmax, amax);
+        });
+      }
+      const T = rule.tensorScale ? rule.tensorScale(tensorAmax) : 1;
+      const stored = rule.scaleDtype === "F32" ? new Float32Array(experts * blockRows * blockCols) : new Uint8Array(experts * blockRows * blockCols);
+      // gpt-oss: one job per expert (its transpose); else one per band.
+      const jobs = function* (): Generator<ProduceBandJob> {
+        const job = { op: "produce", ...base, scheme, granularity, tensorScale: T, errors: observe !== undefined } as const;
+        for (let expert = 0; expert < experts; expert++) {
+          for (let r0 = 0; r0 < N; r0 += gptOss ? N : bandRows) {
+            const rows = gptOss ? N : Math.min(bandRows, N - r0);
+            const output = runner.remote ? writer.reserveBytes(packed ? (rows * rowCodes) / 2 : rows * K) : undefined;
+            yield { ...job, expert, r0, rows, ...(whole && { wholeAmax: tensorAmax }), ...(output && { output }) };
           }
         }
-        if (stored instanceof Float32Array) await writer.writeValues(stored);
-        else if (rule.scaleDtype === "U8") await writer.writeBytes(stored);
-        else await writer.writeCodes(stored);
-        if (secondName) await writer.writeValues(Float32Array.of(T));
-      } finally {
-        buffers?.free();
-      }
+      };
+      await inOrder(runner, jobs(), async (r, job) => {
+        for (const [i, sums] of r.sums.entries()) observe?.(sums, r.elements[i]!);
+        if (whole) stored.set(r.stored);
+        else stored.set(r.stored, (job.expert * blockRows + job.r0 / bh) * blockCols);
+        for (const bytes of r.bytes) await (packed ? writer.writeBytes(bytes) : writer.writeCodes(bytes));
+      });
+      if (stored instanceof Float32Array) await writer.writeValues(stored);
+      else if (rule.scaleDtype === "U8") await writer.writeBytes(stored);
+      else await writer.writeCodes(stored);
+      if (secondName) await writer.writeValues(Float32Array.of(T));
     },
   };
+}
+
+/** One job of produceTensor's write: codes, block scales and error sums of a band (gpt-oss: of an expert). */
+export async function produceJob(job: ProduceBandJob, context: JobContext): Promise<ProduceBandResult> {
+  const reader = await context.reader(job.path);
+  const t = reader.tensor(job.tensor);
+  const rule = scaleRule(job.scheme, job.granularity);
+  const { gptOss, N, K, bh, bw, packed, bandRows, rowCodes } = geometryOf(t, job.scheme, rule);
+  const buffers = kernels() ? context.scratchOf("produce", Math.min(N, bandRows) * K, BandBuffers.create) : undefined;
+  // gpt-oss: the expert [K, N] transposed to [N, K]; in Wasm memory when the kernels run (its bands are views).
+  let matrix: Float32Array | undefined;
+  if (gptOss) {
+    const expert = await readFloat32(reader, t, job.expert * K * N, K * N, rule.bfloat16Input);
+    if (buffers) buffers.transpose(expert, K, N);
+    else matrix = transpose(expert, K, N);
+  }
+  const [bytes, stored, sums, elements]: [Uint8Array[], (Float32Array | Uint8Array)[], ErrorSums[], number[]] = [[], [], [], []];
+  for (let r0 = job.r0; r0 < job.r0 + job.rows; r0 += bandRows) {
+    const rows = Math.min(bandRows, job.r0 + job.rows - r0);
+    const count = rows * K;
+    const read = matrix ? matrix.subarray(r0 * K, r0 * K + count) : buffers ? undefined : await readFloat32(reader, t, r0 * K, count);
+    if (!read && !gptOss) await buffers!.values(reader, t, r0 * K, count);
+    // The band's values as a view made now: a kernel's first call may grow the memory, detaching older views.
+    const x = () => read ?? (gptOss ? buffers!.matrix(r0 * K, count) : buffers!.x(count));
+    const band = quantizeBand(x(), rows, K, bh, bw, rule, job.tensorScale, job.wholeAmax, t.name, buffers?.out(count));
+    if (job.errors) {
+      const decoded = decodeBand(band, rule, buffers?.decoded(count));
+      sums.push(errorSums(x(), decoded, ...NO_OVERFLOW));
+      elements.push(count);
+    }
+    stored.push(band.stored);
+    const codes = buffers?.codes(count) ?? band.codes;
+    bytes.push(packed ? packRows(codes, rows, K, rowCodes) : codes);
+  }
+  if (job.output) {
+    let position = job.output.position;
+    for (const b of bytes.splice(0)) {
+      context.writeAt(job.output.path, position, b);
+      position += b.length;
+    }
+  }
+  return { bytes, stored: stored.length === 1 ? stored[0]! : concat(stored), sums, elements };
+}
+
+/** Largest |x| of a range of a tensor, with the same NaN/∞ error as the blocks. */
+export async function amaxJob(job: AmaxJob, context: JobContext): Promise<number> {
+  const reader = await context.reader(job.path);
+  const t = reader.tensor(job.tensor);
+  const buffers = kernels() ? context.scratchOf("produce", job.count, BandBuffers.create) : undefined;
+  const x = await (buffers?.values(reader, t, job.start, job.count) ?? readFloat32(reader, t, job.start, job.count));
+  const amax = new Float32Array(1);
+  const at = blockAmax(x, { rows: 1, K: job.count, width: job.count, bh: 1 }, amax);
+  if (at >= 0) throw nonFinite(t.name, x[at]!);
+  return amax[0]!;
+}
+
+function concat<T extends Float32Array | Uint8Array>(parts: readonly T[]): T {
+  const out = new (parts[0]!.constructor as new (n: number) => T)(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
 
 function scaleShapeOf(scheme: ProducedScheme, rule: ScaleRule, lead: number[], N: number, blockRows: number, blockCols: number): number[] {
@@ -236,18 +309,6 @@ function transpose(m: Float32Array, K: number, N: number): Float32Array {
   return out;
 }
 
-/** Largest |x| of a tensor (streamed), with the same NaN/∞ error as the blocks. */
-async function amaxOf(reader: SafetensorsReader, t: TensorInfo, buffers: BandBuffers | undefined): Promise<number> {
-  const amax = new Float32Array(1);
-  for (let start = 0; start < t.length; start += BAND_ELEMENTS) {
-    const count = Math.min(BAND_ELEMENTS, t.length - start);
-    const x = await (buffers?.values(reader, t, start, count) ?? readFloat32(reader, t, start, count));
-    const at = blockAmax(x, { rows: 1, K: count, width: count, bh: 1 }, amax);
-    if (at >= 0) throw nonFinite(t.name, x[at]!);
-  }
-  return amax[0]!;
-}
-
 /**
  * One weight's band buffers in Wasm memory, so that the kernels run on them in place: the input's 16-bit codes, its
  * float32 values (F32 inputs are read straight into them), the quotients, the codes and the decoded values. Views are
@@ -266,9 +327,8 @@ class BandBuffers {
     private readonly decoded32: WasmArray<Float32Array>,
   ) {}
 
-  /** Buffers of `elements` elements, or undefined when the kernels are unavailable. */
-  static create(elements: number): BandBuffers | undefined {
-    if (!kernels()) return undefined;
+  /** Buffers of `elements` elements (callers check that the kernels run). */
+  static create(elements: number): BandBuffers {
     const f32 = () => new WasmArray(Float32Array, elements);
     return new BandBuffers(new WasmArray(Uint16Array, elements), f32(), f32(), new WasmArray(Uint8Array, elements), f32());
   }
@@ -291,8 +351,12 @@ class BandBuffers {
     return this.x(count);
   }
 
-  /** An expert [K, N] (gpt-oss) transposed into the matrix buffer, [N, K] (allocated at the first expert). */
+  /** An expert [K, N] (gpt-oss) transposed into the matrix buffer, [N, K] (allocated at the first expert, grown for a larger one). */
   transpose(values: Float32Array, K: number, N: number): void {
+    if (this.transposed && this.transposed[0].array.length < K * N) {
+      for (const a of this.transposed) a.free();
+      this.transposed = undefined;
+    }
     this.transposed ??= [new WasmArray(Float32Array, K * N), new WasmArray(Float32Array, K * N)];
     const [from, to] = this.transposed;
     from.array.set(values);

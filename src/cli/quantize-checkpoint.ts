@@ -2,7 +2,7 @@
 import { MX_SCHEMES } from "../block/index.js";
 import { produceCheckpoint } from "../checkpoint/produce-files.js";
 import { type Granularity, PRODUCED_SCHEMES, type ProducedScheme } from "../checkpoint/scales.js";
-import { UsageError, globMatcher, parseCommand, stringOption } from "./args.js";
+import { UsageError, globMatcher, integerOption, parseCommand, stringOption } from "./args.js";
 import type { CliIO } from "./io.js";
 import { ErrorStats, errorReport } from "./stats.js";
 
@@ -14,6 +14,7 @@ Checkpoint conventions of other tools (docs/cli.md has every formula):
   --scheme <name>        ${PRODUCED_SCHEMES.slice(0, 3).join(", ")},
                          ${PRODUCED_SCHEMES.slice(3).join(", ")}
   --granularity <g>      compressed-tensors-fp8 only: ${GRANULARITIES.join(", ")} (default tensor)
+  --threads <n>          worker threads for weights of ≥ 2^22 elements (default: the logical processors; 1: none)
 Writes a model directory: every shard under its own name with the scale tensors beside their weights, the shard
 index updated, config.json's quantization_config set (ModelOpt: hf_quant_config.json), other files copied. 2-D
 "*.weight" tensors are quantized along K of [N, K] except lm_head, embeddings, norms and MoE routers
@@ -32,6 +33,7 @@ export async function quantizeCheckpoint(args: readonly string[], io: CliIO): Pr
       output: { type: "string", short: "o" },
       force: { type: "boolean" },
       fsync: { type: "boolean" },
+      threads: { type: "string" },
     },
     ["in.safetensors | model dir"],
   );
@@ -51,6 +53,7 @@ export async function quantizeCheckpoint(args: readonly string[], io: CliIO): Pr
   const output = stringOption(p, "output");
   if (output === undefined) throw new UsageError("--output", "is required; allowed: the path of the new model directory");
   const only = p.values.only as string[] | undefined;
+  const threads = integerOption(p, "threads", 1, 256);
   const stats = new Map<string, ErrorStats>();
   const started = performance.now();
   const result = await produceCheckpoint({
@@ -61,10 +64,11 @@ export async function quantizeCheckpoint(args: readonly string[], io: CliIO): Pr
     ...(only && { selected: globMatcher(only) }),
     force: p.values.force === true,
     fsync: p.values.fsync === true,
+    ...(threads !== undefined && { threads }),
     progress: (shard, quantized, copied) => io.stderr(`${shard}: ${quantized} tensor(s) quantized, ${copied} copied\n`),
-    observe(tensor, x, decoded) {
+    observe(tensor, sums, elements) {
       if (!stats.has(tensor)) stats.set(tensor, new ErrorStats());
-      stats.get(tensor)!.add(x, decoded);
+      stats.get(tensor)!.addSums(sums, elements);
     },
     quantized(tensor, seconds) {
       stats.get(tensor)!.seconds = seconds;

@@ -97,6 +97,23 @@ export class SafetensorsWriter {
     if (done + bytes.length === total) this.advance();
   }
 
+  /**
+   * Hands the next `bytes` stored bytes of the current tensor to another writer of the temporary file (a conversion
+   * worker, which writes them at `position` of `path` before commit); they count as written here.
+   */
+  reserveBytes(bytes: number): { path: string; position: number } {
+    const t = this.requireCurrent();
+    if (this.written > 0) throw new SafetensorsError(`tensor "${t.name}"`, "raw bytes cannot follow codes or values within one tensor");
+    const total = t.end - t.begin;
+    const done = this.position - this.dataStart - t.begin;
+    if (done + bytes > total) throw new CodeRangeError("bytes", `is ${bytes}; tensor "${t.name}" has ${total - done} bytes left`);
+    const position = this.position;
+    this.position += bytes;
+    this.writeBack(bytes);
+    if (done + bytes === total) this.advance();
+    return { path: this.tempPath, position };
+  }
+
   /** Appends codes of the current tensor's format (F4/F6 are packed; chunks of any length). */
   async writeCodes(codes: CodeArray): Promise<void> {
     const t = this.requireCount(codes.length);

@@ -1,5 +1,7 @@
 // Messages between a Pool (pool.ts) and its workers (worker.ts), and the typed errors that cross between them.
 import { ArgumentTypeError, CodeRangeError, FormatError, ProjectionError } from "../errors.js";
+import { CheckpointError } from "../checkpoint/errors.js";
+import { IoError, SafetensorsError } from "../io/errors.js";
 import type { ConversionFlags } from "../exact/cast.js";
 import type { Projection } from "../exact/projection.js";
 import type { FormatSpec } from "../format/model.js";
@@ -93,7 +95,8 @@ export type Reply =
   | { readonly id: number; readonly flags?: ConversionFlags; readonly value?: number }
   | { readonly id: number; readonly error: ErrorData | string };
 
-const TYPED = { FormatError, ProjectionError, CodeRangeError, ArgumentTypeError } as const;
+/** The library's typed errors, and those of the file conversions' workers (src/checkpoint/threads.ts). */
+const TYPED = { FormatError, ProjectionError, CodeRangeError, ArgumentTypeError, SafetensorsError, IoError, CheckpointError } as const;
 
 /** Serializes a typed error (other errors travel as their text and are re-thrown as plain Errors). */
 export function errorData(error: unknown): ErrorData | string {

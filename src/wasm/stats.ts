@@ -1,5 +1,5 @@
 // Host side of assembly/stats.ts: quantization error sums and overflow counts of float32 inputs in one SIMD pass.
-// src/cli/stats.ts errorSumsReference is the specification (same lanes, same order); the kernel agrees bit for bit.
+// src/io/error-sums.ts errorSumsReference is the specification (same lanes, same order); the kernel agrees bit for bit.
 import { kernels } from "./instance.js";
 import { allocBytesRaw, freeBytesRaw, keep, memoryBuffer, stream } from "./memory.js";
 

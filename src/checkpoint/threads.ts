@@ -1,0 +1,76 @@
+// Conversion jobs (jobs.ts) on worker threads: each worker opens the input itself and runs the same function as the
+// calling thread (run-job.ts), several jobs in flight; the caller consumes the results in job order (inOrder), so
+// the files written and the numbers reported do not depend on the thread count.
+import { Worker } from "node:worker_threads";
+import { conversionWorkerSource } from "../../build/parallel/conversion-worker.js";
+import { type ErrorData, reviveError } from "../parallel/protocol.js";
+import type { ConversionJob, JobResult, JobRunner } from "./jobs.js";
+
+type Reply = { readonly id: number; readonly result: unknown } | { readonly id: number; readonly error: ErrorData | string };
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+/** Worker threads running conversion jobs (src/checkpoint/worker.ts), each job on the worker with the fewest queued. */
+export class WorkerRunner implements JobRunner {
+  readonly depth: number;
+  readonly remote = true;
+  private readonly workers: { worker: Worker; pending: Map<number, Pending>; failed?: Error }[] = [];
+  private next = 0;
+
+  constructor(threads: number) {
+    // Two jobs per worker keep each busy while the calling thread writes the previous results.
+    this.depth = 2 * threads;
+    for (let i = 0; i < threads; i++) {
+      const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(conversionWorkerSource)}`));
+      const entry: (typeof this.workers)[number] = { worker, pending: new Map() };
+      const fail = (error: Error) => {
+        entry.failed ??= error;
+        for (const p of entry.pending.values()) p.reject(error);
+        entry.pending.clear();
+      };
+      worker.on("message", (reply: Reply) => {
+        const p = entry.pending.get(reply.id);
+        if (!p) return;
+        entry.pending.delete(reply.id);
+        if ("error" in reply) p.reject(reviveError(reply.error, 0));
+        else p.resolve(reply.result);
+      });
+      worker.on("error", (e) => fail(new Error(`minifloat conversion worker failed: ${e.message}`)));
+      worker.on("exit", (code) => fail(new Error(`minifloat conversion worker exited (code ${code})`)));
+      this.workers.push(entry);
+    }
+  }
+
+  get threads(): number {
+    return this.workers.length;
+  }
+
+  run<J extends ConversionJob>(job: J): Promise<JobResult<J>> {
+    const entry = this.workers.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
+    if (entry.failed) return Promise.reject(entry.failed);
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      entry.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      entry.worker.postMessage({ id, job });
+    });
+  }
+
+  /** Closes the workers' files and stops them. */
+  async close(): Promise<void> {
+    await Promise.allSettled(
+      this.workers.map(async (entry) => {
+        if (!entry.failed) {
+          const id = this.next++;
+          await new Promise((resolve, reject) => {
+            entry.pending.set(id, { resolve, reject });
+            entry.worker.postMessage({ id, close: true });
+          }).catch(() => undefined);
+        }
+        await entry.worker.terminate();
+      }),
+    );
+  }
+}
