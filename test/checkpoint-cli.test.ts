@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cli } from "./cli-bundle.js";
 import { num } from "../src/cli/text.js";
-import { SafetensorsReader } from "../src/io/index.js";
+import { SafetensorsReader, dequantizeCheckpoint } from "../src/io/index.js";
 import { GOOD, bits, checkpoint, expectedTensors } from "./checkpoint-fixtures.js";
 import { bitsOf, expected as ggufExpected, fixture as ggufFixture } from "./io-gguf-fixtures.js";
 
@@ -181,6 +181,39 @@ describe("minifloat dequantize: malformed checkpoints are refused and nothing is
       expect(existsSync(at("refused")) ? readdirSync(at("refused")) : []).toEqual([]);
     });
   }
+});
+
+describe("dequantize on worker threads", () => {
+  // Every tensor large enough (minElements 0) and not a table gather goes to the workers: the small-block NVFP4 and
+  // MXFP4 schemes, gpt-oss, FP8 with per-tensor or per-channel scales.
+  for (const name of GOOD) {
+    it(`${name}: the same bits as the independent reference, with scales looked up by the workers`, async () => {
+      const want = expectedTensors(name);
+      const shards = readdirSync(checkpoint(name)).filter((f) => f.endsWith(".safetensors"));
+      for (const [to, dtype, width] of TARGETS) {
+        const out = at(`threads-${name}-${to}`);
+        const result = await dequantizeCheckpoint(checkpoint(name), { to: dtype, output: out, threads: 2, minElements: 0 });
+        expect(result.converted).toBeGreaterThan(0);
+        const got = await stored(shards.map((f) => join(out, f)));
+        for (const [tensor, e] of Object.entries(want)) {
+          if (e.scheme === "plain") continue;
+          expect([tensor, got.get(tensor)!.dtype]).toEqual([tensor, dtype]);
+          expect(got.get(tensor)!.bits).toEqual(bits(e[to], width));
+        }
+      }
+    });
+  }
+
+  it("--threads is an integer of at least 1; threads and minElements are checked", async () => {
+    const r = await cli("dequantize", checkpoint("ct-nvfp4"), "--to", "bf16", "--threads", "two", "-o", at("threads-bad"));
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--threads/);
+    await expect(dequantizeCheckpoint(checkpoint("ct-nvfp4"), { to: "BF16", output: at("threads-bad"), threads: 0 })).rejects.toThrow(/threads: got 0/);
+    await expect(dequantizeCheckpoint(checkpoint("ct-nvfp4"), { to: "BF16", output: at("threads-bad"), minElements: 0.5 })).rejects.toThrow(/minElements/);
+    expect(existsSync(at("threads-bad"))).toBe(false);
+    const two = await cli("dequantize", checkpoint("ct-nvfp4"), "--to", "bf16", "--threads", "2", "-o", at("threads-cli"));
+    expect(two.code).toBe(0);
+  });
 });
 
 describe("minifloat inspect on checkpoints", () => {

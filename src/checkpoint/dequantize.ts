@@ -4,6 +4,8 @@
 // their weights and dropped. Nothing appears at the destination unless everything succeeded.
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { requireInteger } from "../errors.js";
 import { cp, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type { TensorSpec } from "../io/header.js";
@@ -11,17 +13,24 @@ import { IoError } from "../io/errors.js";
 import { onPath } from "../io/fs-errors.js";
 import type { SafetensorsReader } from "../io/reader.js";
 import { SafetensorsWriter } from "../io/writer.js";
-import { kernels } from "../wasm/instance.js";
+import { kernelStatus, kernels } from "../wasm/instance.js";
 import { WasmArray, memoryBuffer } from "../wasm/memory.js";
 import { TABLE_MIN, type Target } from "./decode.js";
 import { CheckpointError } from "./errors.js";
 import { type Checkpoint, INDEX_FILE, openCheckpoint } from "./open.js";
 import type { CheckpointTensor } from "./recognize.js";
 import { GatherRoom } from "./room.js";
+import { type DequantizeJob, type JobContext, type JobRunner, inOrder } from "./jobs.js";
+import { WorkerRunner } from "./threads.js";
 
 /** Elements per chunk: 1 Mi elements keep buffers at a few MB whatever the tensor size. */
 const CHUNK_ELEMENTS = 1 << 20;
 const COPY_BYTES = 8 << 20;
+/** Chunks per worker job: large enough that a job's read-ahead and dispatch are small next to its work. */
+const JOB_CHUNKS = 4;
+/** Smallest tensor sent to the workers by default: a worker's start (≈ 60 ms) costs more than it saves below it. */
+const DEFAULT_MIN_ELEMENTS = 1 << 22;
+const MAX_THREADS = 256;
 const OWN_RECORDS = ["minifloat.quantized"];
 
 export interface ProgressSink {
@@ -45,6 +54,10 @@ export interface DequantizeCheckpointOptions {
   selected?: (name: string) => boolean;
   /** Called once the plan is made: the converted elements and tensors in all. */
   progress?: (elements: number, tensors: number) => ProgressSink;
+  /** Worker threads for tensors of at least `minElements` elements (default: os.availableParallelism(); 1: this thread only). */
+  threads?: number;
+  /** Tensors with fewer elements are converted on the calling thread (default 2^22). */
+  minElements?: number;
 }
 
 export interface DequantizeCheckpointResult {
@@ -68,7 +81,10 @@ export async function dequantizeCheckpoint(input: string, options: DequantizeChe
   const target = resolve(output);
   if (existsSync(target) && !options.force) throw new IoError(output, "exists; allowed: a new path, or --force to replace it");
   if (resolve(input) === target) throw new IoError(output, "is also the input; allowed: a different output path (inputs are never modified)");
+  const threads = requireInteger("threads", options.threads ?? availableParallelism(), 1, MAX_THREADS);
+  const minElements = requireInteger("minElements", options.minElements ?? DEFAULT_MIN_ELEMENTS, 0, Number.MAX_SAFE_INTEGER);
   const c = await openCheckpoint(input, { raw: options.raw ?? false });
+  let workers: WorkerRunner | undefined;
   try {
     // Scaled tensors are always converted; unscaled float tensors when not already in the target dtype, except the
     // plain ones of a checkpoint another tool quantized: those were never quantized (DeepSeek's F32 biases stay F32).
@@ -89,7 +105,14 @@ export async function dequantizeCheckpoint(input: string, options: DequantizeChe
     );
     const result: DequantizeCheckpointResult = { converted: 0, copied: 0, dropped: 0, inputBytes: 0, outputBytes: 0 };
     for (const t of c.tensors) if (converts(t)) result.dropped += t.parts.length - 1;
-    const run = { c, to, sink, index: 0, result, fsync: options.fsync ?? false };
+    const job = { input, raw: options.raw ?? false, to, kernels: kernelStatus().enabled };
+    // Workers for the large tensors of a safetensors checkpoint whose decode is compute-bound, started with the first
+    // one. A table gather (plain narrow floats, block-scaled FP8 with the kernels) is bound by memory and stays here,
+    // where the writes already overlap it; so do GGUF tensors. On two cores, workers made both slower
+    // (docs/performance.md).
+    const runner = (t: CheckpointTensor) =>
+      threads > 1 && t.length >= minElements && c.kind !== "gguf" && !gathered(c, t) ? (workers ??= new WorkerRunner(threads)) : undefined;
+    const run = { c, to, sink, index: 0, result, fsync: options.fsync ?? false, job, runner };
     // The quantization config goes when another tool's quantized weights were all dequantized (not with --only
     // leaving some, nor with --raw, which applies no convention).
     const own = (t: CheckpointTensor) => ["plain", "minifloat", "minifloat-block"].includes(t.scheme) || t.scheme.startsWith("gguf:");
@@ -103,7 +126,7 @@ export async function dequantizeCheckpoint(input: string, options: DequantizeChe
     }
     return result;
   } finally {
-    await c.close();
+    await Promise.all([workers?.close(), c.close()]);
   }
 }
 
@@ -139,6 +162,10 @@ interface Run {
   index: number;
   readonly result: DequantizeCheckpointResult;
   readonly fsync: boolean;
+  /** What every job of this run has in common. */
+  readonly job: Pick<DequantizeJob, "input" | "raw" | "to" | "kernels">;
+  /** The workers for tensor t, or undefined to convert it on this thread. */
+  readonly runner: (t: CheckpointTensor) => JobRunner | undefined;
 }
 
 /** Writes one output file; returns its tensors' names and data bytes. */
@@ -162,7 +189,7 @@ async function writeShard(
     if (!OWN_RECORDS.includes(k) && !(k.startsWith("minifloat.block.") && folded.has(k.slice("minifloat.block.".length)))) metadata[k] = v;
   }
   const writer = await SafetensorsWriter.create(path, specs, { metadata, force, fsync: run.fsync, protect: [input] });
-  const slots = new OutputSlots(run, items);
+  const slots = new OutputSlots(run.c, run.to, items.flatMap((it) => (it.kind === "convert" && !run.runner(it.t) ? [it.t] : [])));
   try {
     for (const it of items) {
       if (it.kind === "copy") {
@@ -175,22 +202,27 @@ async function writeShard(
       const t = it.t;
       const index = run.index++;
       const started = performance.now();
-      const step = chunkOf(t);
-      // The next chunk is read and decoded while the previous one is written, in place (copy: false) from three
-      // buffers in rotation: a buffer is reused once the write call after its own has returned.
-      let pending: Promise<void> = Promise.resolve();
-      for (let start = 0, k = 0; start < t.length; start += step, k++) {
-        const count = Math.min(step, t.length - start);
-        const memory = slots.memory();
-        const values = await run.c.readRounded(t.name, run.to, start, count, slots.buffer(t, k, count), slots.room);
-        slots.check(t, k, memory);
-        await pending;
-        const bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
-        pending = writer.writeBytes(bytes, { copy: false }).then(() => run.sink?.advance(count, index, t.name));
+      const runner = run.runner(t);
+      if (runner) {
+        // Ranges of whole chunks, each written by a worker at its place in the file.
+        const size = run.to === "F32" ? 4 : 2;
+        const ranges = function* (): Generator<DequantizeJob> {
+          const step = chunkOf(t) * JOB_CHUNKS;
+          for (let start = 0; start < t.length; start += step) {
+            const count = Math.min(step, t.length - start);
+            yield { op: "dequantize", ...run.job, tensor: t.name, start, count, output: writer.reserveBytes(count * size) };
+          }
+        };
+        await inOrder(runner, ranges(), (_, job) => run.sink?.advance(job.count, index, t.name));
+      } else {
+        // The next chunk is read and decoded while the previous one is written, in place (copy: false) from three
+        // buffers in rotation: a buffer is reused once the write call after its own has returned.
+        await convertRange(run.c, t, run.to, 0, t.length, slots, (bytes, count) =>
+          writer.writeBytes(bytes, { copy: false }).then(() => run.sink?.advance(count, index, t.name)),
+        );
+        // No write from the buffers stays in flight into the next tensor's first chunk (see OutputSlots).
+        await writer.flush();
       }
-      await pending;
-      // No write from the buffers stays in flight into the next tensor's first chunk (see OutputSlots).
-      await writer.flush();
       run.result.converted++;
       run.sink?.finished(index, t, (performance.now() - started) / 1000);
     }
@@ -205,6 +237,49 @@ async function writeShard(
   run.result.outputBytes += writer.dataStart + (last?.end ?? 0);
   if (reader) run.result.inputBytes += reader.dataStart + (reader.tensors[reader.tensors.length - 1]?.end ?? 0);
   return { names: specs.map((s) => s.name), bytes: last?.end ?? 0 };
+}
+
+/**
+ * Elements [start, start + count) of t (start a multiple of chunkOf(t)) chunk by chunk into `slots`, each chunk's
+ * bytes handed to `emit` in order; the next chunk is decoded while `emit`'s promise for the one before is pending.
+ */
+async function convertRange(
+  c: Checkpoint,
+  t: CheckpointTensor,
+  to: Target,
+  start: number,
+  count: number,
+  slots: OutputSlots,
+  emit: (bytes: Uint8Array, count: number) => Promise<void> | void,
+): Promise<void> {
+  const step = chunkOf(t);
+  let pending: Promise<void> | void = undefined;
+  for (let at = start, k = 0; at < start + count; at += step, k++) {
+    const n = Math.min(step, start + count - at);
+    const memory = slots.memory();
+    const values = await c.readRounded(t.name, to, at, n, slots.buffer(t, k, n), slots.room);
+    slots.check(t, k, memory);
+    await pending;
+    pending = emit(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), n);
+  }
+  await pending;
+}
+
+/** A DequantizeJob on this thread: its chunks written at its place in the output file, each while the next is decoded. */
+export async function dequantizeJob(job: DequantizeJob, context: JobContext): Promise<null> {
+  const c = await context.checkpoint(job.input, job.raw);
+  const t = c.tensor(job.tensor);
+  const slots = await context.scratchOf(
+    "dequantize",
+    (s: OutputSlots) => s.covers(c, job.to, t),
+    () => new OutputSlots(c, job.to, [t]),
+  );
+  let position = job.output.position;
+  await convertRange(c, t, job.to, job.start, job.count, slots, (bytes) => {
+    position += bytes.length;
+    return context.writeAt(job.output.path, position - bytes.length, bytes);
+  });
+  return null;
 }
 
 /** Elements per chunk of a tensor: whole rows, about CHUNK_ELEMENTS. */
@@ -230,15 +305,25 @@ class OutputSlots {
   /** Room for block-scaled byte codes, sized for the largest chunk of the file's. */
   readonly room: GatherRoom | undefined;
 
-  constructor(run: Run, items: readonly Item[]) {
-    const converted = items.flatMap((it) => (it.kind === "convert" ? [it.t] : []));
+  /** Slots for the chunks of the `converted` tensors of c into `to`. */
+  constructor(c: Checkpoint, to: Target, converted: readonly CheckpointTensor[]) {
     const size = Math.max(0, ...converted.map((t) => Math.min(chunkOf(t), t.length)));
-    const type = run.to === "F32" ? Float32Array : Uint16Array;
+    const type = to === "F32" ? Float32Array : Uint16Array;
     this.arrays = [0, 1, 2].map(() => new type(size));
-    if (!kernels() || run.c.kind === "gguf") return;
+    if (!converted.some((t) => gathered(c, t))) return;
     const scaled = converted.filter((t) => roomEntries(t) > 0);
     if (scaled.length > 0) this.room = GatherRoom.create(size, Math.max(...scaled.map(roomEntries)));
     if (converted.some(unscaled) || this.room) this.wasm = [0, 1, 2].map(() => new WasmArray<Float32Array | Uint16Array>(type, size));
+  }
+
+  /** Whether these slots (made for another tensor) serve t of c into `to` as slots made for t would. */
+  covers(c: Checkpoint, to: Target, t: CheckpointTensor): boolean {
+    const type = to === "F32" ? Float32Array : Uint16Array;
+    const size = Math.min(chunkOf(t), t.length);
+    if (!(this.arrays[0] instanceof type) || this.arrays[0].length < size) return false;
+    if (!gathered(c, t)) return this.wasm.length === 0 && this.room === undefined;
+    const entries = roomEntries(t);
+    return entries > 0 ? this.room !== undefined && this.room.entries >= entries && this.room.codeBytes >= size : this.wasm.length > 0 && this.room === undefined;
   }
 
   /** Whether chunk k of t goes to a Wasm buffer. */
@@ -265,6 +350,11 @@ class OutputSlots {
     await this.room?.close();
     for (const a of this.wasm) a.free();
   }
+}
+
+/** Whether t's chunks are gathered from tables into Wasm buffers (OutputSlots): plain or block-scaled byte codes. */
+function gathered(c: Checkpoint, t: CheckpointTensor): boolean {
+  return kernels() !== undefined && c.kind !== "gguf" && (unscaled(t) || roomEntries(t) > 0);
 }
 
 /** A logical tensor of one stored tensor: no scale tensors. */

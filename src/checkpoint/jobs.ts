@@ -1,9 +1,11 @@
 // The jobs a checkpoint conversion cuts its tensors into (a band of a weight's rows, a range of a tensor for its
 // amax), and what runs one: the same function on the calling thread and on a conversion worker (threads.ts), which
 // opens the input file itself. A job names its tensor and scheme rather than carrying data, so it costs nothing to send.
-import { closeSync, openSync, writeSync } from "node:fs";
+import { type FileHandle, open } from "node:fs/promises";
 import { fsError } from "../io/fs-errors.js";
 import { SafetensorsReader } from "../io/reader.js";
+import type { Target } from "./decode.js";
+import { type Checkpoint, openCheckpoint } from "./open.js";
 import type { ErrorSums } from "../wasm/stats.js";
 import type { Granularity, ProducedScheme } from "./scales.js";
 
@@ -39,7 +41,21 @@ export interface AmaxJob extends JobBase {
   readonly count: number;
 }
 
-export type ConversionJob = ProduceBandJob | AmaxJob;
+/** Elements [start, start + count) of a logical tensor of a checkpoint, rounded into `to` and written at `output`. */
+export interface DequantizeJob {
+  readonly op: "dequantize";
+  /** The checkpoint: a .safetensors file, a model directory or a .gguf file. */
+  readonly input: string;
+  readonly raw: boolean;
+  readonly tensor: string;
+  readonly to: Target;
+  readonly start: number;
+  readonly count: number;
+  readonly kernels: boolean;
+  readonly output: { readonly path: string; readonly position: number };
+}
+
+export type ConversionJob = ProduceBandJob | AmaxJob | DequantizeJob;
 
 export interface ProduceBandResult {
   /** The output bytes in file order (FP8 codes, or packed nibbles); none when the job wrote them (`output`). */
@@ -52,18 +68,25 @@ export interface ProduceBandResult {
   readonly elements: readonly number[];
 }
 
-export type JobResult<J extends ConversionJob> = J extends ProduceBandJob ? ProduceBandResult : number;
+export type JobResult<J extends ConversionJob> = J extends ProduceBandJob ? ProduceBandResult : J extends AmaxJob ? number : null;
+
+/** Buffers a thread keeps from job to job. */
+interface Scratch {
+  free(): void | Promise<void>;
+}
 
 /**
- * What the jobs of one thread share: the input files it opened (or was given), and scratch buffers in Wasm memory
- * that grow to the largest job and are reused, so a thread allocates once per conversion rather than per band.
+ * What the jobs of one thread share: the input files it opened (or was given), the output it writes by position, and
+ * scratch buffers (in Wasm memory) reused from job to job while they fit, so a thread allocates once per tensor
+ * shape rather than once per job.
  */
 export class JobContext {
   private readonly readers = new Map<string, Promise<SafetensorsReader>>();
   /** The output file written by position, and its descriptor. */
-  private output: { path: string; fd: number } | undefined;
+  private output: { path: string; handle: Promise<FileHandle> } | undefined;
   private readonly owned = new Set<string>();
-  private readonly scratch = new Map<string, { elements: number; value: { free(): void } }>();
+  private readonly scratch = new Map<string, Scratch>();
+  private opened: { key: string; checkpoint: Promise<Checkpoint> } | undefined;
 
   /** Makes `reader` this context's reader of its path (the caller keeps and closes it). */
   use(reader: SafetensorsReader): void {
@@ -82,43 +105,61 @@ export class JobContext {
     return r;
   }
 
-  /** Writes `bytes` at `position` of the file at `path` (kept open until another path or close). */
-  writeAt(path: string, position: number, bytes: Uint8Array): void {
+  /**
+   * Writes `bytes` at `position` of the file at `path` (kept open until another path or close). The caller keeps
+   * `bytes` unchanged, and the Wasm memory ungrown if they are a view of it, until the promise settles.
+   */
+  async writeAt(path: string, position: number, bytes: Uint8Array): Promise<void> {
     try {
       if (this.output?.path !== path) {
-        this.closeOutput();
-        this.output = { path, fd: openSync(path, "r+") };
+        await this.closeOutput();
+        this.output = { path, handle: open(path, "r+") };
       }
-      // Synchronous: bytes may be a view of Wasm memory, which nothing may grow while the write reads it.
-      for (let done = 0; done < bytes.length; ) done += writeSync(this.output.fd, bytes, done, bytes.length - done, position + done);
+      const handle = await this.output.handle;
+      for (let done = 0; done < bytes.length; ) done += (await handle.write(bytes, done, bytes.length - done, position + done)).bytesWritten;
     } catch (e) {
       throw fsError(e, path);
     }
   }
 
-  private closeOutput(): void {
-    if (this.output) closeSync(this.output.fd);
+  private async closeOutput(): Promise<void> {
+    const output = this.output;
     this.output = undefined;
+    await (await output?.handle.catch(() => undefined))?.close();
   }
 
-  /** The scratch value under `key` of at least `elements` elements, made by `create` (a smaller one is freed first). */
-  scratchOf<T extends { free(): void }>(key: string, elements: number, create: (elements: number) => T): T {
-    const s = this.scratch.get(key);
-    if (s && s.elements >= elements) return s.value as T;
-    s?.value.free();
+  /** The scratch value under `key` when `fits` accepts it, else a new one from `create` (the one before is freed first). */
+  async scratchOf<T extends Scratch>(key: string, fits: (value: T) => boolean, create: () => T): Promise<T> {
+    const s = this.scratch.get(key) as T | undefined;
+    if (s && fits(s)) return s;
     this.scratch.delete(key);
-    const value = create(elements);
-    this.scratch.set(key, { elements, value });
+    await s?.free();
+    const value = create();
+    this.scratch.set(key, value);
     return value;
   }
 
-  /** Frees the scratch buffers and closes the readers this context opened. */
+  /** The checkpoint at `input` (another one this context opened before is closed first). */
+  async checkpoint(input: string, raw: boolean): Promise<Checkpoint> {
+    const key = `${raw}:${input}`;
+    if (this.opened?.key !== key) {
+      const before = this.opened;
+      this.opened = undefined;
+      await (await before?.checkpoint.catch(() => undefined))?.close();
+      this.opened = { key, checkpoint: openCheckpoint(input, { raw }) };
+    }
+    return this.opened.checkpoint;
+  }
+
+  /** Frees the scratch buffers and closes the files this context opened. */
   async close(): Promise<void> {
-    for (const s of this.scratch.values()) s.value.free();
+    for (const s of this.scratch.values()) await s.free();
     this.scratch.clear();
+    await (await this.opened?.checkpoint.catch(() => undefined))?.close();
+    this.opened = undefined;
     await this.closeOwned();
     this.readers.clear();
-    this.closeOutput();
+    await this.closeOutput();
   }
 
   private async closeOwned(): Promise<void> {

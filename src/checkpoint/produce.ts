@@ -154,7 +154,7 @@ export async function produceJob(job: ProduceBandJob, context: JobContext): Prom
   const t = reader.tensor(job.tensor);
   const rule = scaleRule(job.scheme, job.granularity);
   const { gptOss, N, K, bh, bw, packed, bandRows, rowCodes } = geometryOf(t, job.scheme, rule);
-  const buffers = kernels() ? context.scratchOf("produce", Math.min(N, bandRows) * K, BandBuffers.create) : undefined;
+  const buffers = kernels() ? await bandBuffers(context, Math.min(N, bandRows) * K) : undefined;
   // gpt-oss: the expert [K, N] transposed to [N, K]; in Wasm memory when the kernels run (its bands are views).
   let matrix: Float32Array | undefined;
   if (gptOss) {
@@ -183,7 +183,7 @@ export async function produceJob(job: ProduceBandJob, context: JobContext): Prom
   if (job.output) {
     let position = job.output.position;
     for (const b of bytes.splice(0)) {
-      context.writeAt(job.output.path, position, b);
+      await context.writeAt(job.output.path, position, b);
       position += b.length;
     }
   }
@@ -194,12 +194,21 @@ export async function produceJob(job: ProduceBandJob, context: JobContext): Prom
 export async function amaxJob(job: AmaxJob, context: JobContext): Promise<number> {
   const reader = await context.reader(job.path);
   const t = reader.tensor(job.tensor);
-  const buffers = kernels() ? context.scratchOf("produce", job.count, BandBuffers.create) : undefined;
+  const buffers = kernels() ? await bandBuffers(context, job.count) : undefined;
   const x = await (buffers?.values(reader, t, job.start, job.count) ?? readFloat32(reader, t, job.start, job.count));
   const amax = new Float32Array(1);
   const at = blockAmax(x, { rows: 1, K: job.count, width: job.count, bh: 1 }, amax);
   if (at >= 0) throw nonFinite(t.name, x[at]!);
   return amax[0]!;
+}
+
+/** The thread's band buffers, of at least `elements` elements. */
+function bandBuffers(context: JobContext, elements: number): Promise<BandBuffers> {
+  return context.scratchOf(
+    "produce",
+    (b: BandBuffers) => b.elements >= elements,
+    () => BandBuffers.create(elements),
+  );
 }
 
 function concat<T extends Float32Array | Uint8Array>(parts: readonly T[]): T {
@@ -326,6 +335,10 @@ class BandBuffers {
     private readonly codes8: WasmArray<Uint8Array>,
     private readonly decoded32: WasmArray<Float32Array>,
   ) {}
+
+  get elements(): number {
+    return this.values32.length;
+  }
 
   /** Buffers of `elements` elements (callers check that the kernels run). */
   static create(elements: number): BandBuffers {

@@ -1,7 +1,7 @@
 // `minifloat dequantize`: every floating-point tensor of a safetensors file, a model directory or a GGUF file to
 // F32, F16 or BF16, scales folded in (the work is src/checkpoint/dequantize.ts).
 import { NothingToConvertError, dequantizeCheckpoint } from "../checkpoint/dequantize.js";
-import { UsageError, stringOption } from "./args.js";
+import { UsageError, integerOption, stringOption } from "./args.js";
 import { parseConvertCommand } from "./convert-file.js";
 import { describeTensor } from "./inspect.js";
 import type { Command } from "./io.js";
@@ -32,6 +32,7 @@ Options:
   --force               replace an existing output
   --fsync               flush the output to the disk before moving it into place (survives a power loss;
                         without it the output is still never partial: written aside, then moved into place)
+  --threads <n>         worker threads for tensors of ≥ 2^22 elements (default: the logical processors; 1: none)
   --verbose             stack traces on errors
 `;
 
@@ -40,7 +41,8 @@ export const dequantizeCommand: Command = {
   summary: "dequantize a file, model directory or GGUF file to f32, f16 or bf16 (scales folded in)",
   help: HELP,
   async run(args, io) {
-    const { p, files, selected } = parseConvertCommand("dequantize", args, { to: { type: "string" }, raw: { type: "boolean" } });
+    const { p, files, selected } = parseConvertCommand("dequantize", args, { to: { type: "string" }, raw: { type: "boolean" }, threads: { type: "string" } });
+    const threads = integerOption(p, "threads", 1, 256);
     const to = stringOption(p, "to");
     const dtype = to === undefined ? undefined : TARGETS[to.toLowerCase() as keyof typeof TARGETS];
     if (!dtype) throw new UsageError("--to", `got ${to === undefined ? "nothing" : JSON.stringify(to)}; allowed: f32, f16 or bf16`);
@@ -52,6 +54,7 @@ export const dequantizeCommand: Command = {
         force: files.force,
         fsync: files.fsync,
         raw: p.values.raw === true,
+        ...(threads !== undefined && { threads }),
         ...(p.values.only !== undefined && { selected }),
         progress: (elements, tensors) => {
           progress = new Progress(io, elements, tensors);
