@@ -189,7 +189,11 @@ async function writeShard(
     if (!OWN_RECORDS.includes(k) && !(k.startsWith("minifloat.block.") && folded.has(k.slice("minifloat.block.".length)))) metadata[k] = v;
   }
   const writer = await SafetensorsWriter.create(path, specs, { metadata, force, fsync: run.fsync, protect: [input] });
-  const slots = new OutputSlots(run.c, run.to, items.flatMap((it) => (it.kind === "convert" && !run.runner(it.t) ? [it.t] : [])));
+  const slots = new OutputSlots(
+    run.c,
+    run.to,
+    items.flatMap((it) => (it.kind === "convert" && !run.runner(it.t) ? [it.t] : [])),
+  );
   try {
     for (const it of items) {
       if (it.kind === "copy") {
@@ -253,14 +257,14 @@ async function convertRange(
   emit: (bytes: Uint8Array, count: number) => Promise<void> | void,
 ): Promise<void> {
   const step = chunkOf(t);
-  let pending: Promise<void> | void = undefined;
+  let pending: Promise<void> | undefined;
   for (let at = start, k = 0; at < start + count; at += step, k++) {
     const n = Math.min(step, start + count - at);
     const memory = slots.memory();
     const values = await c.readRounded(t.name, to, at, n, slots.buffer(t, k, n), slots.room);
     slots.check(t, k, memory);
     await pending;
-    pending = emit(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), n);
+    pending = Promise.resolve(emit(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), n));
   }
   await pending;
 }
@@ -323,7 +327,9 @@ class OutputSlots {
     if (!(this.arrays[0] instanceof type) || this.arrays[0].length < size) return false;
     if (!gathered(c, t)) return this.wasm.length === 0 && this.room === undefined;
     const entries = roomEntries(t);
-    return entries > 0 ? this.room !== undefined && this.room.entries >= entries && this.room.codeBytes >= size : this.wasm.length > 0 && this.room === undefined;
+    return entries > 0
+      ? this.room !== undefined && this.room.entries >= entries && this.room.codeBytes >= size
+      : this.wasm.length > 0 && this.room === undefined;
   }
 
   /** Whether chunk k of t goes to a Wasm buffer. */
