@@ -25,10 +25,11 @@ describe("scaledValuesWasm", () => {
       const cols = Math.ceil(K / width);
       const firstBlockRow = Math.floor(Math.floor(start / K) / bh);
       const lastBlockRow = Math.floor(Math.floor((start + n - 1) / K) / bh);
-      // Factors: a float32 scale times a float32 multiplier (exact in float64), some tiny, some huge.
+      // Factors: a float32 scale times a float32 multiplier (exact in float64), from float32 subnormals to
+      // beyond its range (values of 2^128 and more, which rounding to odd leaves to the host).
       const factors = Float64Array.from(
         { length: (lastBlockRow - firstBlockRow + 1) * cols },
-        () => Math.fround(2 ** (r() * 200 - 100)) * Math.fround(1 + r()),
+        () => Math.fround(2 ** (r() * 270 - 135)) * Math.fround(1 + r()),
       );
       const want = new Float64Array(n);
       for (let i = 0; i < n; i++) {
@@ -49,7 +50,10 @@ describe("scaledValuesWasm", () => {
       const odd = roundToOddFloat32(want);
       const out = new Float32Array(n);
       const beyond = scaledValuesWasm(codes, grid, factors, table, g, out, "float32-odd");
+      const large = want.filter((v) => Math.abs(v) >= 2 ** 128).length;
+      expect(large).toBeGreaterThan(0);
       expect(beyond).toBe(want.filter((v) => !(Math.abs(v) < 2 ** 128)).length);
+      expect(want.some((v) => v !== 0 && Math.abs(v) < 2 ** -126)).toBe(true);
       const bits = [new Uint32Array(odd.buffer), new Uint32Array(out.buffer)] as const;
       expect(bits[0].findIndex((b, i) => !(Math.abs(want[i]!) >= 2 ** 128) && !Number.isNaN(want[i]) && b !== bits[1][i])).toBe(-1);
     });
