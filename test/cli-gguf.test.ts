@@ -5,7 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cli } from "./cli-bundle.js";
-import { GgufReader } from "../src/io/index.js";
+import { GgufError, GgufReader, openCheckpoint } from "../src/io/index.js";
+import type { GgufTensorType } from "../src/io/gguf/format.js";
+import { planGguf, writeGguf } from "../src/io/gguf/from-checkpoint.js";
 import { bitsOf } from "./io-gguf-fixtures.js";
 
 const FIXTURES = join(import.meta.dirname, "fixtures", "gguf");
@@ -199,5 +201,55 @@ describe("minifloat gguf", () => {
     const ct = await cli("gguf", fixture("convert-ct-mxfp4.safetensors"), "-o", at("ct-lines.gguf"));
     expect(ct.err).toMatch(/a\.weight: compressed-tensors MXFP4 -> MXFP4 \(repacked, exact\)/);
     await withReader(at("oss-lines.gguf"), async (r) => expect(r.metadata.get("safetensors.format")).toEqual({ type: "STRING", value: "pt" }));
+  });
+});
+
+describe("gguf on worker threads", () => {
+  /** writeGguf with every step on two workers (minElements 0), which plan the same steps from the input. */
+  async function onWorkers(source: string, out: string, type?: GgufTensorType, selected?: readonly string[]): Promise<void> {
+    const c = await openCheckpoint(source);
+    try {
+      const names = selected && new Set(selected);
+      const steps = await planGguf(c, { type, ...(names && { selected: (n: string) => names.has(n) }) });
+      await writeGguf(c, steps, out, { plan: { input: source, type, ...(selected && { selected }) }, threads: 2, minElements: 0 });
+    } finally {
+      await c.close();
+    }
+  }
+
+  const cases = [
+    ...Object.entries(expected.runs).map(([run, tensors]) => ({ name: `--type ${run}`, source: input, type: run, tensors })),
+    ...Object.entries(checkpoints).map(([name, c]) => ({ name, source: fixture(c.input), type: c.type, tensors: c.tensors })),
+  ];
+  for (const { name, source, type, tensors } of cases) {
+    it(`${name}: the bytes the gguf package / NumPy computed`, async () => {
+      const out = at(`threads-${name.replace(/[ /]/g, "-")}.gguf`);
+      await onWorkers(source, out, type === "keep" ? undefined : (type.toUpperCase() as GgufTensorType));
+      await withReader(out, async (r) => {
+        expect(r.tensors.map((t) => [t.name, t.typeName, t.shape])).toEqual(tensors.map((t) => [t.name, t.type, t.shape]));
+        for (const [i, t] of tensors.entries()) expect(Buffer.from(await r.readTensorBytes(r.tensors[i]!)).toString("base64"), t.name).toBe(t.bytes);
+      });
+    });
+  }
+
+  it("--only's names reach the workers: the same file as on one thread", async () => {
+    const [one, two] = [at("threads-only-1.gguf"), at("threads-only-2.gguf")];
+    expect((await cli("gguf", input, "-o", one, "--type", "nvfp4", "--only", "plain.f?4", "--threads", "1")).code).toBe(0);
+    const c = await openCheckpoint(input);
+    const names = c.tensors.map((t) => t.name).filter((n) => /^plain\.f.4$/.test(n));
+    await c.close();
+    expect(names.length).toBeGreaterThan(0);
+    await onWorkers(input, two, "NVFP4", names);
+    expect(readFileSync(two)).toEqual(readFileSync(one));
+    await withReader(two, async (r) => expect(r.tensors.filter((t) => t.typeName === "NVFP4").map((t) => t.name)).toEqual(expect.arrayContaining(names)));
+  });
+
+  it("a NaN scale found by a worker is the same GgufError, and nothing is left behind", async () => {
+    const out = at("threads-nan.gguf");
+    const run = onWorkers(fixture("convert-mxfp4-nan.safetensors"), out);
+    await expect(run).rejects.toThrow(GgufError);
+    await expect(run).rejects.toThrow(/tensor "a\.weight_scale": has scale byte 0xff \(NaN\); allowed: E8M0 scales/);
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(dir).filter((f) => f.includes(".tmp"))).toEqual([]);
   });
 });

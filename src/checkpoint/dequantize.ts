@@ -110,9 +110,12 @@ export async function dequantizeCheckpoint(input: string, options: DequantizeChe
     // one. A table gather (plain narrow floats, block-scaled FP8 with the kernels) is bound by memory and stays here,
     // where the writes already overlap it; so do GGUF tensors. On two cores, workers made both slower
     // (docs/performance.md).
-    const runner = (t: CheckpointTensor) =>
-      threads > 1 && t.length >= minElements && c.kind !== "gguf" && !gathered(c, t) ? (workers ??= new WorkerRunner(threads)) : undefined;
-    const run = { c, to, sink, index: 0, result, fsync: options.fsync ?? false, job, runner };
+    const remote = (t: CheckpointTensor) => threads > 1 && t.length >= minElements && c.kind !== "gguf" && !gathered(c, t);
+    const runner = async () => {
+      workers ??= await WorkerRunner.create(threads);
+      return workers;
+    };
+    const run = { c, to, sink, index: 0, result, fsync: options.fsync ?? false, job, remote, runner };
     // The quantization config goes when another tool's quantized weights were all dequantized (not with --only
     // leaving some, nor with --raw, which applies no convention).
     const own = (t: CheckpointTensor) => ["plain", "minifloat", "minifloat-block"].includes(t.scheme) || t.scheme.startsWith("gguf:");
@@ -164,8 +167,9 @@ interface Run {
   readonly fsync: boolean;
   /** What every job of this run has in common. */
   readonly job: Pick<DequantizeJob, "input" | "raw" | "to" | "kernels">;
-  /** The workers for tensor t, or undefined to convert it on this thread. */
-  readonly runner: (t: CheckpointTensor) => JobRunner | undefined;
+  /** Whether tensor t goes to the workers, and the workers (started on first use). */
+  readonly remote: (t: CheckpointTensor) => boolean;
+  readonly runner: () => Promise<JobRunner>;
 }
 
 /** Writes one output file; returns its tensors' names and data bytes. */
@@ -192,7 +196,7 @@ async function writeShard(
   const slots = new OutputSlots(
     run.c,
     run.to,
-    items.flatMap((it) => (it.kind === "convert" && !run.runner(it.t) ? [it.t] : [])),
+    items.flatMap((it) => (it.kind === "convert" && !run.remote(it.t) ? [it.t] : [])),
   );
   try {
     for (const it of items) {
@@ -206,8 +210,8 @@ async function writeShard(
       const t = it.t;
       const index = run.index++;
       const started = performance.now();
-      const runner = run.runner(t);
-      if (runner) {
+      if (run.remote(t)) {
+        const runner = await run.runner();
         // Ranges of whole chunks, each written by a worker at its place in the file.
         const size = run.to === "F32" ? 4 : 2;
         const ranges = function* (): Generator<DequantizeJob> {

@@ -4,6 +4,7 @@
 import { type FileHandle, open } from "node:fs/promises";
 import { fsError } from "../io/fs-errors.js";
 import { SafetensorsReader } from "../io/reader.js";
+import type { GgufTensorType } from "../io/gguf/format.js";
 import type { Target } from "./decode.js";
 import { type Checkpoint, openCheckpoint } from "./open.js";
 import type { ErrorSums } from "../wasm/stats.js";
@@ -55,7 +56,22 @@ export interface DequantizeJob {
   readonly output: { readonly path: string; readonly position: number };
 }
 
-export type ConversionJob = ProduceBandJob | AmaxJob | DequantizeJob;
+/** Chunks [first, first + count) of step `step` of the GGUF plan of `input` (planGguf with `type`, `selected`), written at `output`. */
+export interface GgufJob {
+  readonly op: "gguf";
+  readonly input: string;
+  readonly type?: GgufTensorType;
+  readonly selected?: readonly string[];
+  readonly step: number;
+  readonly first: number;
+  readonly count: number;
+  /** The chunks' elements (progress units). */
+  readonly elements: number;
+  readonly kernels: boolean;
+  readonly output: { readonly path: string; readonly position: number };
+}
+
+export type ConversionJob = ProduceBandJob | AmaxJob | DequantizeJob | GgufJob;
 
 export interface ProduceBandResult {
   /** The output bytes in file order (FP8 codes, or packed nibbles); none when the job wrote them (`output`). */
@@ -87,6 +103,7 @@ export class JobContext {
   private readonly owned = new Set<string>();
   private readonly scratch = new Map<string, Scratch>();
   private opened: { key: string; checkpoint: Promise<Checkpoint> } | undefined;
+  private readonly memos = new Map<string, Promise<unknown>>();
 
   /** Makes `reader` this context's reader of its path (the caller keeps and closes it). */
   use(reader: SafetensorsReader): void {
@@ -139,16 +156,23 @@ export class JobContext {
     return value;
   }
 
-  /** The checkpoint at `input` (another one this context opened before is closed first). */
+  /** The checkpoint at `input` (another one this context opened before is closed first, with what memo kept of it). */
   async checkpoint(input: string, raw: boolean): Promise<Checkpoint> {
     const key = `${raw}:${input}`;
     if (this.opened?.key !== key) {
       const before = this.opened;
       this.opened = undefined;
+      this.memos.clear();
       await (await before?.checkpoint.catch(() => undefined))?.close();
       this.opened = { key, checkpoint: openCheckpoint(input, { raw }) };
     }
     return this.opened.checkpoint;
+  }
+
+  /** The value `make` gave under `key` for the open checkpoint (made once). */
+  memo<T>(key: string, make: () => Promise<T>): Promise<T> {
+    if (!this.memos.has(key)) this.memos.set(key, make());
+    return this.memos.get(key) as Promise<T>;
   }
 
   /** Frees the scratch buffers and closes the files this context opened. */

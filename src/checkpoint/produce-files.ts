@@ -117,7 +117,7 @@ export async function produceCheckpoint(job: ProduceJob): Promise<ProduceResult>
             const plan = plans[i];
             if (plan) {
               const started = performance.now();
-              const runner = threads > 1 && t.length >= minElements ? (workers ??= new WorkerRunner(threads)) : inline;
+              const runner = threads > 1 && t.length >= minElements ? (workers ??= await WorkerRunner.create(threads)) : inline;
               await plan.write(reader, writer, runner, job.observe && ((sums, elements) => job.observe!(t.name, sums, elements)));
               job.quantized?.(t.name, (performance.now() - started) / 1000);
               continue;

@@ -2,10 +2,19 @@
 import type { ConversionJob, JobContext, JobResult, JobRunner } from "./jobs.js";
 import { dequantizeJob } from "./dequantize.js";
 import { amaxJob, produceJob } from "./produce.js";
+import { ggufJob } from "../io/gguf/from-checkpoint.js";
 
 /** Runs one job on this thread. */
 export function runJob<J extends ConversionJob>(job: J, context: JobContext): Promise<JobResult<J>> {
-  const result = job.op === "produce" ? produceJob(job, context) : job.op === "amax" ? amaxJob(job, context) : dequantizeJob(job, context);
+  const j = job as ConversionJob;
+  const result =
+    j.op === "produce"
+      ? produceJob(j, context)
+      : j.op === "amax"
+        ? amaxJob(j, context)
+        : j.op === "dequantize"
+          ? dequantizeJob(j, context)
+          : ggufJob(j, context);
   return result as Promise<JobResult<J>>;
 }
 

@@ -2,7 +2,6 @@
 // calling thread (run-job.ts), several jobs in flight; the caller consumes the results in job order (inOrder), so
 // the files written and the numbers reported do not depend on the thread count.
 import { Worker } from "node:worker_threads";
-import { conversionWorkerSource } from "../../build/parallel/conversion-worker.js";
 import { type ErrorData, reviveError } from "../parallel/protocol.js";
 import type { ConversionJob, JobResult, JobRunner } from "./jobs.js";
 
@@ -20,11 +19,20 @@ export class WorkerRunner implements JobRunner {
   private readonly workers: { worker: Worker; pending: Map<number, Pending>; failed?: Error }[] = [];
   private next = 0;
 
-  constructor(threads: number) {
+  /**
+   * Starts `threads` workers. Their source is imported only now: held by the module that imports it, a string this
+   * large made V8 run a full garbage collection every few chunks of a single-thread conversion.
+   */
+  static async create(threads: number): Promise<WorkerRunner> {
+    const { conversionWorkerSource } = await import("../../build/parallel/conversion-worker.js");
+    return new WorkerRunner(threads, conversionWorkerSource);
+  }
+
+  private constructor(threads: number, source: string) {
     // Two jobs per worker keep each busy while the calling thread writes the previous results.
     this.depth = 2 * threads;
     for (let i = 0; i < threads; i++) {
-      const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(conversionWorkerSource)}`));
+      const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(source)}`));
       const entry: (typeof this.workers)[number] = { worker, pending: new Map() };
       const fail = (error: Error) => {
         entry.failed ??= error;

@@ -3,7 +3,7 @@
 // src/io/gguf/from-checkpoint.ts.
 import { openCheckpoint } from "../checkpoint/open.js";
 import { planGguf, writeGguf } from "../io/gguf/from-checkpoint.js";
-import { UsageError, stringOption } from "./args.js";
+import { UsageError, integerOption, stringOption } from "./args.js";
 import { parseConvertCommand } from "./convert-file.js";
 import type { Command } from "./io.js";
 import { Progress } from "./progress.js";
@@ -39,6 +39,7 @@ Options:
   -o, --output <path>   output file
   --force               replace an existing output file
   --fsync               flush the output to the disk before moving it into place (survives a power loss)
+  --threads <n>         worker threads for tensors of ≥ 2^22 elements (default: the logical processors; 1: none)
   --verbose             stack traces on errors
 `;
 
@@ -47,7 +48,8 @@ export const ggufCommand: Command = {
   summary: "convert a file or model directory to GGUF (f32 … nvfp4; packed MXFP4/NVFP4 repacked exactly)",
   help: HELP,
   async run(args, io) {
-    const { p, files, selected } = parseConvertCommand("gguf", args, { type: { type: "string" }, arch: { type: "string" } });
+    const { p, files, selected } = parseConvertCommand("gguf", args, { type: { type: "string" }, arch: { type: "string" }, threads: { type: "string" } });
+    const threads = integerOption(p, "threads", 1, 256);
     const name = stringOption(p, "type");
     const type = name === undefined ? undefined : TYPES[name.toLowerCase() as keyof typeof TYPES];
     if (name !== undefined && !type) throw new UsageError("--type", `got ${JSON.stringify(name)}; allowed: ${Object.keys(TYPES).join(", ")}`);
@@ -69,7 +71,18 @@ export const ggufCommand: Command = {
         checkpoint,
         steps,
         files.output,
-        { architecture: stringOption(p, "arch"), force: files.force, fsync: files.fsync },
+        {
+          architecture: stringOption(p, "arch"),
+          force: files.force,
+          fsync: files.fsync,
+          // Workers plan the same steps from the input and these options.
+          plan: {
+            input: files.input,
+            type,
+            ...(p.values.only !== undefined && { selected: checkpoint.tensors.filter((t) => selected(t.name)).map((t) => t.name) }),
+          },
+          ...(threads !== undefined && { threads }),
+        },
         {
           advance: (n, i, tensor) => progress.advance(n, i, tensor),
           finished(i, tensor, how) {

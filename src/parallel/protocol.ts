@@ -2,6 +2,7 @@
 import { ArgumentTypeError, CodeRangeError, FormatError, ProjectionError } from "../errors.js";
 import { CheckpointError } from "../checkpoint/errors.js";
 import { IoError, SafetensorsError } from "../io/errors.js";
+import { GgufError } from "../io/gguf/errors.js";
 import type { ConversionFlags } from "../exact/cast.js";
 import type { Projection } from "../exact/projection.js";
 import type { FormatSpec } from "../format/model.js";
@@ -96,7 +97,7 @@ export type Reply =
   | { readonly id: number; readonly error: ErrorData | string };
 
 /** The library's typed errors, and those of the file conversions' workers (src/checkpoint/threads.ts). */
-const TYPED = { FormatError, ProjectionError, CodeRangeError, ArgumentTypeError, SafetensorsError, IoError, CheckpointError } as const;
+const TYPED = { FormatError, ProjectionError, CodeRangeError, ArgumentTypeError, SafetensorsError, IoError, CheckpointError, GgufError } as const;
 
 /** Serializes a typed error (other errors travel as their text and are re-thrown as plain Errors). */
 export function errorData(error: unknown): ErrorData | string {

@@ -12,10 +12,39 @@ import { mxfp4BlocksFromPairs, nvfp4Blocks } from "./encode.js";
 import { GgufError } from "./errors.js";
 import { ALIGNMENT_KEY, DEFAULT_ALIGNMENT, type GgufTensorType, type GgufValue, ggmlTypeByName } from "./format.js";
 import { type PackedTensor, repack } from "./packed.js";
-import { type GgufTensorSpec, GgufWriter } from "./writer.js";
+import { type GgufTensorSpec, GgufWriter, encodeValues } from "./writer.js";
+import { availableParallelism } from "node:os";
+import { requireInteger } from "../../errors.js";
+import { kernelStatus } from "../../wasm/instance.js";
+import { type GgufJob, type JobContext, inOrder } from "../../checkpoint/jobs.js";
+import { WorkerRunner } from "../../checkpoint/threads.js";
 
 /** Elements per chunk: a multiple of every block size, a few MB of buffers whatever the tensor size. */
 const CHUNK_ELEMENTS = 1 << 20;
+/** Chunks per worker job, and the smallest tensor that makes a file go to the workers by default (see dequantize.ts). */
+const JOB_CHUNKS = 4;
+const DEFAULT_MIN_ELEMENTS = 1 << 22;
+const MAX_THREADS = 256;
+
+/** How writeGguf's steps were planned, so that workers can plan the same steps: the input and planGguf's options. */
+export interface GgufWorkerPlan {
+  readonly input: string;
+  readonly type?: GgufTensorType;
+  /** The names planGguf's `selected` accepted (undefined: all). */
+  readonly selected?: readonly string[];
+}
+
+export interface GgufWriteOptions {
+  readonly architecture?: string;
+  readonly force?: boolean;
+  readonly fsync?: boolean;
+  /** With it, and a step of at least `minElements` elements, every step runs on worker threads that plan the same steps. */
+  readonly plan?: GgufWorkerPlan;
+  /** Worker threads (default: os.availableParallelism() with a plan, else 1). */
+  readonly threads?: number;
+  /** Without a step of this many elements, the file is written on the calling thread (default 2^22). */
+  readonly minElements?: number;
+}
 
 /** `__metadata__` keys left out: minifloat's records of how the safetensors stored a tensor, which GGUF does not. */
 const STORAGE_KEY = /^minifloat\./;
@@ -27,13 +56,23 @@ export interface GgufPlanOptions {
   readonly selected?: (name: string) => boolean;
 }
 
-/** One GGUF tensor: its spec, how it is made (for progress lines) and the chunked copy that makes it. */
+/** One GGUF tensor: its spec, how it is made (for progress lines) and the chunks of rows that make it. */
 export interface GgufStep {
   readonly spec: GgufTensorSpec;
   readonly how: string;
   /** Elements it writes (progress units). */
   readonly elements: number;
-  write(writer: GgufWriter, advance: (elements: number) => void): Promise<void>;
+  readonly chunks: number;
+  /** Elements and stored bytes of chunk k. */
+  chunkSize(k: number): { elements: number; bytes: number };
+  /** The stored bytes of chunk k. */
+  encode(k: number): Promise<Uint8Array>;
+}
+
+/** Stored bytes of `elements` elements (whole blocks) of a ggml type. */
+function storedBytes(type: GgufTensorType, elements: number): number {
+  const t = ggmlTypeByName(type)!;
+  return (elements / t.blockSize) * t.typeSize;
 }
 
 export interface GgufProgress {
@@ -65,7 +104,7 @@ export async function writeGguf(
   c: Checkpoint,
   steps: readonly GgufStep[],
   path: string,
-  options: { readonly architecture?: string; readonly force?: boolean; readonly fsync?: boolean } = {},
+  options: GgufWriteOptions = {},
   progress?: GgufProgress,
 ): Promise<number> {
   const metadata = new Map<string, GgufValue>();
@@ -76,23 +115,81 @@ export async function writeGguf(
     for (const [k, v] of Object.entries(reader.metadata))
       if (!STORAGE_KEY.test(k) && !metadata.has(`safetensors.${k}`)) metadata.set(`safetensors.${k}`, { type: "STRING", value: v });
   }
+  const threads = requireInteger("threads", options.threads ?? (options.plan ? availableParallelism() : 1), 1, MAX_THREADS);
+  const minElements = requireInteger("minElements", options.minElements ?? DEFAULT_MIN_ELEMENTS, 0, Number.MAX_SAFE_INTEGER);
+  const remote = options.plan !== undefined && threads > 1 && steps.some((s) => s.elements >= minElements);
   const writer = await GgufWriter.create(
     path,
     steps.map((s) => s.spec),
     { metadata, force: options.force, fsync: options.fsync ?? false, protect: [...c.readers.values()].map((r) => r.path) },
   );
+  let workers: WorkerRunner | undefined;
   try {
-    for (const [i, s] of steps.entries()) {
-      await s.write(writer, (n) => progress?.advance(n, i, s.spec.name));
-      progress?.finished(i, s.spec.name, s.how);
+    if (remote) {
+      // Every step's chunks in file order on the workers: a step does not wait for the one before to finish.
+      workers = await WorkerRunner.create(threads);
+      let finished = 0;
+      const finishThrough = (last: number) => {
+        for (; finished <= last; finished++) progress?.finished(finished, steps[finished]!.spec.name, steps[finished]!.how);
+      };
+      await inOrder(workers, planJobs(options.plan!, steps, writer), (_, job) => {
+        progress?.advance(job.elements, job.step, steps[job.step]!.spec.name);
+        if (job.first + job.count === steps[job.step]!.chunks) finishThrough(job.step);
+      });
+      finishThrough(steps.length - 1);
+    } else {
+      for (const [i, s] of steps.entries()) {
+        for (let k = 0; k < s.chunks; k++) {
+          await writer.writeBytes(await s.encode(k));
+          progress?.advance(s.chunkSize(k).elements, i, s.spec.name);
+        }
+        progress?.finished(i, s.spec.name, s.how);
+      }
     }
     await writer.commit();
   } catch (e) {
     await writer.abort();
     throw e;
+  } finally {
+    await workers?.close();
   }
   const last = writer.tensors.at(-1);
   return writer.dataOffset + (last ? last.offset + last.byteSize! : 0);
+}
+
+/** Ranges of up to JOB_CHUNKS chunks of every step in order, each written by a worker at its place in the file. */
+function* planJobs(plan: GgufWorkerPlan, steps: readonly GgufStep[], writer: GgufWriter): Generator<GgufJob> {
+  for (const [step, s] of steps.entries()) yield* stepJobs(plan, step, s, writer);
+}
+
+function* stepJobs(plan: GgufWorkerPlan, step: number, s: GgufStep, writer: GgufWriter): Generator<GgufJob> {
+  for (let first = 0; first < s.chunks; first += JOB_CHUNKS) {
+    const count = Math.min(JOB_CHUNKS, s.chunks - first);
+    let [elements, bytes] = [0, 0];
+    for (let k = first; k < first + count; k++) {
+      const size = s.chunkSize(k);
+      elements += size.elements;
+      bytes += size.bytes;
+    }
+    yield { op: "gguf", ...plan, kernels: kernelStatus().enabled, step, first, count, elements, output: writer.reserveBytes(bytes) };
+  }
+}
+
+/** A GgufJob on this thread: the plan made again from the same input and options, the job's chunks written in order. */
+export async function ggufJob(job: GgufJob, context: JobContext): Promise<null> {
+  const c = await context.checkpoint(job.input, false);
+  const selected = job.selected && new Set(job.selected);
+  const steps = await context.memo(`gguf:${job.type}:${job.selected?.join("\n")}`, () =>
+    planGguf(c, { type: job.type, ...(selected && { selected: (name: string) => selected.has(name) }) }),
+  );
+  const s = steps[job.step]!;
+  let position = job.output.position;
+  for (let k = job.first; k < job.first + job.count; k++) {
+    const bytes = await s.encode(k);
+    await context.writeAt(job.output.path, position, bytes);
+    position += bytes.length;
+  }
+  return null;
 }
 
 /**
@@ -120,16 +217,17 @@ function floatStep(c: Checkpoint, t: CheckpointTensor, options: GgufPlanOptions,
       : `${from} -> ${type}${t.shape.length < 2 && type !== t.dtype ? " (1-D tensors stay F32)" : ""}`;
   // F16/BF16 round once from the exact values: float64 ones, or float32 where that holds them (plain F32/F16/BF16).
   const exact = (type === "F16" || type === "BF16") && !(t.scheme === "plain" && ["F32", "F16", "BF16"].includes(t.dtype));
+  const count = (k: number) => Math.min(CHUNK_ELEMENTS, t.length - k * CHUNK_ELEMENTS);
   return {
     spec: { name: t.name, type, shape: t.shape.length === 0 ? [1] : t.shape },
     how,
     elements: t.length,
-    async write(writer, advance) {
-      for (let start = 0; start < t.length; start += CHUNK_ELEMENTS) {
-        const count = Math.min(CHUNK_ELEMENTS, t.length - start);
-        await writer.writeValues(exact ? await c.readExact(t.name, start, count) : ((await c.readRounded(t.name, "F32", start, count)) as Float32Array));
-        advance(count);
-      }
+    chunks: Math.ceil(t.length / CHUNK_ELEMENTS),
+    chunkSize: (k) => ({ elements: count(k), bytes: storedBytes(type, count(k)) }),
+    async encode(k) {
+      const start = k * CHUNK_ELEMENTS;
+      const values = exact ? await c.readExact(t.name, start, count(k)) : ((await c.readRounded(t.name, "F32", start, count(k))) as Float32Array);
+      return encodeValues(type, values);
     },
   };
 }
@@ -171,18 +269,18 @@ function biasStep(c: Checkpoint, p: PackedTensor): GgufStep {
   const row = bias.shape.at(-1)!;
   const rows = bias.length / row;
   const perChunk = Math.max(1, Math.floor(CHUNK_ELEMENTS / row));
+  const elements = (k: number) => (Math.min(perChunk, rows - k * perChunk) * row) / 2;
   return {
     spec: { name: p.name, type: "F32", shape: p.shape },
     how: `${bias.dtype} ${bias.name.replace(/.*\./, "")} elements ${p.pick.first}::2 -> F32`,
     elements: bias.length / 2,
-    async write(writer, advance) {
-      for (let r = 0; r < rows; r += perChunk) {
-        const values = await c.readRounded(bias.name, "F32", r * row, Math.min(perChunk, rows - r) * row);
-        const picked = new Float32Array(values.length / 2);
-        for (let i = 0; i < picked.length; i++) picked[i] = values[p.pick.first + 2 * i]!;
-        await writer.writeValues(picked);
-        advance(picked.length);
-      }
+    chunks: Math.ceil(rows / perChunk),
+    chunkSize: (k) => ({ elements: elements(k), bytes: 4 * elements(k) }),
+    async encode(k) {
+      const values = await c.readRounded(bias.name, "F32", k * perChunk * row, 2 * elements(k));
+      const picked = new Float32Array(elements(k));
+      for (let i = 0; i < picked.length; i++) picked[i] = values[p.pick.first + 2 * i]!;
+      return encodeValues("F32", picked);
     },
   };
 }
@@ -197,10 +295,9 @@ async function sideSteps(c: Checkpoint, p: PackedTensor): Promise<GgufStep[]> {
       spec: { name, type: "F32", shape: [1] },
       how: `${part.name} F32 -> F32`,
       elements: 1,
-      async write(writer, advance) {
-        await writer.writeBytes(await reader.readTensorBytes(t, 0, 4));
-        advance(1);
-      },
+      chunks: 1,
+      chunkSize: () => ({ elements: 1, bytes: 4 }),
+      encode: () => reader.readTensorBytes(t, 0, 4),
     });
   }
   return steps;
@@ -220,23 +317,23 @@ function packedStep(c: Checkpoint, p: PackedTensor, type: GgufTensorType, how: s
   const perChunk = Math.max(1, Math.floor(CHUNK_ELEMENTS / rowElements));
   const { first, step } = p.pick;
   const sources = r.sources.map(([part, bytes]) => ({ ...stored(c, part), bytes }));
+  const rowsOf = (k: number) => Math.min(perChunk, rows - k * perChunk);
   return {
     spec: { name: p.name, type, shape: p.shape },
     how,
     elements: rows * rowElements,
-    async write(writer, advance) {
-      for (let row = 0; row < rows; row += perChunk) {
-        const n = Math.min(perChunk, rows - row);
-        const from = first + step * row;
-        const span = step * (n - 1) + 1;
-        const parts = await Promise.all(sources.map((s) => s.reader.readTensorBytes(s.t, from * s.bytes, span * s.bytes)));
-        const picked = parts.map((b, i) => (step === 1 ? b : pickRows(b, sources[i]!.bytes, n, step)));
-        try {
-          await writer.writeBytes(r.encode(picked));
-        } catch (e) {
-          throw e instanceof GgufError ? e : new GgufError(`tensor "${p.sources[0]!.name}"`, `cannot be converted: ${(e as Error).message}`);
-        }
-        advance(n * rowElements);
+    chunks: Math.ceil(rows / perChunk),
+    chunkSize: (k) => ({ elements: rowsOf(k) * rowElements, bytes: storedBytes(type, rowsOf(k) * rowElements) }),
+    async encode(k) {
+      const n = rowsOf(k);
+      const from = first + step * k * perChunk;
+      const span = step * (n - 1) + 1;
+      const parts = await Promise.all(sources.map((s) => s.reader.readTensorBytes(s.t, from * s.bytes, span * s.bytes)));
+      const picked = parts.map((b, i) => (step === 1 ? b : pickRows(b, sources[i]!.bytes, n, step)));
+      try {
+        return r.encode(picked);
+      } catch (e) {
+        throw e instanceof GgufError ? e : new GgufError(`tensor "${p.sources[0]!.name}"`, `cannot be converted: ${(e as Error).message}`);
       }
     },
   };

@@ -109,6 +109,22 @@ export class GgufWriter {
   }
 
   /**
+   * Hands the next `bytes` stored bytes of the current tensor to another writer of the temporary file (a conversion
+   * worker, which writes them at `position` of `path` before commit); they count as written here.
+   */
+  reserveBytes(bytes: number): { path: string; position: number } {
+    const t = this.requireCurrent();
+    const left = t.byteSize! - this.written;
+    if (!Number.isSafeInteger(bytes) || bytes < 0 || bytes > left) {
+      throw new CodeRangeError("bytes", `is ${describe(bytes)}; allowed: at most the ${left} bytes tensor "${t.name}" has left`);
+    }
+    const position = this.dataOffset + t.offset + this.written;
+    this.written += bytes;
+    if (this.written === t.byteSize) this.advance();
+    return { path: this.tempPath, position };
+  }
+
+  /**
    * Appends values of the current tensor: F32 (round to nearest from float64), F16 and BF16 (round to nearest
    * even from the given values, overflow to ∞, as ggml), Q8_0, MXFP4 and NVFP4 (ggml's reference quantizers
    * quantizeQ8_0, quantizeMxfp4, quantizeNvfp4 of the float32 values; chunks of whole blocks). Blocks whose scales
@@ -120,7 +136,7 @@ export class GgufWriter {
       throw new CodeRangeError("values", `is ${describe(values)}; allowed: a Float32Array or Float64Array`);
     const left = Math.floor((t.byteSize! - this.written) / t.type!.typeSize) * t.type!.blockSize;
     if (values.length > left) throw new CodeRangeError("values", `has ${values.length} values; tensor "${t.name}" has ${left} elements left`);
-    await this.writeBytes(encodeValues(t, values));
+    await this.writeBytes(encodeValues(t.typeName as GgufTensorType, values));
   }
 
   /** Checks every tensor is complete, flushes, and moves the file into place. */
@@ -184,14 +200,14 @@ export class GgufWriter {
   }
 }
 
-/** Stored bytes of values for tensor `t`: F16/BF16 round once from the values given, the block types from float32. */
-function encodeValues(t: GgufTensorInfo, given: Float32Array | Float64Array): Uint8Array {
-  if (t.typeName === "F16" || t.typeName === "BF16") {
-    const codes = quantize(given, t.typeName === "F16" ? "binary16" : "bfloat16", IEEE_RNE);
+/** Stored bytes of values as a tensor of `type`: F16/BF16 round once from the values given, the block types from float32. */
+export function encodeValues(type: GgufTensorType, given: Float32Array | Float64Array): Uint8Array {
+  if (type === "F16" || type === "BF16") {
+    const codes = quantize(given, type === "F16" ? "binary16" : "bfloat16", IEEE_RNE);
     return new Uint8Array(codes.buffer, codes.byteOffset, codes.byteLength);
   }
   const values = given instanceof Float32Array ? given : Float32Array.from(given);
-  switch (t.typeName as Exclude<GgufTensorType, "F16" | "BF16">) {
+  switch (type as Exclude<GgufTensorType, "F16" | "BF16">) {
     case "F32":
       return new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
     case "Q8_0":
