@@ -5,7 +5,8 @@
 // f16/q8_0/mxfp4/nvfp4 of the BF16 model, gguf of the ModelOpt NVFP4 / compressed-tensors MXFP4 / gpt-oss results
 // (repacked), dequantize of the GGUF files; and cp of each conversion's input and of a file of its output's size.
 // Prints medians, the ratios cp / conversion (both sizes) and the CPU seconds. Not part of npm test.
-//   npm run build && node bench/conversions.mjs [--mb 420] [--rounds 3] [--only quantize,dequantize,gguf]
+// --threads 1,2 times each conversion with each of those --threads values in the same rounds (default: the CLI's default).
+//   npm run build && node bench/conversions.mjs [--mb 420] [--rounds 3] [--only quantize,dequantize,gguf] [--threads 1,2]
 import { execFileSync } from "node:child_process";
 import { randomFillSync } from "node:crypto";
 import { closeSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
@@ -18,7 +19,7 @@ import { cpuOf } from "./cpu-time.mjs";
 import { openWithHeader } from "./safetensors-header.mjs";
 
 const { values: args } = parseArgs({
-  options: { mb: { type: "string", default: "420" }, rounds: { type: "string", default: "3" }, only: { type: "string" } },
+  options: { mb: { type: "string", default: "420" }, rounds: { type: "string", default: "3" }, only: { type: "string" }, threads: { type: "string" } },
 });
 const cli = fileURLToPath(new URL("../build/node/cli.js", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "minifloat-bench-conversions-"));
@@ -92,9 +93,10 @@ try {
       ["dequantize", out(`g-${t}.gguf`), "--to", "bf16"],
     ]),
   ];
-  const run = ([, , , output, argv]) => {
+  const threads = args.threads ? args.threads.split(",") : [undefined];
+  const run = ([, , , output, argv], t) => {
     rmSync(output, { recursive: true, force: true });
-    return cpuOf(process.execPath, [cli, ...argv, "-o", output]);
+    return cpuOf(process.execPath, [cli, ...argv, "-o", output, ...(t ? ["--threads", t] : [])]);
   };
   // Every output once (later conversions read them; --only times a subset), then the page cache warmed with the inputs.
   for (const c of conversions) if (!statSafe(c[3])) run(c);
@@ -116,23 +118,27 @@ try {
     return cpTime(sizeFile);
   };
   console.log(`load average at the start ${load()}; ${timed.length} conversions, ${args.rounds} interleaved rounds, medians`);
-  const times = timed.map(() => ({ wall: [], cpu: [], cpIn: [], cpOut: [] }));
+  const times = timed.map(() => ({ cpIn: [], cpOut: [], runs: threads.map(() => ({ wall: [], cpu: [] })) }));
   for (let r = 0; r < Number(args.rounds); r++) {
     timed.forEach((c, i) => {
       const outBytes = sizeOf(c[3]);
       times[i].cpIn.push(cpTime(c[2]));
       times[i].cpOut.push(cpSize(outBytes));
-      execFileSync("sync");
-      const t0 = performance.now();
-      times[i].cpu.push(run(c));
-      times[i].wall.push((performance.now() - t0) / 1000);
+      threads.forEach((t, j) => {
+        execFileSync("sync");
+        const t0 = performance.now();
+        times[i].runs[j].cpu.push(run(c, t));
+        times[i].runs[j].wall.push((performance.now() - t0) / 1000);
+      });
     });
   }
-  const rows = timed.map((c, i) => {
-    const t = times[i];
-    const [wall, cpIn, cpOut] = [median(t.wall), median(t.cpIn), median(t.cpOut)];
-    return [c[1], sizeOf(c[2]) / 1e6, sizeOf(c[3]) / 1e6, wall, median(t.cpu), cpIn, cpOut, cpIn / wall, cpOut / wall];
-  });
+  const rows = timed.flatMap((c, i) =>
+    threads.map((t, j) => {
+      const [wall, cpIn, cpOut] = [median(times[i].runs[j].wall), median(times[i].cpIn), median(times[i].cpOut)];
+      const label = t ? `${c[1]} --threads ${t}` : c[1];
+      return [label, sizeOf(c[2]) / 1e6, sizeOf(c[3]) / 1e6, wall, median(times[i].runs[j].cpu), cpIn, cpOut, cpIn / wall, cpOut / wall];
+    }),
+  );
   const head = ["conversion", "in MB", "out MB", "s", "CPU s", "cp in s", "cp out s", "cp in / conv", "cp out / conv"];
   console.log(`\n| ${head.join(" | ")} |\n|${head.map((_, i) => (i === 0 ? " --- " : " ---: ")).join("|")}|`);
   for (const row of rows)

@@ -294,3 +294,35 @@ describe("GgufWriter refusals and atomicity", () => {
     await w.abort();
   });
 });
+
+describe("GgufWriter.reserveBytes (bytes another writer puts by position)", () => {
+  it("hands out each tensor's data positions in order; the file reads back what was put there", async () => {
+    const path = tmp();
+    const w = await GgufWriter.create(path, [
+      { name: "a", type: "F32", shape: [4] },
+      { name: "b", type: "Q8_0", shape: [32] },
+    ]);
+    const a = w.reserveBytes(8);
+    const a2 = w.reserveBytes(8);
+    expect(a2.position).toBe(a.position + 8);
+    const q = quantizeQ8_0(Float32Array.from({ length: 32 }, (_, i) => i - 16));
+    const b = w.reserveBytes(q.length);
+    expect(w.next).toBeUndefined();
+    const { openSync, writeSync, closeSync } = await import("node:fs");
+    const fd = openSync(a.path, "r+");
+    writeSync(fd, new Uint8Array(Float32Array.of(1, 2, 3, 4).buffer), 0, 16, a.position);
+    writeSync(fd, q, 0, q.length, b.position);
+    closeSync(fd);
+    await w.commit();
+    const r = await GgufReader.open(path);
+    expect([...(await r.readValues(r.tensors[0]!))]).toEqual([1, 2, 3, 4]);
+    expect([...(await r.readTensorBytes(r.tensors[1]!))]).toEqual([...q]);
+    await r.close();
+  });
+
+  it("refuses more bytes than the tensor has left", async () => {
+    const w = await GgufWriter.create(tmp(), [{ name: "a", type: "F32", shape: [2] }]);
+    expect(() => w.reserveBytes(12)).toThrow(/bytes: is 12; allowed: at most the 8 bytes tensor "a" has left/);
+    await w.abort();
+  });
+});

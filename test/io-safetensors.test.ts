@@ -594,3 +594,46 @@ async function rejection(p: Promise<unknown>): Promise<Error> {
     (e: Error) => e,
   );
 }
+
+describe("SafetensorsWriter.reserveBytes (bytes another writer puts by position)", () => {
+  it("hands out the file positions the header gives, in order, and counts them as written", async () => {
+    const path = tmp("reserve");
+    const specs: TensorSpec[] = [
+      { name: "a", dtype: "U8", shape: [5] },
+      { name: "b", dtype: "F32", shape: [2] },
+      { name: "c", dtype: "U8", shape: [3] },
+    ];
+    const w = await SafetensorsWriter.create(path, specs);
+    const first = w.reserveBytes(2);
+    const second = w.reserveBytes(3);
+    expect(second.position).toBe(first.position + 2);
+    expect(first.position).toBe(w.dataStart + w.tensors[0]!.begin);
+    expect(w.next?.name).toBe("b");
+    await w.writeValues(Float32Array.of(1.5, -2));
+    const third = w.reserveBytes(3);
+    expect(third.position).toBe(w.dataStart + w.tensors[2]!.begin);
+    expect(w.next).toBeUndefined();
+    // Another writer of the temporary file puts the reserved bytes before commit.
+    const { openSync, writeSync, closeSync } = await import("node:fs");
+    const fd = openSync(first.path, "r+");
+    writeSync(fd, Uint8Array.of(1, 2), 0, 2, first.position);
+    writeSync(fd, Uint8Array.of(3, 4, 5), 0, 3, second.position);
+    writeSync(fd, Uint8Array.of(6, 7, 8), 0, 3, third.position);
+    closeSync(fd);
+    await w.commit();
+    const r = await SafetensorsReader.open(path);
+    expect([...(await r.readTensorBytes(r.tensor("a"), 0, 5))]).toEqual([1, 2, 3, 4, 5]);
+    expect([...(await r.readValues(r.tensor("b")))]).toEqual([1.5, -2]);
+    expect([...(await r.readTensorBytes(r.tensor("c"), 0, 3))]).toEqual([6, 7, 8]);
+    await r.close();
+  });
+
+  it("refuses more bytes than the tensor has left, and bytes after codes of the same tensor", async () => {
+    const w = await SafetensorsWriter.create(tmp("reserve-bad"), [{ name: "a", dtype: "F8_E4M3", shape: [4] }]);
+    expect(() => w.reserveBytes(5)).toThrow(CodeRangeError);
+    expect(() => w.reserveBytes(5)).toThrow(/bytes: is 5; tensor "a" has 4 bytes left/);
+    await w.writeCodes(Uint8Array.of(1));
+    expect(() => w.reserveBytes(1)).toThrow(SafetensorsError);
+    await w.abort();
+  });
+});

@@ -115,7 +115,10 @@ export async function dequantizeCheckpoint(input: string, options: DequantizeChe
       workers ??= await WorkerRunner.create(threads);
       return workers;
     };
-    const run = { c, to, sink, index: 0, result, fsync: options.fsync ?? false, job, remote, runner };
+    const release = async () => {
+      await workers?.releaseOutput();
+    };
+    const run = { c, to, sink, index: 0, result, fsync: options.fsync ?? false, job, remote, runner, release };
     // The quantization config goes when another tool's quantized weights were all dequantized (not with --only
     // leaving some, nor with --raw, which applies no convention).
     const own = (t: CheckpointTensor) => ["plain", "minifloat", "minifloat-block"].includes(t.scheme) || t.scheme.startsWith("gguf:");
@@ -170,6 +173,8 @@ interface Run {
   /** Whether tensor t goes to the workers, and the workers (started on first use). */
   readonly remote: (t: CheckpointTensor) => boolean;
   readonly runner: () => Promise<JobRunner>;
+  /** Closes the workers' handles of the output (before it is moved into place). */
+  readonly release: () => Promise<void>;
 }
 
 /** Writes one output file; returns its tensors' names and data bytes. */
@@ -234,6 +239,7 @@ async function writeShard(
       run.result.converted++;
       run.sink?.finished(index, t, (performance.now() - started) / 1000);
     }
+    await run.release();
     await writer.commit();
   } catch (e) {
     await writer.abort();

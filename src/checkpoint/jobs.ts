@@ -139,6 +139,11 @@ export class JobContext {
     }
   }
 
+  /** Closes the output file this context writes by position (reopened by the next writeAt). */
+  releaseOutput(): Promise<void> {
+    return this.closeOutput();
+  }
+
   private async closeOutput(): Promise<void> {
     const output = this.output;
     this.output = undefined;

@@ -127,6 +127,7 @@ export async function produceCheckpoint(job: ProduceJob): Promise<ProduceResult>
             }
             copied++;
           }
+          await workers?.releaseOutput();
           await writer.commit();
         } catch (e) {
           await writer.abort();

@@ -66,19 +66,31 @@ export class WorkerRunner implements JobRunner {
     });
   }
 
+  /**
+   * Closes the workers' handles of the output they wrote, before the writer moves it into place (a file open in
+   * another thread cannot be renamed on every system).
+   */
+  async releaseOutput(): Promise<void> {
+    await Promise.all(this.workers.map((entry) => this.tell(entry, "release")));
+  }
+
   /** Closes the workers' files and stops them. */
   async close(): Promise<void> {
     await Promise.allSettled(
       this.workers.map(async (entry) => {
-        if (!entry.failed) {
-          const id = this.next++;
-          await new Promise((resolve, reject) => {
-            entry.pending.set(id, { resolve, reject });
-            entry.worker.postMessage({ id, close: true });
-          }).catch(() => undefined);
-        }
+        await this.tell(entry, "close").catch(() => undefined);
         await entry.worker.terminate();
       }),
     );
+  }
+
+  /** Sends a control message to a worker (after the jobs it has queued) and waits for its answer. */
+  private tell(entry: (typeof this.workers)[number], control: "release" | "close"): Promise<unknown> {
+    if (entry.failed) return Promise.reject(entry.failed);
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      entry.pending.set(id, { resolve, reject });
+      entry.worker.postMessage({ id, control });
+    });
   }
 }

@@ -22,12 +22,12 @@ function detach(value: unknown, transfer: ArrayBuffer[]): unknown {
   return value;
 }
 
-parentPort!.on("message", (message: { id: number; job?: ConversionJob; close?: true }) => {
+parentPort!.on("message", (message: { id: number; job?: ConversionJob; control?: "release" | "close" }) => {
   // Jobs wait for the one before: they share the scratch buffers.
   queue = queue.then(async () => {
     try {
-      if (message.close) {
-        await context.close();
+      if (message.control) {
+        await (message.control === "close" ? context.close() : context.releaseOutput());
         parentPort!.postMessage({ id: message.id, result: null });
         return;
       }

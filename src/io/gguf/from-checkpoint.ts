@@ -40,7 +40,7 @@ export interface GgufWriteOptions {
   readonly fsync?: boolean;
   /** With it, and a step of at least `minElements` elements, every step runs on worker threads that plan the same steps. */
   readonly plan?: GgufWorkerPlan;
-  /** Worker threads (default: os.availableParallelism() with a plan, else 1). */
+  /** Worker threads (default: os.availableParallelism() with a plan that has a heavy step of `minElements`, else 1). */
   readonly threads?: number;
   /** Without a step of this many elements, the file is written on the calling thread (default 2^22). */
   readonly minElements?: number;
@@ -62,6 +62,8 @@ export interface GgufStep {
   readonly how: string;
   /** Elements it writes (progress units). */
   readonly elements: number;
+  /** Whether its work per element is heavy enough for worker threads to pay off: ggml's MXFP4/NVFP4 search. */
+  readonly heavy?: boolean;
   readonly chunks: number;
   /** Elements and stored bytes of chunk k. */
   chunkSize(k: number): { elements: number; bytes: number };
@@ -115,8 +117,11 @@ export async function writeGguf(
     for (const [k, v] of Object.entries(reader.metadata))
       if (!STORAGE_KEY.test(k) && !metadata.has(`safetensors.${k}`)) metadata.set(`safetensors.${k}`, { type: "STRING", value: v });
   }
-  const threads = requireInteger("threads", options.threads ?? (options.plan ? availableParallelism() : 1), 1, MAX_THREADS);
   const minElements = requireInteger("minElements", options.minElements ?? DEFAULT_MIN_ELEMENTS, 0, Number.MAX_SAFE_INTEGER);
+  // By default only a plan with a heavy step goes to the workers: lighter ones (repacks, F16, Q8_0) move bytes, and
+  // measured slower on two workers than on this thread.
+  const heavy = steps.some((s) => s.heavy && s.elements >= minElements);
+  const threads = requireInteger("threads", options.threads ?? (options.plan && heavy ? availableParallelism() : 1), 1, MAX_THREADS);
   const remote = options.plan !== undefined && threads > 1 && steps.some((s) => s.elements >= minElements);
   const writer = await GgufWriter.create(
     path,
@@ -146,6 +151,7 @@ export async function writeGguf(
         progress?.finished(i, s.spec.name, s.how);
       }
     }
+    await workers?.releaseOutput();
     await writer.commit();
   } catch (e) {
     await writer.abort();
@@ -222,6 +228,7 @@ function floatStep(c: Checkpoint, t: CheckpointTensor, options: GgufPlanOptions,
     spec: { name: t.name, type, shape: t.shape.length === 0 ? [1] : t.shape },
     how,
     elements: t.length,
+    heavy: type === "MXFP4" || type === "NVFP4",
     chunks: Math.ceil(t.length / CHUNK_ELEMENTS),
     chunkSize: (k) => ({ elements: count(k), bytes: storedBytes(type, count(k)) }),
     async encode(k) {
