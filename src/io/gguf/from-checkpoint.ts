@@ -143,11 +143,15 @@ export async function writeGguf(
       });
       finishThrough(steps.length - 1);
     } else {
+      // Each chunk is written while the next is read and encoded (encode returns fresh bytes).
+      let pending: Promise<void> | undefined;
       for (const [i, s] of steps.entries()) {
         for (let k = 0; k < s.chunks; k++) {
-          await writer.writeBytes(await s.encode(k));
-          progress?.advance(s.chunkSize(k).elements, i, s.spec.name);
+          const bytes = await s.encode(k);
+          await pending;
+          pending = writer.writeBytes(bytes).then(() => progress?.advance(s.chunkSize(k).elements, i, s.spec.name));
         }
+        await pending;
         progress?.finished(i, s.spec.name, s.how);
       }
     }
@@ -190,11 +194,14 @@ export async function ggufJob(job: GgufJob, context: JobContext): Promise<null> 
   );
   const s = steps[job.step]!;
   let position = job.output.position;
+  let pending: Promise<void> | undefined;
   for (let k = job.first; k < job.first + job.count; k++) {
     const bytes = await s.encode(k);
-    await context.writeAt(job.output.path, position, bytes);
+    await pending;
+    pending = context.writeAt(job.output.path, position, bytes);
     position += bytes.length;
   }
+  await pending;
   return null;
 }
 
