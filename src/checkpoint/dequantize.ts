@@ -4,8 +4,6 @@
 // their weights and dropped. Nothing appears at the destination unless everything succeeded.
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { availableParallelism } from "node:os";
-import { requireInteger } from "../errors.js";
 import { cp, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type { TensorSpec } from "../io/header.js";
@@ -21,16 +19,13 @@ import { type Checkpoint, INDEX_FILE, openCheckpoint } from "./open.js";
 import type { CheckpointTensor } from "./recognize.js";
 import { GatherRoom } from "./room.js";
 import { type DequantizeJob, type JobContext, type JobRunner, inOrder } from "./jobs.js";
-import { WorkerRunner } from "./threads.js";
+import { WorkerRunner, threadOptions } from "./threads.js";
 
 /** Elements per chunk: 1 Mi elements keep buffers at a few MB whatever the tensor size. */
 const CHUNK_ELEMENTS = 1 << 20;
 const COPY_BYTES = 8 << 20;
 /** Chunks per worker job: large enough that a job's read-ahead and dispatch are small next to its work. */
 const JOB_CHUNKS = 4;
-/** Smallest tensor sent to the workers by default: a worker's start (≈ 60 ms) costs more than it saves below it. */
-const DEFAULT_MIN_ELEMENTS = 1 << 22;
-const MAX_THREADS = 256;
 const OWN_RECORDS = ["minifloat.quantized"];
 
 export interface ProgressSink {
@@ -54,7 +49,7 @@ export interface DequantizeCheckpointOptions {
   selected?: (name: string) => boolean;
   /** Called once the plan is made: the converted elements and tensors in all. */
   progress?: (elements: number, tensors: number) => ProgressSink;
-  /** Worker threads for tensors of at least `minElements` elements (default: os.availableParallelism(); 1: this thread only). */
+  /** Worker threads for tensors of at least `minElements` elements (default: the logical processors, at most 8; 1: this thread only). */
   threads?: number;
   /** Tensors with fewer elements are converted on the calling thread (default 2^22). */
   minElements?: number;
@@ -81,8 +76,7 @@ export async function dequantizeCheckpoint(input: string, options: DequantizeChe
   const target = resolve(output);
   if (existsSync(target) && !options.force) throw new IoError(output, "exists; allowed: a new path, or --force to replace it");
   if (resolve(input) === target) throw new IoError(output, "is also the input; allowed: a different output path (inputs are never modified)");
-  const threads = requireInteger("threads", options.threads ?? availableParallelism(), 1, MAX_THREADS);
-  const minElements = requireInteger("minElements", options.minElements ?? DEFAULT_MIN_ELEMENTS, 0, Number.MAX_SAFE_INTEGER);
+  const { threads, minElements } = threadOptions(options);
   const c = await openCheckpoint(input, { raw: options.raw ?? false });
   let workers: WorkerRunner | undefined;
   try {

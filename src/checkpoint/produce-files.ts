@@ -4,7 +4,6 @@
 // copied. The result is built in a temporary directory next to the output and moved into place only when complete.
 import { randomBytes } from "node:crypto";
 import { existsSync, realpathSync } from "node:fs";
-import { availableParallelism } from "node:os";
 import { cp, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { pending } from "../io/atomic.js";
@@ -12,7 +11,6 @@ import { IoError, SafetensorsError } from "../io/errors.js";
 import { fsError } from "../io/fs-errors.js";
 import type { TensorSpec } from "../io/header.js";
 import type { ErrorSums } from "../wasm/stats.js";
-import { requireInteger } from "../errors.js";
 import { SafetensorsReader } from "../io/reader.js";
 import { SafetensorsWriter } from "../io/writer.js";
 import { hfQuantConfig, quantizationConfig } from "./produce-config.js";
@@ -20,14 +18,11 @@ import { type ProducedTensor, isCandidate, produceTensor } from "./produce.js";
 import type { Granularity, ProducedScheme } from "./scales.js";
 import { JobContext } from "./jobs.js";
 import { inlineRunner } from "./run-job.js";
-import { WorkerRunner } from "./threads.js";
+import { WorkerRunner, threadOptions } from "./threads.js";
 
 const INDEX = "model.safetensors.index.json";
 /** Copied tensors stream in pieces of this many bytes. */
 const COPY_BYTES = 8 << 20;
-/** Smallest weight sent to the workers by default: a worker's start (≈ 60 ms) costs more than it saves below it. */
-const DEFAULT_MIN_ELEMENTS = 1 << 22;
-const MAX_THREADS = 256;
 /** Files the output writes itself rather than copies. */
 const WRITTEN = new Set([INDEX, "config.json", "hf_quant_config.json"]);
 
@@ -45,7 +40,7 @@ export interface ProduceJob {
   readonly force?: boolean;
   /** Flush each shard to the disk before the directory is moved into place (default false). */
   readonly fsync?: boolean;
-  /** Worker threads for weights of at least `minElements` elements (default: os.availableParallelism(); 1: this thread only). */
+  /** Worker threads for weights of at least `minElements` elements (default: the logical processors, at most 8; 1: this thread only). */
   readonly threads?: number;
   /** Weights with fewer elements are quantized on the calling thread (default 2^22). */
   readonly minElements?: number;
@@ -79,8 +74,7 @@ export async function produceCheckpoint(job: ProduceJob): Promise<ProduceResult>
     }
   }
   if (!existsSync(dirname(target))) throw new IoError(job.output, `directory ${dirname(target)} does not exist; allowed: a path in an existing directory`);
-  const threads = requireInteger("threads", job.threads ?? availableParallelism(), 1, MAX_THREADS);
-  const minElements = requireInteger("minElements", job.minElements ?? DEFAULT_MIN_ELEMENTS, 0, Number.MAX_SAFE_INTEGER);
+  const { threads, minElements } = threadOptions(job);
   const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   await mkdir(temp).catch((e) => {
     throw fsError(e, job.output);

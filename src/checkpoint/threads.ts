@@ -1,9 +1,27 @@
 // Conversion jobs (jobs.ts) on worker threads: each worker opens the input itself and runs the same function as the
 // calling thread (run-job.ts), several jobs in flight; the caller consumes the results in job order (inOrder), so
 // the files written and the numbers reported do not depend on the thread count.
+import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import { requireInteger } from "../errors.js";
 import { type ErrorData, reviveError } from "../parallel/protocol.js";
 import type { ConversionJob, JobResult, JobRunner } from "./jobs.js";
+
+/** Most worker threads a conversion starts by default: each holds its own kernels, buffers and inputs (≈ 50 MB). */
+const DEFAULT_MAX_THREADS = 8;
+
+/**
+ * A conversion's `threads` and `minElements` options, checked (threads: 1 … 256; default: the logical processors,
+ * at most DEFAULT_MAX_THREADS, or 1 when `auto` is false; minElements: default 2^22, below which a worker's start —
+ * ≈ 60 ms of compiling — costs more than it saves).
+ */
+export function threadOptions(options: { readonly threads?: number; readonly minElements?: number }, auto = true): { threads: number; minElements: number } {
+  const fallback = auto ? Math.min(availableParallelism(), DEFAULT_MAX_THREADS) : 1;
+  return {
+    threads: requireInteger("threads", options.threads ?? fallback, 1, 256),
+    minElements: requireInteger("minElements", options.minElements ?? 1 << 22, 0, Number.MAX_SAFE_INTEGER),
+  };
+}
 
 type Reply = { readonly id: number; readonly result: unknown } | { readonly id: number; readonly error: ErrorData | string };
 

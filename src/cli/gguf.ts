@@ -39,8 +39,8 @@ Options:
   -o, --output <path>   output file
   --force               replace an existing output file
   --fsync               flush the output to the disk before moving it into place (survives a power loss)
-  --threads <n>         worker threads for files with a tensor of ≥ 2^22 elements (default: the logical processors
-                        when a tensor is quantized to MXFP4 or NVFP4, else 1: the other steps move bytes)
+  --threads <n>         worker threads for files with a tensor of ≥ 2^22 elements (default: the logical processors,
+                        at most 8, when a tensor is quantized to MXFP4 or NVFP4; else 1: the rest moves bytes)
   --verbose             stack traces on errors
 `;
 

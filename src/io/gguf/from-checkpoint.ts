@@ -13,18 +13,14 @@ import { GgufError } from "./errors.js";
 import { ALIGNMENT_KEY, DEFAULT_ALIGNMENT, type GgufTensorType, type GgufValue, ggmlTypeByName } from "./format.js";
 import { type PackedTensor, repack } from "./packed.js";
 import { type GgufTensorSpec, GgufWriter, encodeValues } from "./writer.js";
-import { availableParallelism } from "node:os";
-import { requireInteger } from "../../errors.js";
 import { kernelStatus } from "../../wasm/instance.js";
 import { type GgufJob, type JobContext, inOrder } from "../../checkpoint/jobs.js";
-import { WorkerRunner } from "../../checkpoint/threads.js";
+import { WorkerRunner, threadOptions } from "../../checkpoint/threads.js";
 
 /** Elements per chunk: a multiple of every block size, a few MB of buffers whatever the tensor size. */
 const CHUNK_ELEMENTS = 1 << 20;
-/** Chunks per worker job, and the smallest tensor that makes a file go to the workers by default (see dequantize.ts). */
+/** Chunks per worker job. */
 const JOB_CHUNKS = 4;
-const DEFAULT_MIN_ELEMENTS = 1 << 22;
-const MAX_THREADS = 256;
 
 /** How writeGguf's steps were planned, so that workers can plan the same steps: the input and planGguf's options. */
 export interface GgufWorkerPlan {
@@ -40,7 +36,7 @@ export interface GgufWriteOptions {
   readonly fsync?: boolean;
   /** With it, and a step of at least `minElements` elements, every step runs on worker threads that plan the same steps. */
   readonly plan?: GgufWorkerPlan;
-  /** Worker threads (default: os.availableParallelism() with a plan that has a heavy step of `minElements`, else 1). */
+  /** Worker threads (default: the logical processors, at most 8, with a plan that has a heavy step of `minElements`; else 1). */
   readonly threads?: number;
   /** Without a step of this many elements, the file is written on the calling thread (default 2^22). */
   readonly minElements?: number;
@@ -117,11 +113,11 @@ export async function writeGguf(
     for (const [k, v] of Object.entries(reader.metadata))
       if (!STORAGE_KEY.test(k) && !metadata.has(`safetensors.${k}`)) metadata.set(`safetensors.${k}`, { type: "STRING", value: v });
   }
-  const minElements = requireInteger("minElements", options.minElements ?? DEFAULT_MIN_ELEMENTS, 0, Number.MAX_SAFE_INTEGER);
   // By default only a plan with a heavy step goes to the workers: lighter ones (repacks, F16, Q8_0) move bytes, and
   // measured slower on two workers than on this thread.
+  const { minElements } = threadOptions(options, false);
   const heavy = steps.some((s) => s.heavy && s.elements >= minElements);
-  const threads = requireInteger("threads", options.threads ?? (options.plan && heavy ? availableParallelism() : 1), 1, MAX_THREADS);
+  const { threads } = threadOptions(options, options.plan !== undefined && heavy);
   const remote = options.plan !== undefined && threads > 1 && steps.some((s) => s.elements >= minElements);
   const writer = await GgufWriter.create(
     path,
