@@ -1,6 +1,7 @@
 // The jobs a checkpoint conversion cuts its tensors into (a band of a weight's rows, a range of a tensor for its
-// amax), and what runs one: the same function on the calling thread and on a conversion worker (threads.ts), which
-// opens the input file itself. A job names its tensor and scheme rather than carrying data, so it costs nothing to send.
+// amax, a range of chunks to dequantize or to write as GGUF), and what the jobs of one thread share (JobContext). The
+// same function runs a job on the calling thread and on a conversion worker (run-job.ts, threads.ts), which opens the
+// input itself: a job names its input, tensor and options rather than carrying data, so it costs nothing to send.
 import { type FileHandle, open } from "node:fs/promises";
 import { fsError } from "../io/fs-errors.js";
 import { SafetensorsReader } from "../io/reader.js";
@@ -98,7 +99,7 @@ interface Scratch {
  */
 export class JobContext {
   private readonly readers = new Map<string, Promise<SafetensorsReader>>();
-  /** The output file written by position, and its descriptor. */
+  /** The output file written by position, and its handle. */
   private output: { path: string; handle: Promise<FileHandle> } | undefined;
   private readonly owned = new Set<string>();
   private readonly scratch = new Map<string, Scratch>();
