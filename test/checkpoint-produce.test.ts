@@ -302,6 +302,23 @@ describe("quantize --scheme on worker threads", () => {
     expect(readdirSync(dir).filter((f) => f.includes(`threads-bad-${file}-${scheme}`))).toEqual([]);
   });
 
+  it("a non-finite weight in a later band fails in its worker while earlier bands are consumed: the typed error, nothing left", async () => {
+    const model = join(dir, "late-nan");
+    mkdirSync(model);
+    const values = new Float32Array(2304 * 1000).fill(0.25);
+    values[values.length - 7] = Number.NaN;
+    const w = await SafetensorsWriter.create(join(model, "model.safetensors"), [
+      { name: "model.layers.0.mlp.down_proj.weight", dtype: "F32", shape: [1000, 2304] },
+    ]);
+    await w.writeValues(values);
+    await w.commit();
+    const out = join(dir, "late-nan-out");
+    const run = produceCheckpoint({ input: model, output: out, scheme: "deepseek-fp8", threads: 2, minElements: 0 });
+    await expect(run).rejects.toThrow(SafetensorsError);
+    await expect(run).rejects.toThrow(/holds NaN; allowed: finite values/);
+    expect(readdirSync(dir).filter((f) => f.startsWith("late-nan-out") || f.startsWith(".late-nan-out"))).toEqual([]);
+  });
+
   it("threads and minElements are checked; --threads is an integer of at least 1", async () => {
     const input = join(fixtures, "input");
     await expect(produceCheckpoint({ input, output: join(dir, "t0"), scheme: "deepseek-fp8", threads: 0 })).rejects.toThrow(

@@ -573,3 +573,50 @@ function run(child: ChildProcess): Promise<{ code: number | null; out: string; e
   child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
   return new Promise((resolve) => child.on("close", (code) => resolve({ code, out, err })));
 }
+
+describe("quantize --to on worker threads (--threads)", () => {
+  // Tensors of 2^22 elements and more go to the workers: F32 and BF16 inputs over several jobs, a partial last chunk.
+  const input = at("threads-in.safetensors");
+  beforeAll(async () => {
+    let seed = 7;
+    const random = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed / 2 ** 32 - 0.5) * 2 ** ((seed >>> 9) % 24) * 2 ** -6;
+    };
+    const specs: TensorSpec[] = [
+      { name: "big.f32", dtype: "F32", shape: [4200, 1001] },
+      { name: "big.bf16", dtype: "BF16", shape: [1 << 22] },
+      { name: "small", dtype: "F32", shape: [3, 5] },
+    ];
+    const w = await SafetensorsWriter.create(input, specs);
+    for (const s of specs) await w.writeValues(Float32Array.from({ length: s.shape.reduce((a, b) => a * b) }, random));
+    await w.commit();
+  });
+  const report = (out: string) =>
+    out
+      .replace(/ +[0-9.]+ [kMG]\/s/g, "")
+      .replace(/ in [0-9.]+ s/g, "")
+      .replace(/wrote \S+:/, "wrote:");
+
+  it.each([
+    ["float8_e4m3fn", []],
+    ["binary16", ["--saturation", "SatNone"]],
+    ["Binary8p3se", ["--rounding", "TowardZero"]],
+    ["float4_e2m1fn", []], // packed codes: on the calling thread
+    ["float8_e5m2", ["--rounding", "StochasticA", "--stochastic-bits", "8", "--seed", "5"]], // stochastic: on the calling thread
+  ] as [string, string[]][])("%s %j: the same file and report on one and two threads", async (to, extra) => {
+    const [one, two] = [at(`threads-1-${to}.safetensors`), at(`threads-2-${to}.safetensors`)];
+    const r1 = await cli("quantize", input, "--to", to, ...extra, "-o", one, "--threads", "1");
+    const r2 = await cli("quantize", input, "--to", to, ...extra, "-o", two, "--threads", "2");
+    expect([r1.code, r2.code]).toEqual([0, 0]);
+    expect(readFileSync(two).equals(readFileSync(one))).toBe(true);
+    expect(report(r2.out)).toBe(report(r1.out));
+  });
+
+  it("--threads takes an integer of at least 1", async () => {
+    const r = await cli("quantize", input, "--to", "float8_e4m3fn", "-o", at("threads-bad.safetensors"), "--threads", "0");
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--threads/);
+    expect(existsSync(at("threads-bad.safetensors"))).toBe(false);
+  });
+});

@@ -1,5 +1,5 @@
 // The jobs a checkpoint conversion cuts its tensors into (a band of a weight's rows, a range of a tensor for its
-// amax, a range of chunks to dequantize or to write as GGUF), and what the jobs of one thread share (JobContext). The
+// amax, a range of chunks to quantize, dequantize or write as GGUF), and what the jobs of one thread share (JobContext). The
 // same function runs a job on the calling thread and on a conversion worker (run-job.ts, threads.ts), which opens the
 // input itself: a job names its input, tensor and options rather than carrying data, so it costs nothing to send.
 import { type FileHandle, open } from "node:fs/promises";
@@ -8,7 +8,9 @@ import { SafetensorsReader } from "../io/reader.js";
 import type { GgufTensorType } from "../io/gguf/format.js";
 import type { Target } from "./decode.js";
 import { type Checkpoint, openCheckpoint } from "./open.js";
-import type { ErrorSums } from "../wasm/stats.js";
+import type { ErrorSums, Threshold } from "../wasm/stats.js";
+import type { Rounding, Saturation } from "../exact/projection.js";
+import type { FormatSpec } from "../format/model.js";
 import type { Granularity, ProducedScheme } from "./scales.js";
 
 interface JobBase {
@@ -72,7 +74,24 @@ export interface GgufJob {
   readonly output: { readonly path: string; readonly position: number };
 }
 
-export type ConversionJob = ProduceBandJob | AmaxJob | DequantizeJob | GgufJob;
+/**
+ * `quantize --to` of elements [start, start + count) of a float tensor (whole chunks of `chunk` elements) into one
+ * format under a deterministic rounding, the codes written at `output`; the result is each chunk's error sums.
+ */
+export interface QuantizeRangeJob extends JobBase {
+  readonly op: "quantize";
+  readonly format: FormatSpec;
+  readonly rounding: Rounding;
+  readonly saturation: Saturation;
+  /** Overflow thresholds of positive and negative inputs, for the sums' overflow counts. */
+  readonly limits: readonly [Threshold, Threshold];
+  readonly start: number;
+  readonly count: number;
+  readonly chunk: number;
+  readonly output: { readonly path: string; readonly position: number };
+}
+
+export type ConversionJob = ProduceBandJob | AmaxJob | DequantizeJob | GgufJob | QuantizeRangeJob;
 
 export interface ProduceBandResult {
   /** The output bytes in file order (FP8 codes, or packed nibbles); none when the job wrote them (`output`). */
@@ -85,7 +104,13 @@ export interface ProduceBandResult {
   readonly elements: readonly number[];
 }
 
-export type JobResult<J extends ConversionJob> = J extends ProduceBandJob ? ProduceBandResult : J extends AmaxJob ? number : null;
+export type JobResult<J extends ConversionJob> = J extends ProduceBandJob
+  ? ProduceBandResult
+  : J extends AmaxJob
+    ? number
+    : J extends QuantizeRangeJob
+      ? readonly ErrorSums[]
+      : null;
 
 /** Buffers a thread keeps from job to job. */
 interface Scratch {
@@ -217,7 +242,10 @@ export async function inOrder<J extends ConversionJob>(
   const queue: [J, Promise<JobResult<J>>][] = [];
   try {
     for (const job of jobs) {
-      queue.push([job, runner.run(job)]);
+      const result = runner.run(job);
+      // Handled now, awaited in turn: a later job failing while an earlier one is awaited is not an unhandled rejection.
+      result.catch(() => undefined);
+      queue.push([job, result]);
       if (queue.length >= runner.depth) {
         const [j, r] = queue.shift()!;
         await consume(await r, j);

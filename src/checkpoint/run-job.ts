@@ -1,12 +1,15 @@
 // One conversion job run on this thread: by a conversion worker (worker.ts), or by the calling thread itself.
-import type { ConversionJob, JobContext, JobResult, JobRunner } from "./jobs.js";
+import type { ConversionJob, JobContext, JobResult, JobRunner, QuantizeRangeJob } from "./jobs.js";
 import { dequantizeJob } from "./dequantize.js";
 import { amaxJob, produceJob } from "./produce.js";
 import { ggufJob } from "../io/gguf/from-checkpoint.js";
 
+/** The jobs of the checkpoint conversions (`quantize --to`'s QuantizeRangeJob runs in worker.ts, which knows the CLI). */
+export type CheckpointJob = Exclude<ConversionJob, QuantizeRangeJob>;
+
 /** Runs one job on this thread. */
-export function runJob<J extends ConversionJob>(job: J, context: JobContext): Promise<JobResult<J>> {
-  const j = job as ConversionJob;
+export function runJob<J extends CheckpointJob>(job: J, context: JobContext): Promise<JobResult<J>> {
+  const j = job as CheckpointJob;
   const result =
     j.op === "produce"
       ? produceJob(j, context)
@@ -20,5 +23,5 @@ export function runJob<J extends ConversionJob>(job: J, context: JobContext): Pr
 
 /** The calling thread: each job runs when the previous result has been consumed (results may be Wasm-memory views). */
 export function inlineRunner(context: JobContext): JobRunner {
-  return { depth: 1, remote: false, run: (job) => runJob(job, context) };
+  return { depth: 1, remote: false, run: (job) => runJob(job as CheckpointJob, context) as Promise<JobResult<typeof job>> };
 }

@@ -5,6 +5,7 @@ import { inWasm } from "../wasm/memory.js";
 import { useKernels } from "../wasm/instance.js";
 import { type ConversionJob, JobContext } from "./jobs.js";
 import { runJob } from "./run-job.js";
+import { quantizeRangeJob } from "../cli/quantize-range.js";
 import { errorData } from "../parallel/protocol.js";
 
 const context = new JobContext();
@@ -34,7 +35,7 @@ parentPort!.on("message", (message: { id: number; job?: ConversionJob; control?:
       const job = message.job!;
       useKernels(job.kernels);
       const transfer: ArrayBuffer[] = [];
-      const result = detach(await runJob(job, context), transfer);
+      const result = detach(await (job.op === "quantize" ? quantizeRangeJob(job, context) : runJob(job, context)), transfer);
       parentPort!.postMessage({ id: message.id, result }, transfer);
     } catch (error) {
       parentPort!.postMessage({ id: message.id, error: errorData(error) });

@@ -3,13 +3,18 @@
 import type { TensorInfo, TensorSpec } from "../io/header.js";
 import { SafetensorsReader } from "../io/reader.js";
 import { SafetensorsWriter } from "../io/writer.js";
-import { type OptionSpec, type Parsed, UsageError, globMatcher, outputOption, parseCommand } from "./args.js";
+import { type QuantizeRangeJob, inOrder } from "../checkpoint/jobs.js";
+import { WorkerRunner, threadOptions } from "../checkpoint/threads.js";
+import type { ErrorSums } from "../wasm/stats.js";
+import { type OptionSpec, type Parsed, UsageError, globMatcher, integerOption, outputOption, parseCommand } from "./args.js";
 import type { CliIO } from "./io.js";
 import { Progress } from "./progress.js";
 
 /** Elements per chunk: 1 Mi elements keep buffers at a few MB whatever the tensor size. */
 export const CHUNK_ELEMENTS = 1 << 20;
 const COPY_BYTES = 8 << 20;
+/** Chunks per worker job. */
+const JOB_CHUNKS = 4;
 
 /** How one input tensor is converted; the converter reads its input itself and appends to the writer. */
 export interface Conversion {
@@ -19,6 +24,17 @@ export interface Conversion {
   chunk(start: number, count: number, writer: SafetensorsWriter): Promise<void>;
   /** Runs after the last chunk (e.g. to append a tensor of block scales). */
   finish?(writer: SafetensorsWriter): Promise<void>;
+  /** The same conversion on worker threads (FileJob.threads). */
+  readonly remote?: RemoteConversion;
+}
+
+/** A conversion's chunks as jobs for worker threads (QuantizeRangeJob), when it can run there. */
+export interface RemoteConversion {
+  readonly bytesPerElement: number;
+  /** The job of elements [start, start + count) (whole chunks), its stored bytes written at `output`. */
+  job(start: number, count: number, output: { path: string; position: number }): QuantizeRangeJob;
+  /** Takes a job's result, in job order. */
+  done(sums: readonly ErrorSums[], job: QuantizeRangeJob): void;
 }
 
 export interface TensorPlan {
@@ -41,6 +57,8 @@ export interface FileJob {
   nothingToConvert: string;
   /** Called after each converted tensor with its elapsed seconds; returns the progress line's summary. */
   converted(t: TensorInfo, seconds: number): string;
+  /** Worker threads for tensors of ≥ 2^22 elements whose conversion has a `remote` form (default 1: none). */
+  threads?: number;
 }
 
 export interface FileResult {
@@ -50,12 +68,13 @@ export interface FileResult {
   outputBytes: number;
 }
 
-/** Options every converting command takes after its own: --only, -o/--output, --force and --fsync. */
+/** Options every converting command takes after its own: --only, -o/--output, --force, --fsync and --threads. */
 const CONVERT_OPTIONS: OptionSpec = {
   only: { type: "string", multiple: true },
   output: { type: "string", short: "o" },
   force: { type: "boolean" },
   fsync: { type: "boolean" },
+  threads: { type: "string" },
 };
 
 /**
@@ -66,9 +85,16 @@ export function parseConvertCommand(
   command: string,
   args: readonly string[],
   options: OptionSpec,
-): { p: Parsed; files: Pick<FileJob, "input" | "output" | "force" | "fsync">; selected: (name: string) => boolean } {
+): { p: Parsed; files: Pick<FileJob, "input" | "output" | "force" | "fsync" | "threads">; selected: (name: string) => boolean } {
   const p = parseCommand(command, args, { ...options, ...CONVERT_OPTIONS }, ["in.safetensors"]);
-  const files = { input: p.positionals[0]!, output: outputOption(p), force: p.values.force === true, fsync: p.values.fsync === true };
+  const threads = integerOption(p, "threads", 1, 256);
+  const files = {
+    input: p.positionals[0]!,
+    output: outputOption(p),
+    force: p.values.force === true,
+    fsync: p.values.fsync === true,
+    ...(threads !== undefined && { threads }),
+  };
   return { p, files, selected: globMatcher((p.values.only as string[] | undefined) ?? []) };
 }
 
@@ -84,6 +110,8 @@ export async function convertFile(job: FileJob, io: CliIO): Promise<FileResult> 
       plans.flatMap((p) => p.specs),
       { metadata: job.metadata(reader.metadata), force: job.force, fsync: job.fsync, protect: [job.input] },
     );
+    // One thread unless asked: on two cores the workers measured about even for `quantize --to` (docs/performance.md).
+    const { threads, minElements } = threadOptions(job, false);
     const total = reader.tensors.reduce((n, t, i) => n + (plans[i]!.convert ? t.length : 0), 0);
     // Only converted tensors get a progress line, so only they are numbered (copied and dropped ones would leave gaps).
     const shown = plans.filter((p) => p.convert).length;
@@ -91,6 +119,7 @@ export async function convertFile(job: FileJob, io: CliIO): Promise<FileResult> 
     let number = 0;
     let converted = 0;
     let copied = 0;
+    let workers: WorkerRunner | undefined;
     try {
       for (const [i, t] of reader.tensors.entries()) {
         const { specs, convert } = plans[i]!;
@@ -105,10 +134,26 @@ export async function convertFile(job: FileJob, io: CliIO): Promise<FileResult> 
         const index = number++;
         const started = performance.now();
         const step = convert.chunkElements ?? CHUNK_ELEMENTS;
-        for (let start = 0; start < t.length; start += step) {
-          const count = Math.min(step, t.length - start);
-          await convert.chunk(start, count, writer);
-          progress.advance(count, index, t.name);
+        const remote = threads > 1 && t.length >= minElements ? convert.remote : undefined;
+        if (remote) {
+          // Ranges of whole chunks on the workers, each written at its place in the file; results taken in order.
+          workers ??= await WorkerRunner.create(threads);
+          const ranges = function* (): Generator<QuantizeRangeJob> {
+            for (let start = 0; start < t.length; start += step * JOB_CHUNKS) {
+              const count = Math.min(step * JOB_CHUNKS, t.length - start);
+              yield remote.job(start, count, writer.reserveBytes(count * remote.bytesPerElement));
+            }
+          };
+          await inOrder(workers, ranges(), (sums, j) => {
+            remote.done(sums, j);
+            progress.advance(j.count, index, t.name);
+          });
+        } else {
+          for (let start = 0; start < t.length; start += step) {
+            const count = Math.min(step, t.length - start);
+            await convert.chunk(start, count, writer);
+            progress.advance(count, index, t.name);
+          }
         }
         await convert.finish?.(writer);
         // A tensor is reported once its bytes are written (the writer keeps one write in flight).
@@ -116,12 +161,14 @@ export async function convertFile(job: FileJob, io: CliIO): Promise<FileResult> 
         converted++;
         progress.finished(index, t.name, job.converted(t, (performance.now() - started) / 1000));
       }
+      await workers?.releaseOutput();
       await writer.commit();
     } catch (e) {
       await writer.abort();
       throw e;
     } finally {
       progress.end();
+      await workers?.close();
     }
     const last = writer.tensors[writer.tensors.length - 1];
     return {

@@ -1,7 +1,7 @@
 // `minifloat dequantize`: every floating-point tensor of a safetensors file, a model directory or a GGUF file to
 // F32, F16 or BF16, scales folded in (the work is src/checkpoint/dequantize.ts).
 import { NothingToConvertError, dequantizeCheckpoint } from "../checkpoint/dequantize.js";
-import { UsageError, integerOption, stringOption } from "./args.js";
+import { UsageError, stringOption } from "./args.js";
 import { parseConvertCommand } from "./convert-file.js";
 import { describeTensor } from "./inspect.js";
 import type { Command } from "./io.js";
@@ -41,8 +41,7 @@ export const dequantizeCommand: Command = {
   summary: "dequantize a file, model directory or GGUF file to f32, f16 or bf16 (scales folded in)",
   help: HELP,
   async run(args, io) {
-    const { p, files, selected } = parseConvertCommand("dequantize", args, { to: { type: "string" }, raw: { type: "boolean" }, threads: { type: "string" } });
-    const threads = integerOption(p, "threads", 1, 256);
+    const { p, files, selected } = parseConvertCommand("dequantize", args, { to: { type: "string" }, raw: { type: "boolean" } });
     const to = stringOption(p, "to");
     const dtype = to === undefined ? undefined : TARGETS[to.toLowerCase() as keyof typeof TARGETS];
     if (!dtype) throw new UsageError("--to", `got ${to === undefined ? "nothing" : JSON.stringify(to)}; allowed: f32, f16 or bf16`);
@@ -54,7 +53,7 @@ export const dequantizeCommand: Command = {
         force: files.force,
         fsync: files.fsync,
         raw: p.values.raw === true,
-        ...(threads !== undefined && { threads }),
+        ...(files.threads !== undefined && { threads: files.threads }),
         ...(p.values.only !== undefined && { selected }),
         progress: (elements, tensors) => {
           progress = new Progress(io, elements, tensors);

@@ -3,7 +3,7 @@
 // src/io/gguf/from-checkpoint.ts.
 import { openCheckpoint } from "../checkpoint/open.js";
 import { planGguf, writeGguf } from "../io/gguf/from-checkpoint.js";
-import { UsageError, integerOption, stringOption } from "./args.js";
+import { UsageError, stringOption } from "./args.js";
 import { parseConvertCommand } from "./convert-file.js";
 import type { Command } from "./io.js";
 import { Progress } from "./progress.js";
@@ -49,8 +49,7 @@ export const ggufCommand: Command = {
   summary: "convert a file or model directory to GGUF (f32 … nvfp4; packed MXFP4/NVFP4 repacked exactly)",
   help: HELP,
   async run(args, io) {
-    const { p, files, selected } = parseConvertCommand("gguf", args, { type: { type: "string" }, arch: { type: "string" }, threads: { type: "string" } });
-    const threads = integerOption(p, "threads", 1, 256);
+    const { p, files, selected } = parseConvertCommand("gguf", args, { type: { type: "string" }, arch: { type: "string" } });
     const name = stringOption(p, "type");
     const type = name === undefined ? undefined : TYPES[name.toLowerCase() as keyof typeof TYPES];
     if (name !== undefined && !type) throw new UsageError("--type", `got ${JSON.stringify(name)}; allowed: ${Object.keys(TYPES).join(", ")}`);
@@ -82,7 +81,7 @@ export const ggufCommand: Command = {
             type,
             ...(p.values.only !== undefined && { selected: checkpoint.tensors.filter((t) => selected(t.name)).map((t) => t.name) }),
           },
-          ...(threads !== undefined && { threads }),
+          ...(files.threads !== undefined && { threads: files.threads }),
         },
         {
           advance: (n, i, tensor) => progress.advance(n, i, tensor),

@@ -12,7 +12,10 @@
 import type { CodeArray } from "../api/bulk.js";
 import type { Format } from "../format/model.js";
 import type { TensorInfo } from "../io/header.js";
-import { dequantize } from "../io/kernels.js";
+import { dequantize, quantize } from "../io/kernels.js";
+import { errorSums } from "../io/error-sums.js";
+import type { Rounding, Saturation } from "../exact/projection.js";
+import type { ErrorSums, Threshold } from "../wasm/stats.js";
 import type { SafetensorsReader } from "../io/reader.js";
 import { kernels } from "../wasm/instance.js";
 import { WasmArray } from "../wasm/memory.js";
@@ -23,6 +26,9 @@ export class QuantizeWorkspace {
   private turn = 0;
 
   private constructor(
+    /** The codes' format and the most elements a chunk may have. */
+    readonly format: Format,
+    readonly elements: number,
     /** Stored bytes of input chunks: float32 values, or 16-bit codes (F16, BF16 tensors) decoded into x. */
     private readonly inputs: ReadAhead,
     private readonly x: WasmArray<Float32Array>,
@@ -35,7 +41,14 @@ export class QuantizeWorkspace {
   static create(f: Format, elements: number): QuantizeWorkspace | undefined {
     if (!kernels()) return undefined;
     const codes = () => (f.K <= 8 ? new WasmArray(Uint8Array, elements) : new WasmArray(Uint16Array, elements));
-    return new QuantizeWorkspace(new ReadAhead(elements * 4), new WasmArray(Float32Array, elements), [codes(), codes()], new WasmArray(Float32Array, elements));
+    return new QuantizeWorkspace(
+      f,
+      elements,
+      new ReadAhead(elements * 4),
+      new WasmArray(Float32Array, elements),
+      [codes(), codes()],
+      new WasmArray(Float32Array, elements),
+    );
   }
 
   /** Whether a tensor's chunks can go through the workspace: float32 and 16-bit float inputs (F64 cannot). */
@@ -86,6 +99,31 @@ export class QuantizeWorkspace {
    */
   storedBytes(codes: CodeArray): Uint8Array {
     return new Uint8Array(codes.buffer, codes.byteOffset, codes.byteLength);
+  }
+
+  /**
+   * One chunk, elements [start, start + count) of t, of a range that ends at `end`: its values (read ahead during the
+   * previous chunk), codes and decoded codes, and the error sums of the codes against the values (`limits`: overflow
+   * thresholds); the next chunk's read is started (after the kernels in the range's first chunk: file comment).
+   */
+  async quantizeChunk(
+    reader: SafetensorsReader,
+    t: TensorInfo,
+    projection: { readonly rounding: Rounding; readonly saturation: Saturation },
+    range: { readonly start: number; readonly end: number },
+    start: number,
+    count: number,
+    limits: readonly [Threshold, Threshold],
+  ): Promise<{ codes: CodeArray; sums: ErrorSums }> {
+    const values = await this.values(reader, t, start, count);
+    const next = start + count;
+    const readAhead = () => this.readAhead(reader, t, next, Math.min(count, range.end - next));
+    if (start > range.start) readAhead();
+    quantize(values, this.format, { rounding: projection.rounding, saturation: projection.saturation, out: this.codesOut(count) });
+    const { x, codes, y } = this.decode(this.format, t, count);
+    const sums = errorSums(x, y, limits[0], limits[1]);
+    if (start === range.start) readAhead();
+    return { codes, sums };
   }
 
   /** Waits for a read still in flight (after an error), then frees the buffers. */
