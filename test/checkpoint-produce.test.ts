@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli } from "./cli-bundle.js";
 import { useKernels } from "../src/wasm/instance.js";
+import { randomWeights } from "./random-weights.js";
 import {
   CodeRangeError,
   type Granularity,
@@ -239,11 +240,7 @@ describe("quantize --scheme on worker threads", () => {
   const big = join(dir, "big");
   beforeAll(async () => {
     mkdirSync(big);
-    let seed = 12345;
-    const random = () => {
-      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-      return (seed / 2 ** 32 - 0.5) * 2 ** ((seed >>> 8) % 12) * 2 ** -6;
-    };
+    const random = randomWeights(12345, 12);
     const specs: TensorSpec[] = [
       { name: "model.layers.0.mlp.down_proj.weight", dtype: "BF16", shape: [1000, 2304] },
       { name: "model.layers.0.mlp.up_proj.weight", dtype: "F32", shape: [300, 4000] },

@@ -9,6 +9,7 @@ import { SafetensorsReader, SafetensorsWriter, type TensorSpec } from "../src/io
 import { dequantizeBlocks, quantizeBlocks } from "../src/block/index.js";
 import { dequantize, quantize, unpackCodes, useKernels } from "../src/index.js";
 import { bundleCli, cli } from "./cli-bundle.js";
+import { randomWeights } from "./random-weights.js";
 
 const dir = mkdtempSync(join(tmpdir(), "minifloat-cli-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -578,11 +579,7 @@ describe("quantize --to on worker threads (--threads)", () => {
   // Tensors of 2^22 elements and more go to the workers: F32 and BF16 inputs over several jobs, a partial last chunk.
   const input = at("threads-in.safetensors");
   beforeAll(async () => {
-    let seed = 7;
-    const random = () => {
-      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-      return (seed / 2 ** 32 - 0.5) * 2 ** ((seed >>> 9) % 24) * 2 ** -6;
-    };
+    const random = randomWeights(7, 24);
     const specs: TensorSpec[] = [
       { name: "big.f32", dtype: "F32", shape: [4200, 1001] },
       { name: "big.bf16", dtype: "BF16", shape: [1 << 22] },
