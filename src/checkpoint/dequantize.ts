@@ -18,14 +18,12 @@ import { CheckpointError } from "./errors.js";
 import { type Checkpoint, INDEX_FILE, openCheckpoint } from "./open.js";
 import type { CheckpointTensor } from "./recognize.js";
 import { GatherRoom } from "./room.js";
-import { type DequantizeJob, type JobContext, type JobRunner, inOrder } from "./jobs.js";
+import { type DequantizeJob, JOB_CHUNKS, type JobContext, type JobRunner, inOrder, writeBehind } from "./jobs.js";
 import { WorkerRunner, threadOptions } from "./threads.js";
 
 /** Elements per chunk: 1 Mi elements keep buffers at a few MB whatever the tensor size. */
 const CHUNK_ELEMENTS = 1 << 20;
 const COPY_BYTES = 8 << 20;
-/** Chunks per worker job: large enough that a job's read-ahead and dispatch are small next to its work. */
-const JOB_CHUNKS = 4;
 const OWN_RECORDS = ["minifloat.quantized"];
 
 export interface ProgressSink {
@@ -258,19 +256,20 @@ async function convertRange(
   start: number,
   count: number,
   slots: OutputSlots,
-  emit: (bytes: Uint8Array, count: number) => Promise<void> | void,
+  emit: (bytes: Uint8Array, count: number) => Promise<void>,
 ): Promise<void> {
   const step = chunkOf(t);
-  let pending: Promise<void> | undefined;
-  for (let at = start, k = 0; at < start + count; at += step, k++) {
-    const n = Math.min(step, start + count - at);
-    const memory = slots.memory();
-    const values = await c.readRounded(t.name, to, at, n, slots.buffer(t, k, n), slots.room);
-    slots.check(t, k, memory);
-    await pending;
-    pending = Promise.resolve(emit(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), n));
-  }
-  await pending;
+  const n = (k: number) => Math.min(step, start + count - (start + k * step));
+  await writeBehind(
+    Math.ceil(count / step),
+    async (k) => {
+      const memory = slots.memory();
+      const values = await c.readRounded(t.name, to, start + k * step, n(k), slots.buffer(t, k, n(k)), slots.room);
+      slots.check(t, k, memory);
+      return new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+    },
+    (bytes, k) => emit(bytes, n(k)),
+  );
 }
 
 /** A DequantizeJob on this thread: its chunks written at its place in the output file, each while the next is decoded. */
@@ -282,11 +281,7 @@ export async function dequantizeJob(job: DequantizeJob, context: JobContext): Pr
     (s: OutputSlots) => s.covers(c, job.to, t),
     () => new OutputSlots(c, job.to, [t]),
   );
-  let position = job.output.position;
-  await convertRange(c, t, job.to, job.start, job.count, slots, (bytes) => {
-    position += bytes.length;
-    return context.writeAt(job.output.path, position - bytes.length, bytes);
-  });
+  await convertRange(c, t, job.to, job.start, job.count, slots, context.appender(job.output));
   return null;
 }
 

@@ -13,6 +13,9 @@ import type { Rounding, Saturation } from "../exact/projection.js";
 import type { FormatSpec } from "../format/model.js";
 import type { Granularity, ProducedScheme } from "./scales.js";
 
+/** Chunks (of about 2^20 elements) per job of a range: large enough that dispatch and a job's first chunk are small next to its work. */
+export const JOB_CHUNKS = 4;
+
 interface JobBase {
   /** The input file (opened by path in a worker). */
   readonly path: string;
@@ -165,6 +168,15 @@ export class JobContext {
     }
   }
 
+  /** A function writing successive byte arrays at `output`, each after the one before (see writeAt). */
+  appender(output: { readonly path: string; readonly position: number }): (bytes: Uint8Array) => Promise<void> {
+    let position = output.position;
+    return (bytes) => {
+      position += bytes.length;
+      return this.writeAt(output.path, position - bytes.length, bytes);
+    };
+  }
+
   /** Closes the output file this context writes by position (reopened by the next writeAt). */
   releaseOutput(): Promise<void> {
     return this.closeOutput();
@@ -231,6 +243,23 @@ export interface JobRunner {
   /** Jobs run on other threads, which write their outputs themselves (ProduceBandJob.output). */
   readonly remote: boolean;
   run<J extends ConversionJob>(job: J): Promise<JobResult<J>>;
+}
+
+/**
+ * For k = 0 … n − 1, `write`s what `produce(k)` gives, each write in flight while the next produce runs (so what a
+ * write reads must stay unchanged until the produce after it has returned). A write's error surfaces at the next
+ * step, or at the end.
+ */
+export async function writeBehind<T>(n: number, produce: (k: number) => Promise<T>, write: (value: T, k: number) => Promise<void>): Promise<void> {
+  let pending: Promise<void> | undefined;
+  for (let k = 0; k < n; k++) {
+    const value = await produce(k);
+    await pending;
+    pending = write(value, k);
+    // Handled now, awaited at the next step: a write failing during the next produce is not an unhandled rejection.
+    pending.catch(() => undefined);
+  }
+  await pending;
 }
 
 /** Runs every job of `jobs` on the runner and hands the results to `consume` in job order. */

@@ -181,11 +181,8 @@ export async function produceJob(job: ProduceBandJob, context: JobContext): Prom
     bytes.push(packed ? packRows(codes, rows, K, rowCodes) : codes);
   }
   if (job.output) {
-    let position = job.output.position;
-    for (const b of bytes.splice(0)) {
-      await context.writeAt(job.output.path, position, b);
-      position += b.length;
-    }
+    const append = context.appender(job.output);
+    for (const b of bytes.splice(0)) await append(b);
   }
   return { bytes, stored: stored.length === 1 ? stored[0]! : concat(stored), sums, elements };
 }

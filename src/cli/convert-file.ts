@@ -3,7 +3,7 @@
 import type { TensorInfo, TensorSpec } from "../io/header.js";
 import { SafetensorsReader } from "../io/reader.js";
 import { SafetensorsWriter } from "../io/writer.js";
-import { type QuantizeRangeJob, inOrder } from "../checkpoint/jobs.js";
+import { JOB_CHUNKS, type QuantizeRangeJob, inOrder } from "../checkpoint/jobs.js";
 import { WorkerRunner, threadOptions } from "../checkpoint/threads.js";
 import type { ErrorSums } from "../wasm/stats.js";
 import { type OptionSpec, type Parsed, UsageError, globMatcher, integerOption, outputOption, parseCommand } from "./args.js";
@@ -13,8 +13,6 @@ import { Progress } from "./progress.js";
 /** Elements per chunk: 1 Mi elements keep buffers at a few MB whatever the tensor size. */
 export const CHUNK_ELEMENTS = 1 << 20;
 const COPY_BYTES = 8 << 20;
-/** Chunks per worker job. */
-const JOB_CHUNKS = 4;
 
 /** How one input tensor is converted; the converter reads its input itself and appends to the writer. */
 export interface Conversion {

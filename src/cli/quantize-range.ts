@@ -1,7 +1,7 @@
 // `quantize --to` of a range of a tensor on a conversion worker (src/checkpoint/threads.ts): the same chunk
 // pipeline as on the calling thread (QuantizeWorkspace.quantizeChunk), each chunk's codes written at their place in
 // the output file while the next chunk is converted.
-import type { JobContext, QuantizeRangeJob } from "../checkpoint/jobs.js";
+import { type JobContext, type QuantizeRangeJob, writeBehind } from "../checkpoint/jobs.js";
 import { formatFromSpec } from "../format/registry.js";
 import type { ErrorSums } from "../wasm/stats.js";
 import { QuantizeWorkspace } from "./workspace.js";
@@ -22,19 +22,17 @@ export async function quantizeRangeJob(job: QuantizeRangeJob, context: JobContex
   );
   const range = { start: job.start, end: job.start + job.count };
   const sums: ErrorSums[] = [];
-  let position = job.output.position;
   // A chunk's codes sit in one of the workspace's two output slots: written while the next chunk fills the other,
   // and waited for before that one is written (so no slot is refilled under a write).
-  let pending: Promise<void> | undefined;
-  for (let start = range.start; start < range.end; start += job.chunk) {
-    const count = Math.min(job.chunk, range.end - start);
-    const { codes, sums: chunk } = await work.quantizeChunk(reader, t, job, range, start, count, job.limits);
-    sums.push(chunk);
-    const bytes = work.storedBytes(codes);
-    await pending;
-    pending = context.writeAt(job.output.path, position, bytes);
-    position += bytes.length;
-  }
-  await pending;
+  await writeBehind(
+    Math.ceil(job.count / job.chunk),
+    async (k) => {
+      const start = range.start + k * job.chunk;
+      const { codes, sums: chunk } = await work.quantizeChunk(reader, t, job, range, start, Math.min(job.chunk, range.end - start), job.limits);
+      sums.push(chunk);
+      return work.storedBytes(codes);
+    },
+    context.appender(job.output),
+  );
   return sums;
 }

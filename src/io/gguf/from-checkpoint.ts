@@ -14,13 +14,11 @@ import { ALIGNMENT_KEY, DEFAULT_ALIGNMENT, type GgufTensorType, type GgufValue, 
 import { type PackedTensor, repack } from "./packed.js";
 import { type GgufTensorSpec, GgufWriter, encodeValues } from "./writer.js";
 import { kernelStatus } from "../../wasm/instance.js";
-import { type GgufJob, type JobContext, inOrder } from "../../checkpoint/jobs.js";
+import { type GgufJob, JOB_CHUNKS, type JobContext, inOrder, writeBehind } from "../../checkpoint/jobs.js";
 import { WorkerRunner, threadOptions } from "../../checkpoint/threads.js";
 
 /** Elements per chunk: a multiple of every block size, a few MB of buffers whatever the tensor size. */
 const CHUNK_ELEMENTS = 1 << 20;
-/** Chunks per worker job. */
-const JOB_CHUNKS = 4;
 
 /** How writeGguf's steps were planned, so that workers can plan the same steps: the input and planGguf's options. */
 export interface GgufWorkerPlan {
@@ -140,14 +138,15 @@ export async function writeGguf(
       finishThrough(steps.length - 1);
     } else {
       // Each chunk is written while the next is read and encoded (encode returns fresh bytes).
-      let pending: Promise<void> | undefined;
       for (const [i, s] of steps.entries()) {
-        for (let k = 0; k < s.chunks; k++) {
-          const bytes = await s.encode(k);
-          await pending;
-          pending = writer.writeBytes(bytes).then(() => progress?.advance(s.chunkSize(k).elements, i, s.spec.name));
-        }
-        await pending;
+        await writeBehind(
+          s.chunks,
+          (k) => s.encode(k),
+          async (bytes, k) => {
+            await writer.writeBytes(bytes);
+            progress?.advance(s.chunkSize(k).elements, i, s.spec.name);
+          },
+        );
         progress?.finished(i, s.spec.name, s.how);
       }
     }
@@ -189,15 +188,7 @@ export async function ggufJob(job: GgufJob, context: JobContext): Promise<null> 
     planGguf(c, { type: job.type, ...(selected && { selected: (name: string) => selected.has(name) }) }),
   );
   const s = steps[job.step]!;
-  let position = job.output.position;
-  let pending: Promise<void> | undefined;
-  for (let k = job.first; k < job.first + job.count; k++) {
-    const bytes = await s.encode(k);
-    await pending;
-    pending = context.writeAt(job.output.path, position, bytes);
-    position += bytes.length;
-  }
-  await pending;
+  await writeBehind(job.count, (k) => s.encode(job.first + k), context.appender(job.output));
   return null;
 }
 
