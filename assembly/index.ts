@@ -1,5 +1,5 @@
 // Wasm kernels of minifloat: raw pointer ABI (byte addresses and counts), no runtime objects, no imports.
-export { decodeLut8, decodeLut16, decodeLut8To16, decodeLut16To16, decodeLinear16, decodeIeee16, decodeIeee16NaNs, nibblePlanes, decodeNibbles, decodePacked4, decodePacked6, decodeAffine, decodeAffineTo16, decodePacked6Affine, maxU8, maxU16 } from "./decode";
+export { decodeLut8, decodeLut16, decodeLut8To16, decodeLut16To16, decodeShift16, decodeIeee16, decodeIeee16NaNs, nibblePlanes, decodeNibbles, decodePacked4, decodePacked6, decodeAffine, decodeAffineTo16, decodePacked6Affine, maxU8, maxU16 } from "./decode";
 export { pack4, unpack4, pack6, unpack6 } from "./pack";
 export { encodeParams, encodeParamsBytes, encodeF32 } from "./encode";
 export { dotBatch, dotParams, dotParamsBytes } from "./dot";

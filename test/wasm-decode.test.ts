@@ -86,15 +86,15 @@ describe("Wasm dequantize, exhaustive per format", () => {
         ? "planes"
         : t.affine >= 0
           ? affineKind(t.affineVariant)
-          : t.linear
-            ? `linear<<${t.linear.shift}`
+          : t.shift !== undefined
+            ? `shift<<${t.shift}`
             : t.ieee >= 0
               ? `ieee${t.ieeeNaNs ? "NaNs" : ""}`
               : "lut";
     };
     expect(
       ["float4_e2m1fn", "float8_e4m3fn", "float6_e3m2fn", "Binary8p3se", "Binary8p7se", "bfloat16", "float16", "Binary16p11se", "cfloat16_uhp"].map(kind),
-    ).toEqual(["planes", "affineWindow", "affineWindow", "affineOddWindow", "lut", "linear<<16", "ieee", "ieeeNaNs", "ieeeNaNs"]);
+    ).toEqual(["planes", "affineWindow", "affineWindow", "affineOddWindow", "lut", "shift<<16", "ieee", "ieeeNaNs", "ieeeNaNs"]);
     // Two windows: subnormals fill the low one, ∞ and NaNs the top one (and P3109's NaN at −0 the odd code).
     expect(["float8_e3m4", "Binary6p5se", "Binary6p5ue"].map(kind)).toEqual(["affine", "affineOdd", "affine"]);
     expect(kind("Binary16p8se")).toBe("lut");
@@ -151,11 +151,11 @@ describe("Wasm dequantize, exhaustive per format", () => {
     });
     const rule = (f: Format) => {
       const t = wasmTable(kernels()!, f, decodeTable32);
-      return t.linear ? "linear" : t.ieee >= 0 ? "ieee" : undefined;
+      return t.shift !== undefined ? "shift" : t.ieee >= 0 ? "ieee" : undefined;
     };
     const ruled = [...new Set([...named, ...custom])].filter((f) => f.K <= 16 && rule(f));
     for (const f of ruled) checkFormat(f);
-    expect(ruled.filter((f) => rule(f) === "linear").map((f) => f.name)).toEqual(["bfloat16", ...range(10, 15).map((K) => `binary32top${K}`)]);
+    expect(ruled.filter((f) => rule(f) === "shift").map((f) => f.name)).toEqual(["bfloat16", ...range(10, 15).map((K) => `binary32top${K}`)]);
     const accepted = ruled.filter((f) => rule(f) === "ieee");
     const names = accepted.map((f) => f.name);
     expect(names).toContain("binary16");

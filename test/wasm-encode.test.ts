@@ -149,6 +149,12 @@ describe("binary32's prefixes (bfloat16): float32 bits rounded in place vs proje
   function prefixInputs(f: Format): Float32Array {
     const bits = [...cases(f).bits];
     for (let b = 0; b < 2 ** 32; b += 65521 * 16) for (let j = 0; j < 16; j++) bits.push((b + j * 4099) >>> 0);
+    // Whole blocks just below and from the magnitude that may round into ∞'s exponent (0x7f800000 − 2^(31 − K)),
+    // both signs: the last ones the loop rounds in place, the first ones it hands to the fast path.
+    const risky = 0x7f800000 - 2 ** (31 - f.K);
+    for (const from of [risky - 16, risky - 16 - 2 ** (32 - f.K), risky, risky + 2 ** (32 - f.K) - 8]) {
+      for (const sign of [0, 0x80000000]) for (let j = 0; j < 16; j++) bits.push((sign | (from + j)) >>> 0);
+    }
     return new Float32Array(new Uint32Array(bits.slice(0, bits.length - 5)).buffer);
   }
   for (const f of prefixes) {

@@ -24,7 +24,7 @@ export interface DecodeExports {
   /** 8-bit codes → 16-bit codes through a table of u16 (convert, dequantize to binary16/bfloat16). */
   decodeLut8To16(src: number, dst: number, n: number, table: number): void;
   decodeLut16To16(src: number, dst: number, n: number, table: number): void;
-  decodeLinear16(src: number, dst: number, n: number, shift: number, offset: number): void;
+  decodeShift16(src: number, dst: number, n: number, shift: number): void;
   decodeIeee16(src: number, dst: number, n: number, params: number): void;
   decodeIeee16NaNs(src: number, dst: number, n: number, params: number): void;
   nibblePlanes(table: number, planes: number): void;

@@ -13,7 +13,7 @@ import { allocBytesRaw, freeBytesRaw, keep, memoryBuffer, requireLive, stream, t
 
 /** A format's float32 table, and the kernel-specific forms of it that apply, in Wasm memory. */
 export interface WasmTable {
-  /** The float32 bits of every code; for formats decoded by a rule, its constants (ieee) or −1 (linear): no table. */
+  /** The float32 bits of every code; for formats decoded by a rule, its constants (ieee) or −1 (shift): no table. */
   readonly table: number;
   readonly bytes: number;
   /** ≤ 4-bit formats: 64 bytes, byte b of the 16 entries at planes + 16·b; else −1. */
@@ -22,8 +22,8 @@ export interface WasmTable {
   readonly affine: number;
   /** The affine kernels' variant bits for the form (an odd code, one window). */
   readonly affineVariant: number;
-  /** 9…16-bit formats whose float32 bits are (code << shift) + offset (bfloat16; no table); else undefined. */
-  readonly linear?: { readonly shift: number; readonly offset: number };
+  /** 9…16-bit formats whose float32 bits are code << shift (binary32's prefixes: bfloat16; no table); else undefined. */
+  readonly shift?: number;
   /** 9…16-bit formats that decodeIeee16 decodes (binary16; no table): its parameter block; else −1. */
   readonly ieee: number;
   /** Whether the IEEE rule has a run of NaN codes (decodeIeee16NaNs: P3109, cfloat16_uhp). */
@@ -196,7 +196,7 @@ export function uploadTable(
   alloc: (bytes: number) => number,
   buffer: () => ArrayBufferLike,
 ): WasmTable {
-  if (decodesByShift(f)) return { table: -1, bytes: 0, planes: -1, affine: -1, affineVariant: 0, ieee: -1, linear: { shift: 32 - f.K, offset: 0 } };
+  if (decodesByShift(f)) return { table: -1, bytes: 0, planes: -1, affine: -1, affineVariant: 0, ieee: -1, shift: 32 - f.K };
   const ieee = ieeeParams(f);
   if (ieee) {
     const at = alloc(IEEE_BYTES);
@@ -227,7 +227,7 @@ export function uploadTable(
 /** The decode kernel for codes of `bytesPerCode` bytes under table t, and its arguments after (src, dst, n). */
 export function decodeCall(t: WasmTable, bytesPerCode: number): { name: DecodeKernel; args: number[] } {
   if (bytesPerCode === 2) {
-    if (t.linear) return { name: "decodeLinear16", args: [t.linear.shift, t.linear.offset] };
+    if (t.shift !== undefined) return { name: "decodeShift16", args: [t.shift] };
     if (t.ieee >= 0) return { name: t.ieeeNaNs ? "decodeIeee16NaNs" : "decodeIeee16", args: [t.ieee] };
     return { name: "decodeLut16", args: [t.table] };
   }
@@ -237,7 +237,7 @@ export function decodeCall(t: WasmTable, bytesPerCode: number): { name: DecodeKe
 }
 
 type DecodeKernel =
-  | "decodeLinear16"
+  | "decodeShift16"
   | "decodeIeee16"
   | "decodeIeee16NaNs"
   | "decodeLut16"
