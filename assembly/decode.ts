@@ -101,19 +101,23 @@ const IEEE_NAN_FROM = 144; // the first of a run of NaN codes decoding to one pa
 const IEEE_NAN_COUNT = 160; // their number (0: none)
 const IEEE_NAN_BITS = 176; // their float32 bits
 
+/**
+ * Four codes' float32 bits. The constants come as values the caller loaded once before its loop: V8 reloads a v128
+ * from memory at every use inside one.
+ */
 // @ts-ignore: decorator
 @inline
-function ieee4(c: v128, p: usize, nanRun: bool): v128 {
-  const m = v128.and(c, v128.load(p, IEEE_MAG_MASK));
-  const t = i32x4.mul(m, v128.load(p, IEEE_UP));
+function ieee4(c: v128, magMask: v128, up: v128, normalMin: v128, scale: v128, subScale: v128, subLimit: v128, fraction: v128, infBelow: v128, signUp: v128, p: usize, nanRun: bool): v128 {
+  const m = v128.and(c, magMask);
+  const t = i32x4.mul(m, up);
   // Normal results: the bits read as a float32 (raised to MinNormal on the other lanes: no denormal operand, which
   // would be slow) times 2^(127 − B); subnormal ones: m·2^minQ, both exact.
-  const normal = f32x4.mul(i32x4.max_s(t, v128.load(p, IEEE_NORMAL_MIN)), v128.load(p, IEEE_SCALE));
-  const subnormal = f32x4.mul(f32x4.convert_i32x4_s(m), v128.load(p, IEEE_SUB_SCALE));
+  const normal = f32x4.mul(i32x4.max_s(t, normalMin), scale);
+  const subnormal = f32x4.mul(f32x4.convert_i32x4_s(m), subScale);
   // select: its masks are comparison results.
-  let v = select(subnormal, normal, i32x4.lt_s(m, v128.load(p, IEEE_SUB_LIMIT)));
-  v = select(v128.or(v128.load(IEEE_CONSTANTS, 0), v128.and(t, v128.load(p, IEEE_FRACTION))), v, i32x4.gt_s(m, v128.load(p, IEEE_INF_BELOW)));
-  v = v128.or(v, v128.and(i32x4.mul(c, v128.load(p, IEEE_SIGN_UP)), v128.load(IEEE_CONSTANTS, 16)));
+  let v = select(subnormal, normal, i32x4.lt_s(m, subLimit));
+  v = select(v128.or(v128.load(IEEE_CONSTANTS, 0), v128.and(t, fraction)), v, i32x4.gt_s(m, infBelow));
+  v = v128.or(v, v128.and(i32x4.mul(c, signUp), v128.load(IEEE_CONSTANTS, 16)));
   // A compile-time choice (the callers pass a literal): the run costs binary16 a quarter of its speed.
   if (!nanRun) return v;
   const nan = i32x4.lt_u(i32x4.sub(c, v128.load(p, IEEE_NAN_FROM)), v128.load(p, IEEE_NAN_COUNT));
@@ -131,17 +135,29 @@ function ieee4(c: v128, p: usize, nanRun: bool): v128 {
 // @ts-ignore: decorator
 @inline
 function decodeIeee(src: usize, dst: usize, n: usize, p: usize, nanRun: bool): void {
+  const magMask = v128.load(p, IEEE_MAG_MASK);
+  const up = v128.load(p, IEEE_UP);
+  const normalMin = v128.load(p, IEEE_NORMAL_MIN);
+  const scale = v128.load(p, IEEE_SCALE);
+  const subScale = v128.load(p, IEEE_SUB_SCALE);
+  const subLimit = v128.load(p, IEEE_SUB_LIMIT);
+  const fraction = v128.load(p, IEEE_FRACTION);
+  const infBelow = v128.load(p, IEEE_INF_BELOW);
+  const signUp = v128.load(p, IEEE_SIGN_UP);
   let i: usize = 0;
   for (; i + 16 <= n; i += 16) {
     const a = v128.load(src + (i << 1), 0);
     const b = v128.load(src + (i << 1), 16);
     const d = dst + (i << 2);
-    v128.store(d, ieee4(i32x4.extend_low_i16x8_u(a), p, nanRun), 0);
-    v128.store(d, ieee4(i32x4.extend_high_i16x8_u(a), p, nanRun), 16);
-    v128.store(d, ieee4(i32x4.extend_low_i16x8_u(b), p, nanRun), 32);
-    v128.store(d, ieee4(i32x4.extend_high_i16x8_u(b), p, nanRun), 48);
+    v128.store(d, ieee4(i32x4.extend_low_i16x8_u(a), magMask, up, normalMin, scale, subScale, subLimit, fraction, infBelow, signUp, p, nanRun), 0);
+    v128.store(d, ieee4(i32x4.extend_high_i16x8_u(a), magMask, up, normalMin, scale, subScale, subLimit, fraction, infBelow, signUp, p, nanRun), 16);
+    v128.store(d, ieee4(i32x4.extend_low_i16x8_u(b), magMask, up, normalMin, scale, subScale, subLimit, fraction, infBelow, signUp, p, nanRun), 32);
+    v128.store(d, ieee4(i32x4.extend_high_i16x8_u(b), magMask, up, normalMin, scale, subScale, subLimit, fraction, infBelow, signUp, p, nanRun), 48);
   }
-  for (; i < n; i++) store<u32>(dst + (i << 2), i32x4.extract_lane(ieee4(i32x4.splat(<i32>load<u16>(src + (i << 1))), p, nanRun), 0));
+  for (; i < n; i++) {
+    const c = i32x4.splat(<i32>load<u16>(src + (i << 1)));
+    store<u32>(dst + (i << 2), i32x4.extract_lane(ieee4(c, magMask, up, normalMin, scale, subScale, subLimit, fraction, infBelow, signUp, p, nanRun), 0));
+  }
 }
 
 export function decodeIeee16(src: usize, dst: usize, n: usize, p: usize): void {

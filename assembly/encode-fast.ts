@@ -3,7 +3,7 @@
 // trick (the FPU's RNE at quantum 2^minQ) or an exact scaling; the magnitude is clamped
 // and the sign/±∞/NaN rules run on narrowed lanes (8 or 16 per op instead of 4). The generic kernel measured
 // ~0.25 G/s, this path 0.5–1.9 G/s by rounding family (16M elements, loaded 2-core machine).
-import { directedMagnitude, fastMagnitude, noZeroCodes } from "./encode-deterministic";
+import { directedMagnitude, fastMagnitude, nearestBytes, noZeroCodes } from "./encode-deterministic";
 import { F_ABS, F_FOUR, F_INF, F_MAXFINITE, F_PAYLOAD, c, k, scalar } from "./encode-common";
 import { Fields, RandomSource, Scalar, Slot, TAIL_AT, Variant } from "./encode-layout";
 
@@ -19,11 +19,11 @@ import { select } from "./simd";
 // select: the masks are comparison results narrowed with signed saturation (still 0 or all ones) or ANDed with the
 // all-ones/zero slot narrowUnsigned, so each byte is 0x00 or 0xFF.
 
-/** All ones where x is ±∞ or NaN. */
+/** All ones where a magnitude (below 2^31) is ∞ or NaN's. */
 // @ts-ignore: decorator
 @inline
-function specialMask(x: v128): v128 {
-  return i32x4.gt_s(v128.and(x, k(F_ABS)), k(F_MAXFINITE));
+function specialMask(a: v128): v128 {
+  return i32x4.gt_s(a, k(F_MAXFINITE));
 }
 
 /** Codes of 8 (wide) or 16 finite lanes from their clamped magnitudes and sign masks, in narrow lanes. */
@@ -84,6 +84,10 @@ export function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, 
   const scale1 = c(p, Slot.scale1);
   const scale2 = c(p, Slot.scale2);
   const limitNeg = c(p, Slot.directedLimitNegative);
+  // The round bit (nearestBytes, noZeroCodes); for nearestBytes the rest of the shift after 16 and LIMIT in i16 lanes.
+  const bit = i32x4.splat(1 << shift);
+  const down = shift - 16;
+  const limit16 = i16x8.splat(<i16>i32x4.extract_lane(limit, 0));
   // Constants of the other variants too: each instantiation uses its own, the rest are dead loads before the loop.
   const kind = scalar(p, Scalar.random);
   const toTop = scalar(p, Scalar.randomShift);
@@ -135,7 +139,12 @@ export function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, 
     const x1 = v128.load(s, 16);
     const x2 = v128.load(s, 32);
     const x3 = v128.load(s, 48);
-    let m0: v128, m1: v128, m2: v128, m3: v128;
+    let m0 = i32x4.splat(0);
+    let m1 = m0;
+    let m2 = m0;
+    let m3 = m0;
+    // Byte codes under NearestTiesToEven: magnitudes already in i16 lanes.
+    const bytesNearest = !wide && !stochastic && !noZero && !directed;
     if (stochastic) {
       // Seeded: the block's stream words (src/random.ts randomR), one vector of them for bytes, two for halves.
       let h0 = i32x4.splat(0);
@@ -157,16 +166,16 @@ export function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, 
         m3 = stochasticMagnitude(x3, blockRandom(3, seeded, fields, h0, h1, kind, r, toTop, oneAt), false, wide, stageC, srRebias, fractionMask, cBit, clamp, up, scale, srScale2, yCap, subUp);
       }
     } else if (noZero) {
-      m0 = noZeroCodes(p, x0, shift, normalBits, limit);
-      m1 = noZeroCodes(p, x1, shift, normalBits, limit);
-      m2 = noZeroCodes(p, x2, shift, normalBits, limit);
-      m3 = noZeroCodes(p, x3, shift, normalBits, limit);
+      m0 = noZeroCodes(p, x0, shift, bit, normalBits, limit);
+      m1 = noZeroCodes(p, x1, shift, bit, normalBits, limit);
+      m2 = noZeroCodes(p, x2, shift, bit, normalBits, limit);
+      m3 = noZeroCodes(p, x3, shift, bit, normalBits, limit);
     } else if (directed) {
       m0 = directedMagnitude(p, x0, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
       m1 = directedMagnitude(p, x1, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
       m2 = directedMagnitude(p, x2, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
       m3 = directedMagnitude(p, x3, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
-    } else {
+    } else if (!bytesNearest) {
       m0 = fastMagnitude(x0, shift, rebias, half, magic, normalBits, limit);
       m1 = fastMagnitude(x1, shift, rebias, half, magic, normalBits, limit);
       m2 = fastMagnitude(x2, shift, rebias, half, magic, normalBits, limit);
@@ -174,12 +183,12 @@ export function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, 
     }
     // Codes are ≤ LIMIT < 2^K, so the unsigned narrows are exact; the signed narrows keep the sign of x (and the
     // all-ones masks).
-    const m01 = i16x8.narrow_i32x4_u(m0, m1);
-    const m23 = i16x8.narrow_i32x4_u(m2, m3);
+    const m01 = bytesNearest ? nearestBytes(x0, x1, down, bit, rebias, half, magic, normalBits, limit16) : i16x8.narrow_i32x4_u(m0, m1);
+    const m23 = bytesNearest ? nearestBytes(x2, x3, down, bit, rebias, half, magic, normalBits, limit16) : i16x8.narrow_i32x4_u(m2, m3);
     const s01 = i16x8.narrow_i32x4_s(x0, x1);
     const s23 = i16x8.narrow_i32x4_s(x2, x3);
     // ±∞ and NaN inputs are rare: their codes are patched only in blocks that hold one (a predictable branch).
-    const anySpecial = v128.any_true(v128.or(v128.or(specialMask(x0), specialMask(x1)), v128.or(specialMask(x2), specialMask(x3))));
+    const anySpecial = v128.any_true(specialMask(i32x4.max_s(i32x4.max_s(v128.and(x0, k(F_ABS)), v128.and(x1, k(F_ABS))), i32x4.max_s(v128.and(x2, k(F_ABS)), v128.and(x3, k(F_ABS))))));
     if (wide) {
       const zero = i32x4.splat(0);
       const neg01 = i16x8.lt_s(s01, zero);

@@ -3,7 +3,8 @@
 // elements; interleaved rounds (ml_dtypes, then minifloat, per round), medians. Prints the table with the ratios,
 // writes it into docs/performance.md (between its ml_dtypes markers) and docs/ml_dtypes-ratios.svg. A probe bounds
 // each zero-copy row: a Wasm kernel that only reads the input's bytes and writes the output's (no arithmetic), so a
-// row can be read against what its bytes allow.
+// row can be read against what its bytes allow; a copy probe bounds each JS-array row: the copies into and out of
+// Wasm memory that the library makes for JS arrays (64K-element chunks through a scratch region), with no kernel.
 // Needs Python 3 with NumPy and ml_dtypes 0.6.0 (python3 -m venv .venv && .venv/bin/pip install ml_dtypes==0.6.0;
 // MINIFLOAT_PYTHON names another interpreter); without them it says so and prints minifloat's rates alone.
 //   node bench/ml-dtypes.mjs [--sizes 1048576,16777216] [--rounds 7] [--only float8_e4m3fn,bfloat16] [--no-write]
@@ -98,6 +99,29 @@ function values(f, n) {
   return x;
 }
 
+/**
+ * The copy probe of a JS-array row: input chunks of 64K elements copied into a scratch region in Wasm memory and the
+ * output's chunks copied out of it (what the library's streaming does around its kernels), no kernel in between.
+ */
+function copies(input, output) {
+  const chunk = 65536;
+  const inBytes = input.BYTES_PER_ELEMENT * chunk;
+  const outBytes = output.BYTES_PER_ELEMENT * chunk;
+  const scratch = mf.allocBytes(inBytes + outBytes);
+  const src = new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+  const dst = new Uint8Array(output.buffer, output.byteOffset, output.byteLength);
+  return {
+    run: () => {
+      const s = scratch.array;
+      for (let i = 0, o = 0; i < src.length; i += inBytes, o += outBytes) {
+        s.set(src.subarray(i, i + inBytes));
+        dst.set(s.subarray(inBytes, inBytes + Math.min(outBytes, dst.length - o)), o);
+      }
+    },
+    free: () => scratch.free(),
+  };
+}
+
 /** minifloat's two paths for one case: from JS arrays and zero-copy (operands in Wasm memory). */
 function cases(dtype, direction, n) {
   const f = mf.format(dtype);
@@ -108,22 +132,26 @@ function cases(dtype, direction, n) {
     const src = mf.allocFloat32(n);
     const dst = mf.allocCodes(f, n);
     src.array.set(x);
+    const copy = copies(x, out);
     return {
       js: () => mf.quantize(x, f, { out }),
       zero: () => mf.quantize(src.array, f, { out: dst.array }),
       probe: probe(n, 4, codes.BYTES_PER_ELEMENT),
-      free: () => (src.free(), dst.free()),
+      copies: copy.run,
+      free: () => (src.free(), dst.free(), copy.free()),
     };
   }
   const out = new Float32Array(n);
   const src = mf.allocCodes(f, n);
   const dst = mf.allocFloat32(n);
   src.array.set(codes);
+  const copy = copies(codes, out);
   return {
     js: () => mf.dequantize(codes, f, { out }),
     zero: () => mf.dequantize(src.array, f, { out: dst.array }),
     probe: probe(n, codes.BYTES_PER_ELEMENT, 4),
-    free: () => (src.free(), dst.free()),
+    copies: copy.run,
+    free: () => (src.free(), dst.free(), copy.free()),
   };
 }
 
@@ -137,20 +165,21 @@ for (const n of SIZES) {
   for (const dtype of DTYPES) {
     for (const direction of ["encode", "decode"]) {
       const c = cases(dtype, direction, n);
-      const t = { ml: [], js: [], zero: [], memory: [] };
+      const t = { ml: [], js: [], zero: [], memory: [], copies: [] };
       for (let r = 0; r < ROUNDS; r++) {
         if (python) t.ml.push(await python.time(dtype, direction, n));
         t.js.push(timeJs(c.js));
         t.zero.push(timeJs(c.zero));
         t.memory.push(timeJs(c.probe));
+        t.copies.push(timeJs(c.copies));
       }
       c.free();
-      const [js, zero, memory] = [t.js, t.zero, t.memory].map((ts) => rate(n, median(ts)));
-      const row = { n, dtype, direction, ml: python ? rate(n, median(t.ml)) : undefined, js, zero, memory };
+      const [js, zero, memory, copied] = [t.js, t.zero, t.memory, t.copies].map((ts) => rate(n, median(ts)));
+      const row = { n, dtype, direction, ml: python ? rate(n, median(t.ml)) : undefined, js, zero, memory, copies: copied };
       rows.push(row);
       const ratio = row.ml ? `  ×${(row.js / row.ml).toFixed(1)} / ×${(row.zero / row.ml).toFixed(1)}` : "";
       console.log(
-        `${String(n).padStart(9)} ${dtype.padEnd(19)} ${direction === "encode" ? "f32 → codes" : "codes → f32"}  ml_dtypes ${row.ml?.toFixed(0) ?? "-"}  JS ${js.toFixed(0)}  zero-copy ${zero.toFixed(0)} (memory ${memory.toFixed(0)}) M/s${ratio}`,
+        `${String(n).padStart(9)} ${dtype.padEnd(19)} ${direction === "encode" ? "f32 → codes" : "codes → f32"}  ml_dtypes ${row.ml?.toFixed(0) ?? "-"}  JS ${js.toFixed(0)} (copies ${copied.toFixed(0)})  zero-copy ${zero.toFixed(0)} (memory ${memory.toFixed(0)}) M/s${ratio}`,
       );
     }
   }
@@ -160,11 +189,11 @@ python?.close();
 const machine = `${cpus().length}× ${cpus()[0]?.model.trim()}, Node ${process.versions.node}`;
 const header = `Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC on ${machine}, 1-minute load average ${load} at the start; ${python ? `ml_dtypes ${python.version}, NumPy ${python.numpy}` : "ml_dtypes not available"}; median of ${ROUNDS} interleaved rounds; M elements/s.`;
 const table = [
-  "| elements | dtype | direction | ml_dtypes | minifloat, JS arrays | minifloat, zero-copy | ratio (JS / zero-copy) | memory probe | zero-copy / probe |",
-  "|---:|---|---|---:|---:|---:|---:|---:|---:|",
+  "| elements | dtype | direction | ml_dtypes | minifloat, JS arrays | minifloat, zero-copy | ratio (JS / zero-copy) | copy probe | JS / copies | memory probe | zero-copy / probe |",
+  "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
   ...rows.map(
     (r) =>
-      `| ${r.n >= 1 << 20 ? `${r.n >> 20}M` : r.n} | ${r.dtype} | ${r.direction === "encode" ? "f32 → codes" : "codes → f32"} | ${r.ml?.toFixed(0) ?? "—"} | ${r.js.toFixed(0)} | ${r.zero.toFixed(0)} | ${r.ml ? `${(r.js / r.ml).toFixed(1)}× / ${(r.zero / r.ml).toFixed(1)}×` : "—"} | ${r.memory.toFixed(0)} | ${((100 * r.zero) / r.memory).toFixed(0)} % |`,
+      `| ${r.n >= 1 << 20 ? `${r.n >> 20}M` : r.n} | ${r.dtype} | ${r.direction === "encode" ? "f32 → codes" : "codes → f32"} | ${r.ml?.toFixed(0) ?? "—"} | ${r.js.toFixed(0)} | ${r.zero.toFixed(0)} | ${r.ml ? `${(r.js / r.ml).toFixed(1)}× / ${(r.zero / r.ml).toFixed(1)}×` : "—"} | ${r.copies.toFixed(0)} | ${((100 * r.js) / r.copies).toFixed(0)} % | ${r.memory.toFixed(0)} | ${((100 * r.zero) / r.memory).toFixed(0)} % |`,
   ),
 ].join("\n");
 console.log(`\n${header}\n\n${table}`);
