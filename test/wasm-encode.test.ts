@@ -137,6 +137,22 @@ describe("encode kernel vs project(): deterministic roundings × saturations", (
   });
 });
 
+describe("the parameter-block cache", () => {
+  it("tells IEEE from P3109 datums and alternating requests apart (−0, signed NaNs), the last block reused", () => {
+    const bits = new Uint32Array([0x80000000, 0xffc00000, 0x7fc00000, 0xbf800000, 0x00000000, 0xc3e00000]);
+    const src = new Float32Array(bits.buffer);
+    for (const name of ["float8_e4m3fn", "float8_e5m2", "bfloat16", "Binary8p3se"]) {
+      const f = format(name);
+      const ieee = resolveProjection(f, undefined);
+      const p3109 = resolveProjection(f, undefined, "options", "P3109");
+      const satFinite = resolveProjection(f, { rounding: "NearestTiesToEven", saturation: "SatFinite" });
+      for (const rho of [ieee, p3109, p3109, ieee, satFinite, ieee])
+        expect(firstMismatches(src, f, rho), `${name} ${rho.datums} ${rho.saturation}`).toEqual([]);
+      expect(encodeBlock(f, resolveProjection(f, undefined), undefined)).toBe(encodeBlock(f, ieee, undefined));
+    }
+  });
+});
+
 describe("binary32's prefixes (bfloat16): float32 bits rounded in place vs project()", () => {
   const ieee = { signed: true, infinity: true, negativeZero: "zero", zero: true, subnormals: "gradual", signedZeroAndNaN: true } as const;
   const prefixes = [

@@ -54,16 +54,33 @@ function packBlock(c: Record<SlotName | ScalarName, number>, wide: boolean): Int
 
 const blocks = new WeakMap<Format, Map<string, Int32Array>>();
 
+/** The last block handed out and what it was for: repeated calls with one format skip building the map's key. */
+let last: { f: Format; rho: ResolvedProjection; kind: number; key0: number; key1: number; block: Int32Array } | undefined;
+
+function sameRequest(f: Format, rho: ResolvedProjection, kind: number, key0: number, key1: number): boolean {
+  if (!last || last.f !== f || last.kind !== kind || last.key0 !== key0 || last.key1 !== key1) return false;
+  const r = last.rho;
+  return (
+    r.rounding === rho.rounding &&
+    r.saturation === rho.saturation &&
+    r.stochasticBits === rho.stochasticBits &&
+    r.vendor === rho.vendor &&
+    r.datums === rho.datums
+  );
+}
+
 function cachedBlock(f: Format, rho: ResolvedProjection, kind: number, key0: number, key1: number): Int32Array {
+  if (sameRequest(f, rho, kind, key0, key1)) return last!.block;
   let perFormat = blocks.get(f);
   if (!perFormat) blocks.set(f, (perFormat = new Map()));
-  const key = `${rho.rounding}/${rho.saturation}/${rho.stochasticBits}/${rho.vendor}/${kind}/${key0}/${key1}`;
+  const key = `${rho.rounding}/${rho.saturation}/${rho.stochasticBits}/${rho.vendor}/${rho.datums}/${kind}/${key0}/${key1}`;
   let block = perFormat.get(key);
   if (!block) {
     block = packBlock(wasmConstants(encodeConstants(f, rho), f, rho, kind, key0, key1), f.K > 8);
     if (perFormat.size > 64) perFormat.clear();
     perFormat.set(key, block);
   }
+  last = { f, rho, kind, key0, key1, block };
   return block;
 }
 
