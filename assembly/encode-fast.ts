@@ -166,10 +166,10 @@ export function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, 
         m3 = stochasticMagnitude(x3, blockRandom(3, seeded, fields, h0, h1, kind, r, toTop, oneAt), false, wide, stageC, srRebias, fractionMask, cBit, clamp, up, scale, srScale2, yCap, subUp);
       }
     } else if (noZero) {
-      m0 = noZeroCodes(p, x0, shift, bit, normalBits, limit);
-      m1 = noZeroCodes(p, x1, shift, bit, normalBits, limit);
-      m2 = noZeroCodes(p, x2, shift, bit, normalBits, limit);
-      m3 = noZeroCodes(p, x3, shift, bit, normalBits, limit);
+      m0 = noZeroCodes(p, x0, bit, normalBits, limit);
+      m1 = noZeroCodes(p, x1, bit, normalBits, limit);
+      m2 = noZeroCodes(p, x2, bit, normalBits, limit);
+      m3 = noZeroCodes(p, x3, bit, normalBits, limit);
     } else if (directed) {
       m0 = directedMagnitude(p, x0, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
       m1 = directedMagnitude(p, x1, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
