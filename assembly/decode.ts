@@ -102,8 +102,8 @@ const IEEE_NAN_COUNT = 160; // their number (0: none)
 const IEEE_NAN_BITS = 176; // their float32 bits
 
 /**
- * Four codes' float32 bits. The constants come as values the caller loaded once before its loop: V8 reloads a v128
- * from memory at every use inside one.
+ * Four codes' float32 bits. The rule's constants come as values the caller loaded once before its loop (V8 reloads a
+ * v128 from memory at every use inside one); the NaN run's, which only the nanRun callers use, are read at `p`.
  */
 // @ts-ignore: decorator
 @inline
