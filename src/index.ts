@@ -14,7 +14,8 @@ export { packCodes, unpackCodes, quantizePacked, dequantizePacked, packedLength,
 export { allocFloat32, allocCodes, allocBytes } from "./api/wasm-memory.js";
 export { WasmArray } from "./wasm/memory.js";
 // The one kernel switch: useKernels(false) makes every bulk call (here, in minifloat/parallel and its workers) run the reference.
-export { initKernels, useKernels, kernelStatus } from "./wasm/instance.js";
+export { useKernels, kernelStatus } from "./wasm/instance.js";
+export { initKernels } from "./api/init.js";
 export { MiniFloatArray, type MiniFloatSource, type FromOptions } from "./views/minifloat-array.js";
 export {
   miniFloatArrayType,

@@ -1,7 +1,8 @@
 // The JS-side Wasm allocator, handles across memory growth, and the streaming driver.
 import { describe, expect, it } from "vitest";
 import { ArgumentTypeError, CodeRangeError, allocBytes, allocCodes, allocFloat32, dequantize, packCodes } from "../src/index.js";
-import { initKernels, kernelStatus, kernels, useKernels } from "../src/wasm/instance.js";
+import { initKernels } from "../src/api/init.js";
+import { kernelStatus, kernels, useKernels } from "../src/wasm/instance.js";
 import { CHUNK, MAX_MEMORY_BYTES, allocBytesRaw, freeBytesRaw, memoryStats, stream } from "../src/wasm/memory.js";
 
 describe("allocator and handles", () => {

@@ -65,7 +65,7 @@ export function kernels(): Kernels | undefined {
 }
 
 /** Compiles the kernels asynchronously (for browser main threads, where large synchronous compiles are refused). */
-export async function initKernels(): Promise<boolean> {
+export async function compileKernels(): Promise<boolean> {
   if (instance) return true;
   try {
     instance = instantiateKernels(await WebAssembly.compile(kernelBytes()));
