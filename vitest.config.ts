@@ -13,6 +13,7 @@ const kernelTests = [
   "test/api-quantize16.test.ts",
   "test/api-quantize64.test.ts",
   "test/fuzz-kernels.test.ts",
+  "test/dot-kernel.test.ts",
   "test/parallel-pool.test.ts",
 ];
 

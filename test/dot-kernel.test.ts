@@ -28,6 +28,8 @@ function codes(n: number, bits: number, rand: () => number, special = 0): Uint8A
 
 const same = (x: number, y: number) => (Number.isNaN(x) && Number.isNaN(y)) || Object.is(x, y);
 const MODES: DotOverflow[] = ["OvSAT", "OvINF", "OvNAN", "exact"];
+/** Block sizes: 16 runs two blocks per step in the kernel; 32, 48 whole blocks of 16-code steps; 1, 3, 20 the general loop. */
+const BLOCKS = [1, 3, 16, 20, 32, 48];
 
 describe("dot kernel vs reference", () => {
   it("the kernels are built in (the Wasm paths below really run)", () => {
@@ -46,13 +48,13 @@ describe("dot kernel vs reference", () => {
   for (const cfg of configs) {
     it(`${cfg.formats.join(" × ")} into ${cfg.partials}: every mode, lengths 1…4096`, () => {
       const rand = rng(cfg.formats.join().length * 31 + cfg.partials.length);
-      const lengths = [1, 2, 3, 4, 5, 7, 15, 16, 17, 31, 33, 100, 255, 1000, 2048, 4093, 4096];
+      const lengths = [1, 2, 3, 4, 5, 7, 15, 16, 17, 31, 33, 47, 48, 49, 63, 64, 100, 255, 1000, 2048, 4093, 4096];
       let kernelRuns = 0;
       for (const n of lengths) {
         const a = codes(n, cfg.bits, rand, cfg.bits === 8 ? 0.01 : 0);
         const b = codes(n, cfg.bits, rand, cfg.bits === 8 && n % 2 ? 0.01 : 0);
         for (const overflow of MODES) {
-          for (const block of [1, 3, 16, 32]) {
+          for (const block of BLOCKS) {
             const r = resolveDot({ formats: cfg.formats, partials: cfg.partials, overflow, blockSize: block });
             const ref = dotReference(a, 0, b, 0, n, r.ctx);
             const out = dotKernel(a, b, n, 1, 1, r.ctx, undefined);
@@ -64,10 +66,43 @@ describe("dot kernel vs reference", () => {
           }
         }
       }
-      if (cfg.all) expect(kernelRuns).toBe(lengths.length * MODES.length * 4);
-      else expect(kernelRuns).toBeGreaterThanOrEqual(lengths.length * 3 * 4);
+      if (cfg.all) expect(kernelRuns).toBe(lengths.length * MODES.length * BLOCKS.length);
+      else expect(kernelRuns).toBeGreaterThanOrEqual(lengths.length * 3 * BLOCKS.length);
     });
   }
+
+  it("activation-sized operands (running totals finite and rounded, so block order matters) equal the reference", () => {
+    const rand = rng(99);
+    const values = dequantize(
+      Uint8Array.from({ length: 256 }, (_, c) => c),
+      "float8_e4m3fn",
+    );
+    let kernelRuns = 0;
+    let rounded = 0;
+    for (const n of [31, 32, 33, 47, 48, 64, 97, 100, 1000, 4093, 4096]) {
+      // Magnitude codes 0x20…0x4f (0.125 … 15), random signs: sums of a few hundred products outgrow binary16's 11 bits.
+      const operand = () => Uint8Array.from({ length: n }, () => (0x20 + Math.floor(rand() * 48)) | (rand() < 0.5 ? 0x80 : 0));
+      const a = operand();
+      const b = operand();
+      let exact = 0;
+      for (let i = 0; i < n; i++) exact += values[a[i]!]! * values[b[i]!]!; // exact: multiples of 2^-6 below 2^53
+      for (const partials of ["binary16", "bfloat16"] as const) {
+        for (const overflow of ["OvSAT", "OvINF", "OvNAN"] as const) {
+          for (const block of BLOCKS) {
+            const r = resolveDot({ formats: "E4M3", partials, overflow, blockSize: block });
+            const ref = dotReference(a, 0, b, 0, n, r.ctx);
+            const out = dotKernel(a, b, n, 1, 1, r.ctx, undefined);
+            expect(out).toBeDefined();
+            kernelRuns++;
+            if (ref !== exact) rounded++;
+            if (!same(out![0]!, ref)) throw new Error(`${partials} ${overflow} BLK=${block} n=${n}: kernel ${out![0]} vs reference ${ref}`);
+          }
+        }
+      }
+    }
+    expect(kernelRuns).toBe(11 * 2 * 3 * BLOCKS.length);
+    expect(rounded).toBeGreaterThan(kernelRuns / 2);
+  });
 
   it("binary16 partials overflow in a realistic share of large random dots (the modes really differ)", () => {
     const rand = rng(7);
