@@ -67,8 +67,8 @@
 
 /**
  * The running total over blocks [0, k) with projectGrid (no scales), from `total`. BLK = 16 (the default) runs two
- * blocks per step, both sums before the total's chain of projections: without the general loop's setup per block of
- * 16 products, measured 1.13–1.26× (4M-element rows, same process).
+ * blocks per step, both sums before the total's chain of projections, and other multiples of 16 whole blocks of
+ * sum16 steps: the general loop's setup per block cost 10–25 % (docs/performance.md, "Two blocks per step").
  */
 // @ts-ignore: decorator
 @inline function gridTotal(pa: usize, pb: usize, k: i32, blk: i32, table: usize, idx: usize, total: f64, m: u64, half: u64, mask: u64, maxBits: u64, repl: u64, limit: u64, branchless: bool): f64 {
