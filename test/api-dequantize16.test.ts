@@ -39,17 +39,37 @@ describe("dequantize into binary16 and bfloat16", () => {
     it(`${target}: every code of ${SMALL.length} formats of ≤ 8 bits and of ${WIDE.join(", ")} equals the exact projection`, () => {
       for (const f of [...SMALL, ...WIDE]) {
         const codes = allCodes(f);
+        const want = Uint16Array.from(codes, (c) => encodeExact(decodeExact(c, f), name, RNE));
+        // The format's first call has fewer elements than codes: each element is converted, no table is built.
+        const split = codes.length - 13;
+        const head = Array.from(dequantize(codes.subarray(0, split), f, { to: target, bits: true }));
+        // Then the table (the calls' elements reach the code count), and a short call through it.
         const got = dequantize(codes, f, { to: target, bits: true });
         expect(got).toBeInstanceOf(Uint16Array);
-        const want = Uint16Array.from(codes, (c) => encodeExact(decodeExact(c, f), name, RNE));
         expect({ f, got: Array.from(got) }).toEqual({ f, got: Array.from(want) });
-        // Calls with fewer elements than codes convert each element instead of building the table: the same bits.
-        const split = codes.length - 13;
-        const parts = [codes.subarray(0, split), codes.subarray(split)].map((c) => Array.from(dequantize(c, f, { to: target, bits: true })));
-        expect({ f, split: parts.flat() }).toEqual({ f, split: Array.from(want) });
+        const tail = Array.from(dequantize(codes.subarray(split), f, { to: target, bits: true }));
+        expect({ f, split: [...head, ...tail] }).toEqual({ f, split: Array.from(want) });
       }
     });
   }
+
+  it("repeated short calls convert each element until their elements add up to the code count, then use the table", () => {
+    for (const [f, step] of [
+      ["float8_e5m2", 7],
+      ["bfloat16", 4099],
+    ] as const) {
+      const codes = allCodes(f);
+      const want = Array.from(codes, (c) => encodeExact(decodeExact(c, f), "binary16", RNE));
+      const got: number[] = [];
+      // Wraps around the codes twice: calls before and after the crossover, one of them across it.
+      for (let at = 0; at < 2 * codes.length; at += step) {
+        const part = Uint16Array.from({ length: step }, (_, i) => codes[(at + i) % codes.length]!);
+        const view = f === "bfloat16" ? part : Uint8Array.from(part);
+        got.push(...dequantize(view, f, { to: "float16", bits: true }));
+      }
+      expect(got.every((bits, i) => bits === want[i % codes.length])).toBe(true);
+    }
+  });
 
   it("agrees with bit patterns computed from the value wherever binary16 holds it exactly", () => {
     let checked = 0;

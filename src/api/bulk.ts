@@ -130,11 +130,24 @@ export function dequantize(codes: CodeArray, fmt: FormatLike, options?: Dequanti
   return out;
 }
 
+/**
+ * Elements of each format converted to each 16-bit target without the conversion table. Converting each element
+ * (decode, then the encode kernel: two passes) costs less than building the table for a short call, but repeated
+ * short calls would pay it again and again: once they add up to the table's size, it is built (and used from then).
+ */
+const withoutTable = new WeakMap<Format, Map<Format, number>>();
+
 function dequantize16(codes: CodeArray, f: Format, to: "float16" | "bfloat16", given: unknown, bits: boolean): Uint16Array | Float16ArrayLike {
   const plan = planDequantize16(codes, to, given, bits);
   const { target, rho } = plan;
-  // Fewer elements than codes: converting each element costs less than building the table.
-  if (codes.length < f.codeCount && valuesFitFloat32(f) && dequantizeVia32(codes, f, plan.dst(), target, rho, decodeTable32)) return plan.result();
+  let counts = withoutTable.get(f);
+  if (!counts) withoutTable.set(f, (counts = new Map()));
+  const done = counts.get(target) ?? 0;
+  if (done + codes.length < f.codeCount && valuesFitFloat32(f) && dequantizeVia32(codes, f, plan.dst(), target, rho, decodeTable32)) {
+    counts.set(target, done + codes.length);
+    return plan.result();
+  }
+  counts.set(target, f.codeCount);
   const table = table16(f, target, rho);
   if (!dequantizeWasm(codes, f, plan.dst(), decodeTable32, table)) gather(codes, f, table, plan.dst());
   return plan.result();
