@@ -3,7 +3,7 @@
 // trick (the FPU's RNE at quantum 2^minQ) or an exact scaling; the magnitude is clamped
 // and the sign/±∞/NaN rules run on narrowed lanes (8 or 16 per op instead of 4). The generic kernel measured
 // ~0.25 G/s, this path 0.5–1.9 G/s by rounding family (16M elements, loaded 2-core machine).
-import { directedMagnitude, fastMagnitude, nearestBytes, noZeroCodes } from "./encode-deterministic";
+import { directedMagnitude, fastMagnitude, nearestBytes, nearestHalves, noZeroCodes } from "./encode-deterministic";
 import { F_ABS, F_FOUR, F_INF, F_MAXFINITE, F_PAYLOAD, c, k, scalar } from "./encode-common";
 import { Fields, RandomSource, Scalar, Slot, TAIL_AT, Variant } from "./encode-layout";
 
@@ -88,6 +88,9 @@ export function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, 
   const bit = i32x4.splat(1 << shift);
   const down = shift - 16;
   const limit16 = i16x8.splat(<i16>i32x4.extract_lane(limit, 0));
+  // Signed formats with −0 (no zero clear, not unsigned): a code is its magnitude with the sign bit ORed in.
+  const plainSign = !v128.any_true(v128.or(c(p, Slot.narrowZeroClear), c(p, Slot.narrowUnsigned)));
+  const signBit = c(p, Slot.narrowSignBit);
   // Constants of the other variants too: each instantiation uses its own, the rest are dead loads before the loop.
   const kind = scalar(p, Scalar.random);
   const toTop = scalar(p, Scalar.randomShift);
@@ -143,8 +146,9 @@ export function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, 
     let m1 = m0;
     let m2 = m0;
     let m3 = m0;
-    // Byte codes under NearestTiesToEven: magnitudes already in i16 lanes.
+    // NearestTiesToEven: magnitudes computed in i16 lanes.
     const bytesNearest = !wide && !stochastic && !noZero && !directed;
+    const halvesNearest = wide && !stochastic && !noZero && !directed;
     if (stochastic) {
       // Seeded: the block's stream words (src/random.ts randomR), one vector of them for bytes, two for halves.
       let h0 = i32x4.splat(0);
@@ -175,7 +179,7 @@ export function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, 
       m1 = directedMagnitude(p, x1, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
       m2 = directedMagnitude(p, x2, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
       m3 = directedMagnitude(p, x3, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
-    } else if (!bytesNearest) {
+    } else if (!bytesNearest && !halvesNearest) {
       m0 = fastMagnitude(x0, shift, rebias, half, magic, normalBits, limit);
       m1 = fastMagnitude(x1, shift, rebias, half, magic, normalBits, limit);
       m2 = fastMagnitude(x2, shift, rebias, half, magic, normalBits, limit);
@@ -183,8 +187,15 @@ export function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, 
     }
     // Codes are ≤ LIMIT < 2^K, so the unsigned narrows are exact; the signed narrows keep the sign of x (and the
     // all-ones masks).
-    const m01 = bytesNearest ? nearestBytes(x0, x1, down, bit, rebias, half, magic, normalBits, limit16) : i16x8.narrow_i32x4_u(m0, m1);
-    const m23 = bytesNearest ? nearestBytes(x2, x3, down, bit, rebias, half, magic, normalBits, limit16) : i16x8.narrow_i32x4_u(m2, m3);
+    let m01 = i16x8.narrow_i32x4_u(m0, m1);
+    let m23 = i16x8.narrow_i32x4_u(m2, m3);
+    if (bytesNearest) {
+      m01 = nearestBytes(x0, x1, down, bit, rebias, half, magic, normalBits, limit16);
+      m23 = nearestBytes(x2, x3, down, bit, rebias, half, magic, normalBits, limit16);
+    } else if (halvesNearest) {
+      m01 = nearestHalves(x0, x1, shift, bit, rebias, half, magic, normalBits, limit16);
+      m23 = nearestHalves(x2, x3, shift, bit, rebias, half, magic, normalBits, limit16);
+    }
     const s01 = i16x8.narrow_i32x4_s(x0, x1);
     const s23 = i16x8.narrow_i32x4_s(x2, x3);
     // ±∞ and NaN inputs are rare: their codes are patched only in blocks that hold one (a predictable branch).
@@ -194,8 +205,15 @@ export function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, 
       const neg01 = i16x8.lt_s(s01, zero);
       const neg23 = i16x8.lt_s(s23, zero);
       // noZero lanes hold their codes already (negative ones the below-MinFinite code).
-      let c01 = noZero ? m01 : fastCodes(p, m01, neg01, true);
-      let c23 = noZero ? m23 : fastCodes(p, m23, neg23, true);
+      let c01 = m01;
+      let c23 = m23;
+      if (plainSign) {
+        c01 = v128.or(m01, v128.and(neg01, signBit));
+        c23 = v128.or(m23, v128.and(neg23, signBit));
+      } else if (!noZero) {
+        c01 = fastCodes(p, m01, neg01, true);
+        c23 = fastCodes(p, m23, neg23, true);
+      }
       if (anySpecial) {
         c01 = fastSpecials(p, c01, neg01, specials8(x0, x1, false), specials8(x0, x1, true), keepPayload ? fastPayload(x0, x1, shift) : zero, keepPayload);
         c23 = fastSpecials(p, c23, neg23, specials8(x2, x3, false), specials8(x2, x3, true), keepPayload ? fastPayload(x2, x3, shift) : zero, keepPayload);
@@ -205,7 +223,9 @@ export function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, 
     } else {
       const neg = i8x16.lt_s(i8x16.narrow_i16x8_s(s01, s23), i32x4.splat(0));
       const m = i8x16.narrow_i16x8_u(m01, m23);
-      let codes = noZero ? m : fastCodes(p, m, neg, false);
+      let codes = m;
+      if (plainSign) codes = v128.or(m, v128.and(neg, signBit));
+      else if (!noZero) codes = fastCodes(p, m, neg, false);
       if (anySpecial) {
         const inf = i8x16.narrow_i16x8_s(specials8(x0, x1, false), specials8(x2, x3, false));
         const nan = i8x16.narrow_i16x8_s(specials8(x0, x1, true), specials8(x2, x3, true));
