@@ -100,6 +100,8 @@ const IEEE_NORMAL_MIN = 128; // 2^23: the bits of float32's MinNormal
 const IEEE_NAN_FROM = 144; // the first of a run of NaN codes decoding to one pattern (P3109's NaN in −0's place)
 const IEEE_NAN_COUNT = 160; // their number (0: none)
 const IEEE_NAN_BITS = 176; // their float32 bits
+const IEEE_MIN_NORMAL = 192; // f32 2^(1 − B), MinNormal (the payload form)
+const IEEE_PAYLOAD_FORM = 208; // 1: binary16's specials, gradual subnormals, a top binade finite in float32
 
 /**
  * Four codes' float32 bits. The rule's constants come as values the caller loaded once before its loop (V8 reloads a
@@ -125,6 +127,23 @@ function ieee4(c: v128, magMask: v128, up: v128, normalMin: v128, scale: v128, s
 }
 
 /**
+ * ieee4 for formats with binary16's specials (∞ and payload-keeping NaNs in the top binade), gradual subnormals and
+ * a top binade whose values are finite float32s, in fewer operations: a subnormal magnitude is raised into
+ * MinNormal's binade (2^23 ORed in: the operand stays normal), scaled, and MinNormal taken off again, both exact
+ * (Sterbenz); the top binade's product keeps t's trailing bits, so ORing its exponent field full gives ∞ and the NaNs
+ * with their payloads.
+ */
+// @ts-ignore: decorator
+@inline
+function ieeePayload4(c: v128, magMask: v128, up: v128, normalMin: v128, scale: v128, minNormal: v128, subLimit: v128, infBelow: v128, signUp: v128, inf: v128, sign: v128): v128 {
+  const m = v128.and(c, magMask);
+  const t = i32x4.mul(m, up);
+  const sub = i32x4.lt_s(m, subLimit);
+  const v = f32x4.sub(f32x4.mul(v128.or(t, v128.and(sub, normalMin)), scale), v128.and(sub, minNormal));
+  return v128.or(v128.or(v, v128.and(i32x4.gt_s(m, infBelow), inf)), v128.and(i32x4.mul(c, signUp), sign));
+}
+
+/**
  * 16-bit codes of a format with the IEEE layout (sign bit K − 1, then exponent and trailing bits; ∞ and NaNs with
  * their payloads at the top exponent as in binary16, or ∞ at the top magnitude and one run of NaN codes as in P3109
  * and cfloat16_uhp, or neither), computed instead of looked up from constants at `p` that the host derives from
@@ -145,6 +164,20 @@ function decodeIeee(src: usize, dst: usize, n: usize, p: usize, nanRun: bool): v
   const infBelow = v128.load(p, IEEE_INF_BELOW);
   const signUp = v128.load(p, IEEE_SIGN_UP);
   let i: usize = 0;
+  if (!nanRun && load<i32>(p, IEEE_PAYLOAD_FORM) != 0) {
+    const minNormal = v128.load(p, IEEE_MIN_NORMAL);
+    const inf = v128.load(IEEE_CONSTANTS, 0);
+    const sign = v128.load(IEEE_CONSTANTS, 16);
+    for (; i + 16 <= n; i += 16) {
+      const a = v128.load(src + (i << 1), 0);
+      const b = v128.load(src + (i << 1), 16);
+      const d = dst + (i << 2);
+      v128.store(d, ieeePayload4(i32x4.extend_low_i16x8_u(a), magMask, up, normalMin, scale, minNormal, subLimit, infBelow, signUp, inf, sign), 0);
+      v128.store(d, ieeePayload4(i32x4.extend_high_i16x8_u(a), magMask, up, normalMin, scale, minNormal, subLimit, infBelow, signUp, inf, sign), 16);
+      v128.store(d, ieeePayload4(i32x4.extend_low_i16x8_u(b), magMask, up, normalMin, scale, minNormal, subLimit, infBelow, signUp, inf, sign), 32);
+      v128.store(d, ieeePayload4(i32x4.extend_high_i16x8_u(b), magMask, up, normalMin, scale, minNormal, subLimit, infBelow, signUp, inf, sign), 48);
+    }
+  }
   for (; i + 16 <= n; i += 16) {
     const a = v128.load(src + (i << 1), 0);
     const b = v128.load(src + (i << 1), 16);

@@ -4,7 +4,7 @@ import { CodeRangeError, allocCodes, allocFloat32, customFormat, dequantize, for
 import { decodeTable32 } from "../src/exact/tables.js";
 import type { Format } from "../src/format/model.js";
 import { kernelStatus, kernels } from "../src/wasm/instance.js";
-import { ieeeParams, wasmTable } from "../src/wasm/decode.js";
+import { IEEE_PAYLOAD_WORD, ieeeParams, wasmTable } from "../src/wasm/decode.js";
 import { CHUNK, memoryStats } from "../src/wasm/memory.js";
 import { affineKind } from "./kernel-switch.js";
 
@@ -167,6 +167,13 @@ describe("Wasm dequantize, exhaustive per format", () => {
       expect(accepted.filter(has).length).toBeGreaterThan(10);
     }
     for (const name of ["Binary16p11se", "Binary16p11ue", "Binary16p9sf", "Binary12p5se", "cfloat16_uhp"]) expect(names).toContain(name);
+    // The kernel's payload form (binary16's specials, gradual subnormals, the top binade finite in float32) and the
+    // general one both decode formats with payload-keeping NaNs here.
+    const payloadForm = accepted.filter((f) => ieeeParams(f)![IEEE_PAYLOAD_WORD] === 1);
+    expect(payloadForm.map((f) => f.name)).toContain("binary16");
+    expect(payloadForm.filter((f) => f.K < 16 || !f.signed).length).toBeGreaterThan(10);
+    const general = accepted.filter((f) => ieeeParams(f)![IEEE_PAYLOAD_WORD] === 0 && f.infinity && f.policy.nanPayload !== "drop");
+    expect(general.length).toBeGreaterThan(5);
     // Values beyond float32's normal range (Binary16p8se: 2^−127 and below; Binary16p3se: 2^±2^12): the table.
     for (const name of ["Binary16p8se", "Binary16p3se"]) expect(ieeeParams(format(name)), name).toBeUndefined();
   });

@@ -143,9 +143,11 @@ function ieeeSpecials(f: Format): IeeeSpecials | undefined {
   return { infBelow, fraction: 0, nanFrom, nanCount, nanBits: nanCount ? nanEntry32(f, nanFrom) : 0 };
 }
 
-/** Bytes of decodeIeee16's parameter block: 12 splatted words (assembly/decode.ts); the word of IEEE_NAN_COUNT. */
-const IEEE_BYTES = 192;
+/** Bytes of decodeIeee16's parameter block: 14 splatted words (assembly/decode.ts); the word of IEEE_NAN_COUNT. */
+const IEEE_BYTES = 224;
 const IEEE_NAN_COUNT = 40;
+/** The word of IEEE_PAYLOAD_FORM in decodeIeee16's parameter block. */
+export const IEEE_PAYLOAD_WORD = 52;
 
 /**
  * The parameter block of decodeIeee16 when its rule gives every code of f, derived from f's parameters (no table):
@@ -164,6 +166,9 @@ export function ieeeParams(f: Format): Int32Array | undefined {
   const subScale = f.subnormals === "flush" ? 0 : 2 ** f.minQuantumExponent;
   const { infBelow, fraction, nanFrom, nanCount, nanBits } = specials;
   const sign = f.signed ? 2 ** (32 - K) : 0;
+  // The kernel's payload form: binary16's specials, gradual subnormals, and the top binade (∞ and the NaNs) finite
+  // as float32 values before their exponent field is ORed full.
+  const payloadForm = fraction === 0x7fffff && f.subnormals === "gradual" && f.infMagnitude / 2 ** f.trailingBits - bias <= 127;
   const words = [
     2 ** f.magnitudeBits - 1,
     2 ** (24 - P),
@@ -177,6 +182,8 @@ export function ieeeParams(f: Format): Int32Array | undefined {
     nanFrom,
     nanCount,
     nanBits,
+    float32Bits(2 ** (1 - bias)),
+    payloadForm ? 1 : 0,
   ];
   const block = new Int32Array(IEEE_BYTES / 4);
   words.forEach((v, i) => block.fill(v | 0, 4 * i, 4 * i + 4));
