@@ -88,6 +88,22 @@ describe("error sums kernel = reference, bit for bit", () => {
     }
   });
 
+  it("blocks of 16 in-range inputs (summed in place) next to blocks holding NaN, ±∞ or an overflow, NaN results in both", () => {
+    for (const n of [4096, 4096 + 9, 16 * 37 + 3]) {
+      const x = inputs(n, true);
+      const y = results(x, false);
+      // One special input in some blocks of 16 (at every lane position across them), NaN results in others.
+      const special = [Number.NaN, Infinity, -Infinity, 1e6, -1e6, 464, -464];
+      for (let b = 0; b * 16 < n; b += 3) {
+        const i = b * 16 + (b % 16);
+        if (i < n) x[i] = special[b % special.length]!;
+      }
+      for (let i = 40; i < n; i += 97) y[i] = Number.NaN;
+      for (const t of THRESHOLDS) expectSame(x, y, t);
+      for (const t of THRESHOLDS) expectSame(x, results(x, false), t);
+    }
+  });
+
   it("the overflow thresholds of every deterministic rounding of E4M3 and E5M2 around their limits", () => {
     for (const name of ["float8_e4m3fn", "float8_e5m2"]) {
       const f = format(name);

@@ -19,7 +19,7 @@ export interface ErrorSums {
   overflowed: number;
 }
 
-const STATE_BYTES = 12 * 8;
+const STATE_BYTES = 12 * 8 + 128; // the sums, then the kernel's scratch block (assembly/stats.ts)
 const bits = new Uint32Array(1);
 const f32 = new Float32Array(bits.buffer);
 
