@@ -60,8 +60,8 @@ async function blockScales(r: Recipe, start: number, count: number): Promise<Ran
 /** scaledValuesWasm over a range of r: its codes under their blocks' scales times m (÷ g where r divides). */
 function scaledValues(r: Recipe, start: number, range: RangeScales, codes: Uint8Array, out: Float64Array | Float32Array, form: ValuesForm): number | undefined {
   const { K, bh, bw, scales, f } = range;
-  const factors = new Float64Array(scales.length);
-  for (let k = 0; k < factors.length; k++) factors[k] = scales[k]! * f.m;
+  // s · 1 is s: no second array of a scale per block (a divisor g, and schemes without a global scale, have m = 1).
+  const factors = f.m === 1 ? scales : scales.map((s) => s * f.m);
   return scaledValuesWasm(codes, { start, K, width: bw, bh }, factors, r.table!, f.divide ? f.g : 0, out, form);
 }
 
