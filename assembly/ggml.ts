@@ -108,12 +108,29 @@ export function e2m1Nearest(src: usize, subBlocks: i32, width: i32, d: usize, ou
   }
 }
 
-/** The same layout from E2M1 codes 0…15 already chosen, one byte per element at src. */
-export function e2m1Pack(src: usize, subBlocks: i32, width: i32, out: usize, per: i32, stride: i32, head: i32): void {
+/**
+ * The same layout from E2M1 codes 0…15 already chosen: one byte per element at src, or (`paired` ≠ 0) two per byte
+ * in element order, the even element in the low nibble (gpt-oss, ModelOpt and compressed-tensors pack them so), moved
+ * into ggml's halves in registers with no unpacked copy.
+ */
+export function e2m1Pack(src: usize, subBlocks: i32, width: i32, out: usize, per: i32, stride: i32, head: i32, paired: i32): void {
+  const low = i8x16.splat(15);
   for (let s = 0; s < subBlocks; s++) {
-    const x = src + <usize>s * <usize>width;
-    const c0 = v128.load(x);
-    storeNibbles(nibblesAt(out, s, width, per, stride, head), c0, width == 32 ? v128.load(x, 16) : c0, width);
+    let c0: v128;
+    let c1: v128;
+    if (paired) {
+      const x = src + <usize>s * <usize>(width >> 1);
+      const b = width == 32 ? v128.load(x) : v128.load64_zero(x);
+      const even = v128.and(b, low);
+      const odd = i8x16.shr_u(b, 4);
+      c0 = i8x16.shuffle(even, odd, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+      c1 = i8x16.shuffle(even, odd, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    } else {
+      const x = src + <usize>s * <usize>width;
+      c0 = v128.load(x);
+      c1 = width == 32 ? v128.load(x, 16) : c0;
+    }
+    storeNibbles(nibblesAt(out, s, width, per, stride, head), c0, c1, width);
   }
 }
 

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { decode, dequantize, quantize } from "../src/index.js";
+import { decode, dequantize, quantize, useKernels } from "../src/index.js";
 import {
   GgufError,
   GgufReader,
@@ -15,6 +15,7 @@ import {
   mxfp4Blocks,
   mxfp4BlocksFromPairs,
   nvfp4Blocks,
+  nvfp4BlocksFromPairs,
   quantizeQ8_0,
 } from "../src/io/index.js";
 import { expected } from "./io-gguf-fixtures.js";
@@ -186,6 +187,38 @@ describe("encoders", () => {
     expect(mxfp4BlocksFromPairs(Uint8Array.of(130), pairs)).toEqual(block);
     expect(() => mxfp4Blocks(Uint8Array.of(1), new Uint8Array(31))).toThrow(/32 per MXFP4 scale/);
     expect(() => mxfp4Blocks(Uint8Array.of(1), new Uint8Array(32).fill(16))).toThrow(/codes\[0\]: is 16/);
+  });
+
+  it("pairs packed low nibble first (gpt-oss, ModelOpt) give the blocks of their codes, kernels on and off", () => {
+    let seed = 5;
+    const next = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) >>> 24;
+    // 8 NVFP4 blocks (32 scales) and 16 MXFP4 blocks: several stream groups and every code at every lane.
+    const codes = Uint8Array.from({ length: 512 }, () => next() & 15);
+    const pairs = Uint8Array.from({ length: 256 }, (_, i) => codes[2 * i]! | (codes[2 * i + 1]! << 4));
+    const nvScales = Uint8Array.from({ length: 32 }, () => next() % 0x7f);
+    const mxScales = Uint8Array.from({ length: 16 }, () => next());
+    for (const kernels of [true, false]) {
+      useKernels(kernels);
+      try {
+        const nv = nvfp4BlocksFromPairs(nvScales, pairs);
+        // Sub-block s: scale byte s mod 4 of block ⌊s/4⌋, then qs[8(s mod 4) + j] = code(16s + j) | code(16s + j + 8) << 4.
+        for (let s = 0; s < 32; s++) {
+          const block = 36 * (s >> 2);
+          expect(nv[block + (s % 4)]).toBe(nvScales[s]);
+          for (let j = 0; j < 8; j++) expect(nv[block + 4 + 8 * (s % 4) + j]).toBe(codes[16 * s + j]! | (codes[16 * s + j + 8]! << 4));
+        }
+        expect(nv).toEqual(nvfp4Blocks(nvScales, codes));
+        const mx = mxfp4BlocksFromPairs(mxScales, pairs);
+        for (let b = 0; b < 16; b++) {
+          expect(mx[17 * b]).toBe(mxScales[b]);
+          for (let j = 0; j < 16; j++) expect(mx[17 * b + 1 + j]).toBe(codes[32 * b + j]! | (codes[32 * b + j + 16]! << 4));
+        }
+      } finally {
+        useKernels(true);
+      }
+    }
+    expect(() => nvfp4BlocksFromPairs(nvScales, pairs.subarray(1))).toThrow(/8 per scale/);
+    expect(() => nvfp4BlocksFromPairs(nvScales.subarray(1), pairs.subarray(8))).toThrow(/multiple of 4/);
   });
 
   it("NVFP4 puts sub-block element j in the low nibble of qs[8s + j] and j + 8 in its high nibble", () => {

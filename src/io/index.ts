@@ -10,7 +10,7 @@ export { abortPendingWrites, writeFileAtomic } from "./atomic.js";
 export { GgufError } from "./gguf/errors.js";
 export { GgufReader, type GgufTensorInfo } from "./gguf/reader.js";
 export { GgufWriter, type GgufTensorSpec, type GgufWriterOptions } from "./gguf/writer.js";
-export { mxfp4Blocks, mxfp4BlocksFromPairs, nvfp4Blocks, quantizeMxfp4, quantizeNvfp4, quantizeQ8_0 } from "./gguf/encode.js";
+export { mxfp4Blocks, mxfp4BlocksFromPairs, nvfp4Blocks, nvfp4BlocksFromPairs, quantizeMxfp4, quantizeNvfp4, quantizeQ8_0 } from "./gguf/encode.js";
 export {
   type GgmlType,
   type GgufScalar,

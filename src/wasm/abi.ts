@@ -100,7 +100,7 @@ export interface GgmlExports {
   /** E2M1 nibbles of sub-blocks of `width` float32 under half-scales d, laid out as GGUF MXFP4/NVFP4 blocks. */
   e2m1Nearest(src: number, subBlocks: number, width: number, d: number, out: number, per: number, stride: number, head: number): void;
   /** E2M1 codes (one byte each) packed into that layout. */
-  e2m1Pack(src: number, subBlocks: number, width: number, out: number, per: number, stride: number, head: number): void;
+  e2m1Pack(src: number, subBlocks: number, width: number, out: number, per: number, stride: number, head: number, paired: number): void;
   /** MXFP4/NVFP4 blocks in that layout → float32, each sub-block's half-scale from a 256-entry float32 table. */
   e2m1Decode(src: number, subBlocks: number, width: number, halfScales: number, dst: number, per: number, stride: number, head: number): void;
   /** Q8_0 blocks → float32 with the host's float32 scales. */

@@ -38,12 +38,21 @@ export function e2m1NearestWasm(values: Float32Array, d: Float32Array, out: Uint
   return true;
 }
 
-/** E2M1 codes (0…15, one byte each) packed into MXFP4/NVFP4 blocks' nibbles; false when the kernels are off. */
-export function e2m1PackWasm(codes: Uint8Array, out: Uint8Array, layout: NibbleLayout): boolean {
+/**
+ * E2M1 codes (0…15, one byte each, or two per byte in element order with `paired`) packed into MXFP4/NVFP4 blocks'
+ * nibbles; false when the kernels are off.
+ */
+export function e2m1PackWasm(codes: Uint8Array, out: Uint8Array, layout: NibbleLayout, paired = false): boolean {
   const k = kernels();
   if (!k) return false;
   const { width, per, stride, head } = layout;
-  stream(codes, out, (src, dst, count) => k.e2m1Pack(src, count / width, width, dst, per, stride, head), { group: width * per, outGroupBytes: stride });
+  const group = width * per;
+  const sizes = paired ? { n: 2 * codes.length, srcGroupBytes: group / 2 } : {};
+  stream(codes, out, (src, dst, count) => k.e2m1Pack(src, count / width, width, dst, per, stride, head, paired ? 1 : 0), {
+    group,
+    outGroupBytes: stride,
+    ...sizes,
+  });
   return true;
 }
 

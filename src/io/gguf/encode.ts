@@ -160,7 +160,7 @@ export function mxfp4Blocks(scales: Uint8Array, codes: Uint8Array): Uint8Array {
 /** MXFP4 blocks from gpt-oss's packing: 16 bytes per block, byte i holding code 2i (low nibble) and 2i + 1 (high). */
 export function mxfp4BlocksFromPairs(scales: Uint8Array, pairs: Uint8Array): Uint8Array {
   if (pairs.length !== 16 * scales.length) throw new CodeRangeError("pairs", `has ${pairs.length} bytes; allowed: 16 per scale (${16 * scales.length})`);
-  return mxfp4Blocks(scales, unpackCodes(pairs, 4, 2 * pairs.length));
+  return packBlocks(scales, pairs, MXFP4_LAYOUT, true);
 }
 
 /**
@@ -170,17 +170,31 @@ export function mxfp4BlocksFromPairs(scales: Uint8Array, pairs: Uint8Array): Uin
  */
 export function nvfp4Blocks(scales: Uint8Array, codes: Uint8Array): Uint8Array {
   requireCodes(scales, codes, 16, "NVFP4");
-  if (scales.length % 4 !== 0)
-    throw new CodeRangeError("scales", `has ${scales.length} scales; allowed: a multiple of 4 (one NVFP4 block holds four sub-blocks)`);
-  requireBelowLimit(scales, 0x7f, "scales", "an E4M3 code in [0, 126] (non-negative, not NaN)");
+  requireNvfp4Scales(scales);
   return packBlocks(scales, codes, NVFP4_LAYOUT);
 }
 
-/** Blocks of E2M1 codes already chosen: the nibbles (packHalves) and each sub-block's scale byte. */
-function packBlocks(scales: Uint8Array, codes: Uint8Array, layout: NibbleLayout): Uint8Array {
+/** NVFP4 blocks from ModelOpt's (and compressed-tensors') packing: 8 bytes per scale, byte i holding code 2i (low nibble) and 2i + 1. */
+export function nvfp4BlocksFromPairs(scales: Uint8Array, pairs: Uint8Array): Uint8Array {
+  if (pairs.length !== 8 * scales.length) throw new CodeRangeError("pairs", `has ${pairs.length} bytes; allowed: 8 per scale (${8 * scales.length})`);
+  requireNvfp4Scales(scales);
+  return packBlocks(scales, pairs, NVFP4_LAYOUT, true);
+}
+
+function requireNvfp4Scales(scales: Uint8Array): void {
+  if (scales.length % 4 !== 0)
+    throw new CodeRangeError("scales", `has ${scales.length} scales; allowed: a multiple of 4 (one NVFP4 block holds four sub-blocks)`);
+  requireBelowLimit(scales, 0x7f, "scales", "an E4M3 code in [0, 126] (non-negative, not NaN)");
+}
+
+/** Blocks of E2M1 codes already chosen (`paired`: two per byte, low nibble first): the nibbles and each sub-block's scale byte. */
+function packBlocks(scales: Uint8Array, codes: Uint8Array, layout: NibbleLayout, paired = false): Uint8Array {
   const { width, per, stride } = layout;
   const out = new Uint8Array((scales.length / per) * stride);
-  if (!e2m1PackWasm(codes, out, layout)) for (let s = 0; s < scales.length; s++) packHalves(codes, width * s, width / 2, out, nibblesAt(s, layout));
+  if (!e2m1PackWasm(codes, out, layout, paired)) {
+    const unpacked = paired ? unpackCodes(codes, 4, 2 * codes.length) : codes;
+    for (let s = 0; s < scales.length; s++) packHalves(unpacked, width * s, width / 2, out, nibblesAt(s, layout));
+  }
   putScales(out, scales, layout);
   return out;
 }

@@ -3,12 +3,11 @@
 // every other float tensor read through the checkpoint (exact values, scales applied) and written as a ggml type —
 // which then stream in chunks of rows into a GgufWriter, so memory stays bounded whatever the model size and the
 // file appears only when complete.
-import { unpackCodes } from "../../api/packed.js";
 import type { Checkpoint } from "../../checkpoint/open.js";
 import type { CheckpointPart, CheckpointTensor } from "../../checkpoint/recognize.js";
 import type { TensorInfo } from "../header.js";
 import type { SafetensorsReader } from "../reader.js";
-import { mxfp4BlocksFromPairs, nvfp4Blocks } from "./encode.js";
+import { mxfp4BlocksFromPairs, nvfp4BlocksFromPairs } from "./encode.js";
 import { GgufError } from "./errors.js";
 import { ALIGNMENT_KEY, DEFAULT_ALIGNMENT, type GgufTensorType, type GgufValue, ggmlTypeByName } from "./format.js";
 import { type PackedTensor, repack } from "./packed.js";
@@ -260,7 +259,7 @@ function nvfp4Step(c: Checkpoint, p: PackedTensor): GgufStep {
       [weight, K / 2],
       [scale, K / 16],
     ],
-    encode: ([pairs, scaleBytes]) => nvfp4Blocks(ue4m3(scaleBytes!, scale), unpackCodes(pairs!, 4, 2 * pairs!.length)),
+    encode: ([pairs, scaleBytes]) => nvfp4BlocksFromPairs(ue4m3(scaleBytes!, scale), pairs!),
   });
 }
 
