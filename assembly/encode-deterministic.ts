@@ -19,44 +19,26 @@ export function fastMagnitude(x: v128, shift: i32, rebias: v128, half: v128, mag
 }
 
 /**
- * fastMagnitude of eight lanes into byte codes (K ≤ 8, so `shift` ≥ 16), in i16 lanes with fewer operations: the
- * round bit is tested by a compare, the rounded bits move down by a constant 16 before the narrow and by the rest
- * (shift − 16, a variable count: three instructions in V8) once per eight lanes; select and clamp run on eight lanes.
+ * fastMagnitude of eight lanes, in i16 lanes, with fewer operations: the round bit is tested by a compare (no shift
+ * by a variable count for the parity; V8 spends three instructions on one), and select and clamp run on eight lanes.
+ * Byte codes (K ≤ 8, `shift` ≥ 16) move the rounded bits down by a constant 16 before the narrow and by `count` =
+ * shift − 16 once per eight lanes; 16-bit codes shift by `count` = shift, unsigned, per four lanes (the fast path has
+ * B ≤ 128, so no lane at or above MinNormal passes 2^32), and a code too large for 16 bits saturates in the narrow.
  * A lane whose rebiased bits wrapped (a huge |x| with bias 128, a tiny one with a negative rebias) is clamped to
  * LIMIT or takes the subnormal result, as in fastMagnitude.
  */
 // @ts-ignore: decorator
 @inline
-export function nearestBytes(x0: v128, x1: v128, down: i32, bit: v128, rebias: v128, half: v128, magic: v128, normalBits: v128, limit16: v128): v128 {
+export function nearestEight(x0: v128, x1: v128, bytes: bool, count: i32, bit: v128, rebias: v128, half: v128, magic: v128, normalBits: v128, limit16: v128): v128 {
   const a0 = v128.and(x0, k(F_ABS));
   const a1 = v128.and(x1, k(F_ABS));
   const b0 = i32x4.add(a0, rebias);
   const b1 = i32x4.add(a1, rebias);
-  const r0 = i32x4.shr_u(i32x4.sub(i32x4.add(b0, half), i32x4.eq(v128.and(b0, bit), bit)), 16);
-  const r1 = i32x4.shr_u(i32x4.sub(i32x4.add(b1, half), i32x4.eq(v128.and(b1, bit), bit)), 16);
-  const n = i16x8.shr_u(i16x8.narrow_i32x4_u(r0, r1), down);
-  // Subnormal codes are small; other lanes' values saturate and are not selected.
-  const s = i16x8.narrow_i32x4_u(i32x4.sub(f32x4.add(a0, magic), magic), i32x4.sub(f32x4.add(a1, magic), magic));
-  const below = i16x8.narrow_i32x4_s(i32x4.lt_s(a0, normalBits), i32x4.lt_s(a1, normalBits));
-  return i16x8.min_u(select(s, n, below), limit16);
-}
-
-/**
- * fastMagnitude of eight lanes into 16-bit codes (K > 8), in i16 lanes: the round bit is tested by a compare (no
- * shift by a variable count for the parity) and the rounded bits shift right unsigned (the fast path has B ≤ 128, so
- * no lane at or above MinNormal passes 2^32; lanes below it take the subnormal result): a code too large for 16 bits
- * saturates in the narrow and the clamp sends it to LIMIT. Select and clamp run on eight lanes.
- */
-// @ts-ignore: decorator
-@inline
-export function nearestHalves(x0: v128, x1: v128, shift: i32, bit: v128, rebias: v128, half: v128, magic: v128, normalBits: v128, limit16: v128): v128 {
-  const a0 = v128.and(x0, k(F_ABS));
-  const a1 = v128.and(x1, k(F_ABS));
-  const b0 = i32x4.add(a0, rebias);
-  const b1 = i32x4.add(a1, rebias);
-  const r0 = i32x4.shr_u(i32x4.sub(i32x4.add(b0, half), i32x4.eq(v128.and(b0, bit), bit)), shift);
-  const r1 = i32x4.shr_u(i32x4.sub(i32x4.add(b1, half), i32x4.eq(v128.and(b1, bit), bit)), shift);
-  const n = i16x8.narrow_i32x4_u(r0, r1);
+  const r0 = i32x4.sub(i32x4.add(b0, half), i32x4.eq(v128.and(b0, bit), bit));
+  const r1 = i32x4.sub(i32x4.add(b1, half), i32x4.eq(v128.and(b1, bit), bit));
+  const n = bytes
+    ? i16x8.shr_u(i16x8.narrow_i32x4_u(i32x4.shr_u(r0, 16), i32x4.shr_u(r1, 16)), count)
+    : i16x8.narrow_i32x4_u(i32x4.shr_u(r0, count), i32x4.shr_u(r1, count));
   // Subnormal codes are small; other lanes' values saturate and are not selected.
   const s = i16x8.narrow_i32x4_u(i32x4.sub(f32x4.add(a0, magic), magic), i32x4.sub(f32x4.add(a1, magic), magic));
   const below = i16x8.narrow_i32x4_s(i32x4.lt_s(a0, normalBits), i32x4.lt_s(a1, normalBits));

@@ -3,7 +3,7 @@
 // trick (the FPU's RNE at quantum 2^minQ) or an exact scaling; the magnitude is clamped
 // and the sign/±∞/NaN rules run on narrowed lanes (8 or 16 per op instead of 4). The generic kernel measured
 // ~0.25 G/s, this path 0.5–1.9 G/s by rounding family (16M elements, loaded 2-core machine).
-import { directedMagnitude, fastMagnitude, nearestBytes, nearestHalves, noZeroCodes } from "./encode-deterministic";
+import { directedMagnitude, fastMagnitude, nearestEight, noZeroCodes } from "./encode-deterministic";
 import { F_ABS, F_FOUR, F_INF, F_MAXFINITE, F_PAYLOAD, c, k, scalar } from "./encode-common";
 import { Fields, RandomSource, Scalar, Slot, TAIL_AT, Variant } from "./encode-layout";
 
@@ -84,7 +84,7 @@ export function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, 
   const scale1 = c(p, Slot.scale1);
   const scale2 = c(p, Slot.scale2);
   const limitNeg = c(p, Slot.directedLimitNegative);
-  // The round bit (nearestBytes, noZeroCodes); for nearestBytes the rest of the shift after 16 and LIMIT in i16 lanes.
+  // The round bit (nearestEight, noZeroCodes); for byte codes the rest of the shift after 16, and LIMIT in i16 lanes.
   const bit = i32x4.splat(1 << shift);
   const down = shift - 16;
   const limit16 = i16x8.splat(<i16>i32x4.extract_lane(limit, 0));
@@ -190,11 +190,11 @@ export function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, 
     let m01 = i16x8.narrow_i32x4_u(m0, m1);
     let m23 = i16x8.narrow_i32x4_u(m2, m3);
     if (bytesNearest) {
-      m01 = nearestBytes(x0, x1, down, bit, rebias, half, magic, normalBits, limit16);
-      m23 = nearestBytes(x2, x3, down, bit, rebias, half, magic, normalBits, limit16);
+      m01 = nearestEight(x0, x1, true, down, bit, rebias, half, magic, normalBits, limit16);
+      m23 = nearestEight(x2, x3, true, down, bit, rebias, half, magic, normalBits, limit16);
     } else if (halvesNearest) {
-      m01 = nearestHalves(x0, x1, shift, bit, rebias, half, magic, normalBits, limit16);
-      m23 = nearestHalves(x2, x3, shift, bit, rebias, half, magic, normalBits, limit16);
+      m01 = nearestEight(x0, x1, false, shift, bit, rebias, half, magic, normalBits, limit16);
+      m23 = nearestEight(x2, x3, false, shift, bit, rebias, half, magic, normalBits, limit16);
     }
     const s01 = i16x8.narrow_i32x4_s(x0, x1);
     const s23 = i16x8.narrow_i32x4_s(x2, x3);
