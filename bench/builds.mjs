@@ -7,6 +7,7 @@
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { logUniform } from "./values.mjs";
 
 const args = new Map(process.argv.slice(2).flatMap((a, i, all) => (a.startsWith("--") ? [[a.slice(2), all[i + 1] ?? ""]] : [])));
 if (!args.has("baseline")) throw new Error("--baseline <path to another build's build/node/index.js> is required");
@@ -20,14 +21,7 @@ const libs = [await import(pathToFileURL(resolve(args.get("baseline"))).href), a
 
 /** Float32 values log-uniform over [MaxFinite·2^−16, MaxFinite], both signs (bench/run.mjs's distribution). */
 function values(mf, f) {
-  const max = Math.abs(mf.decode(f.maxFiniteCode, f));
-  const x = new Float32Array(N);
-  let s = 12345;
-  for (let i = 0; i < N; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    x[i] = (s & 1 ? -1 : 1) * max * 2 ** (-((s >>> 8) % 1024) / 64);
-  }
-  return x;
+  return logUniform(Math.abs(mf.decode(f.maxFiniteCode, f)), N);
 }
 
 /** Uniform codes over the whole code range. */

@@ -17,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import * as mf from "minifloat";
 import { compileProbes } from "./compile-probes.mjs";
 import { probeInstance } from "./probes.mjs";
+import { logUniform } from "./values.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const args = new Map(process.argv.slice(2).flatMap((a, i, all) => (a.startsWith("--") ? [[a.slice(2), all[i + 1] ?? ""]] : [])));
@@ -89,14 +90,7 @@ function timeJs(run) {
 
 /** Values spread over the format's range, both signs, log-uniform: the same distribution the Python side draws. */
 function values(f, n) {
-  const x = new Float32Array(n);
-  const max = Math.abs(mf.decode(f.maxFiniteCode, f));
-  let s = 12345;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    x[i] = (s & 1 ? -1 : 1) * max * 2 ** (-((s >>> 8) % 1024) / 64);
-  }
-  return x;
+  return logUniform(Math.abs(mf.decode(f.maxFiniteCode, f)), n);
 }
 
 /**

@@ -7,6 +7,7 @@ import { arch, cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as mf from "minifloat";
+import { logUniform } from "./values.mjs";
 
 const args = new Map(process.argv.slice(2).flatMap((a, i, all) => (a.startsWith("--") ? [[a.slice(2), all[i + 1]]] : [])));
 const SIZES = (args.get("sizes") ?? "65536,1048576,16777216").split(",").map(Number);
@@ -24,14 +25,7 @@ function codesFor(f, n) {
 
 /** Float32 values spread over the format's range (log-uniform with both signs). */
 function valuesFor(f, n) {
-  const x = new Float32Array(n);
-  const max = mf.decode(f.maxFiniteCode, f);
-  let s = 12345;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    x[i] = (s & 1 ? -1 : 1) * max * 2 ** (-((s >>> 8) % 1024) / 64);
-  }
-  return x;
+  return logUniform(mf.decode(f.maxFiniteCode, f), n);
 }
 
 /** A plain-JavaScript LUT loop over the same decode table: the baseline a user would write. */

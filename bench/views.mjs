@@ -3,6 +3,7 @@
 // interleaved rounds; not part of npm test.
 //   node bench/views.mjs [--sizes 65536,1048576] [--rounds 7] [--format float8_e4m3fn]
 import { MiniFloatArray, allocCodes, allocFloat32, decode, dequantize, format, kernelStatus, quantize } from "minifloat";
+import { logUniform } from "./values.mjs";
 
 const args = new Map(process.argv.slice(2).flatMap((a, i, all) => (a.startsWith("--") ? [[a.slice(2), all[i + 1]]] : [])));
 const SIZES = (args.get("sizes") ?? "65536,1048576").split(",").map(Number);
@@ -12,14 +13,7 @@ const FORMAT = format(args.get("format") ?? "float8_e4m3fn");
 const SAMPLE_MS = 20;
 
 function values(n) {
-  const x = new Float32Array(n);
-  const max = decode(FORMAT.maxFiniteCode, FORMAT);
-  let s = 12345;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    x[i] = (s & 1 ? -1 : 1) * max * 2 ** (-((s >>> 8) % 512) / 64);
-  }
-  return x;
+  return logUniform(decode(FORMAT.maxFiniteCode, FORMAT), n, 512);
 }
 
 /** Nanoseconds per element of one sample of `run` (which handles `n` elements per call). */
