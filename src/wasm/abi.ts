@@ -99,7 +99,7 @@ export interface GgmlExports {
   q8Elements(src: number, blocks: number, ids: number, out: number): void;
   /** E2M1 nibbles of sub-blocks of `width` float32 under half-scales d, laid out as GGUF MXFP4/NVFP4 blocks. */
   e2m1Nearest(src: number, subBlocks: number, width: number, d: number, out: number, per: number, stride: number, head: number): void;
-  /** E2M1 codes (one byte each) packed into that layout. */
+  /** E2M1 codes (one byte each, or two per byte low nibble first with paired = 1) packed into that layout. */
   e2m1Pack(src: number, subBlocks: number, width: number, out: number, per: number, stride: number, head: number, paired: number): void;
   /** MXFP4/NVFP4 blocks in that layout → float32, each sub-block's half-scale from a 256-entry float32 table. */
   e2m1Decode(src: number, subBlocks: number, width: number, halfScales: number, dst: number, per: number, stride: number, head: number): void;
