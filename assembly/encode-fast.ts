@@ -1,9 +1,10 @@
 // Fast path: the same algorithm specialised per rounding family for formats whose finite overflow has one code per
-// sign (host-checked). Normal results round with the integer carry trick, subnormal results with the float-add
-// trick (the FPU's RNE at quantum 2^minQ) or an exact scaling; the magnitude is clamped
-// and the sign/±∞/NaN rules run on narrowed lanes (8 or 16 per op instead of 4). The generic kernel measured
-// ~0.25 G/s, this path 0.5–1.9 G/s by rounding family (16M elements, loaded 2-core machine).
-import { directedMagnitude, fastMagnitude, nearestEight, noZeroCodes } from "./encode-deterministic";
+// sign (host-checked). NearestTiesToEven rounds every magnitude by one float addition at its quantum (nearestEight);
+// the directed and stochastic families round normal results with an addend on the float32 bits and subnormal results
+// after an exact scaling. The magnitude is clamped and the sign/±∞/NaN rules run on narrowed lanes (8 or 16 per op
+// instead of 4). The generic kernel measured ~0.25 G/s, this path 0.5–1.9 G/s by rounding family (16M elements,
+// loaded 2-core machine).
+import { carryEight, directedMagnitude, nearestEight, noZeroCodes } from "./encode-deterministic";
 import { F_ABS, F_FOUR, F_INF, F_MAXFINITE, F_PAYLOAD, c, k, scalar } from "./encode-common";
 import { Fields, RandomSource, Scalar, Slot, TAIL_AT, Variant } from "./encode-layout";
 
@@ -75,21 +76,22 @@ export function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, 
   const directed = (variant & Variant.directed) != 0;
   const stageC = (variant & Variant.stageC) != 0;
   const noZero = (variant & Variant.noZero) != 0;
+  const carry = (variant & Variant.carry) != 0;
   const shift = scalar(p, Scalar.shift);
   const rebias = c(p, Slot.fastRebias);
-  const half = c(p, Slot.fastHalf);
-  const magic = c(p, Slot.fastMagic);
   const normalBits = c(p, Slot.fastNormalBits);
   const limit = c(p, Slot.fastLimit);
   const scale1 = c(p, Slot.scale1);
   const scale2 = c(p, Slot.scale2);
   const limitNeg = c(p, Slot.directedLimitNegative);
-  // The round bit (nearestEight, noZeroCodes); for byte codes the rest of the shift after 16, and LIMIT in i16 lanes.
+  // The round bit (carryEight, noZeroCodes); for carryEight's byte codes the rest of the shift after 16, and LIMIT in
+  // i16 lanes.
   const bit = i32x4.splat(1 << shift);
   const down = shift - 16;
   const limit16 = i16x8.splat(<i16>i32x4.extract_lane(limit, 0));
-  // Signed formats with −0 (no zero clear, not unsigned): a code is its magnitude with the sign bit ORed in.
-  const plainSign = !v128.any_true(v128.or(c(p, Slot.narrowZeroClear), c(p, Slot.narrowUnsigned)));
+  // Signed formats with −0 (no zero clear, not unsigned): a code is its magnitude with the sign bit ORed in. A scalar
+  // word: derived from the slots here, Binaryen sank the test into the loop.
+  const plainSign = scalar(p, Scalar.plainSign) != 0;
   const signBit = c(p, Slot.narrowSignBit);
   // Constants of the other variants too: each instantiation uses its own, the rest are dead loads before the loop.
   const kind = scalar(p, Scalar.random);
@@ -142,13 +144,17 @@ export function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, 
     const x1 = v128.load(s, 16);
     const x2 = v128.load(s, 32);
     const x3 = v128.load(s, 48);
+    const a0 = v128.and(x0, k(F_ABS));
+    const a1 = v128.and(x1, k(F_ABS));
+    const a2 = v128.and(x2, k(F_ABS));
+    const a3 = v128.and(x3, k(F_ABS));
     let m0 = i32x4.splat(0);
     let m1 = m0;
     let m2 = m0;
     let m3 = m0;
     // NearestTiesToEven: magnitudes computed in i16 lanes.
-    const bytesNearest = !wide && !stochastic && !noZero && !directed;
-    const halvesNearest = wide && !stochastic && !noZero && !directed;
+    const bytesNearest = !wide && !stochastic && !noZero && !directed && !carry;
+    const halvesNearest = wide && !stochastic && !noZero && !directed && !carry;
     if (stochastic) {
       // Seeded: the block's stream words (src/random.ts randomR), one vector of them for bytes, two for halves.
       let h0 = i32x4.splat(0);
@@ -179,27 +185,25 @@ export function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, 
       m1 = directedMagnitude(p, x1, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
       m2 = directedMagnitude(p, x2, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
       m3 = directedMagnitude(p, x3, shift, rebias, scale1, scale2, normalBits, limit, limitNeg);
-    } else if (!bytesNearest && !halvesNearest) {
-      m0 = fastMagnitude(x0, shift, rebias, half, magic, normalBits, limit);
-      m1 = fastMagnitude(x1, shift, rebias, half, magic, normalBits, limit);
-      m2 = fastMagnitude(x2, shift, rebias, half, magic, normalBits, limit);
-      m3 = fastMagnitude(x3, shift, rebias, half, magic, normalBits, limit);
     }
     // Codes are ≤ LIMIT < 2^K, so the unsigned narrows are exact; the signed narrows keep the sign of x (and the
     // all-ones masks).
     let m01 = i16x8.narrow_i32x4_u(m0, m1);
     let m23 = i16x8.narrow_i32x4_u(m2, m3);
     if (bytesNearest) {
-      m01 = nearestEight(x0, x1, true, down, bit, rebias, half, magic, normalBits, limit16);
-      m23 = nearestEight(x2, x3, true, down, bit, rebias, half, magic, normalBits, limit16);
+      m01 = nearestEight(p, a0, a1, true, shift);
+      m23 = nearestEight(p, a2, a3, true, shift);
     } else if (halvesNearest) {
-      m01 = nearestEight(x0, x1, false, shift, bit, rebias, half, magic, normalBits, limit16);
-      m23 = nearestEight(x2, x3, false, shift, bit, rebias, half, magic, normalBits, limit16);
+      m01 = nearestEight(p, a0, a1, false, shift);
+      m23 = nearestEight(p, a2, a3, false, shift);
+    } else if (carry) {
+      m01 = carryEight(p, a0, a1, !wide, wide ? shift : down, bit, limit16);
+      m23 = carryEight(p, a2, a3, !wide, wide ? shift : down, bit, limit16);
     }
     const s01 = i16x8.narrow_i32x4_s(x0, x1);
     const s23 = i16x8.narrow_i32x4_s(x2, x3);
     // ±∞ and NaN inputs are rare: their codes are patched only in blocks that hold one (a predictable branch).
-    const anySpecial = v128.any_true(specialMask(i32x4.max_s(i32x4.max_s(v128.and(x0, k(F_ABS)), v128.and(x1, k(F_ABS))), i32x4.max_s(v128.and(x2, k(F_ABS)), v128.and(x3, k(F_ABS))))));
+    const anySpecial = v128.any_true(specialMask(i32x4.max_s(i32x4.max_s(a0, a1), i32x4.max_s(a2, a3))));
     if (wide) {
       const zero = i32x4.splat(0);
       const neg01 = i16x8.lt_s(s01, zero);
@@ -222,7 +226,8 @@ export function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, 
       v128.store(d, c23, 16);
     } else {
       const neg = i8x16.lt_s(i8x16.narrow_i16x8_s(s01, s23), i32x4.splat(0));
-      const m = i8x16.narrow_i16x8_u(m01, m23);
+      let m = i8x16.narrow_i16x8_u(m01, m23);
+      if (bytesNearest) m = i8x16.min_u(m, c(p, Slot.narrowLimit));
       let codes = m;
       if (plainSign) codes = v128.or(m, v128.and(neg, signBit));
       else if (!noZero) codes = fastCodes(p, m, neg, false);

@@ -45,43 +45,47 @@ export const enum Slot {
   fastMagic = 37, // f32: 2^(minQ+23): x + magic − magic rounds a subnormal result to its quantum (nearest-even)
   fastNormalBits = 38, // i32: float32 bits of max(MinNormal, 2^−126): lanes below it take the subnormal path
   fastLimit = 39, // i32: the clamp of the magnitude code (MaxFinite or the next)
-  narrowSignBit = 40, // narrow: sign bit
-  narrowZeroClear = 41, // narrow: sign bit where a zero result has no sign, else 0
-  narrowUnsigned = 42, // narrow: all ones for unsigned formats
-  narrowNaNPositive = 43, // narrow: NaN codes by sign
-  narrowNaNNegative = 44, // narrow
-  narrowOne = 45, // narrow: 1
-  narrowKeepOffset = 46, // narrow: the payload offset of a kept NaN payload (numpy float16)
-  narrowBelowNegative = 47, // narrow: the code of a negative nonzero result of an unsigned format
-  narrowInfPositive = 48, // narrow: ±∞ codes
-  narrowInfNegative = 49, // narrow
+  fastStep = 40, // i32: (23 − M)·2^23: |x|'s exponent bits plus this are 2^23 times its quantum (nearest-even, exponent-count form)
+  fastMagicHigh = 41, // half: the high half of fastMagic's float32 bits
+  fastUnit = 42, // half: 2^M: codes per binade
+  narrowLimit = 43, // narrow: fastLimit
+  narrowSignBit = 44, // narrow: sign bit
+  narrowZeroClear = 45, // narrow: sign bit where a zero result has no sign, else 0
+  narrowUnsigned = 46, // narrow: all ones for unsigned formats
+  narrowNaNPositive = 47, // narrow: NaN codes by sign
+  narrowNaNNegative = 48, // narrow
+  narrowOne = 49, // narrow: 1
+  narrowKeepOffset = 50, // narrow: the payload offset of a kept NaN payload (numpy float16)
+  narrowBelowNegative = 51, // narrow: the code of a negative nonzero result of an unsigned format
+  narrowInfPositive = 52, // narrow: ±∞ codes
+  narrowInfNegative = 53, // narrow
   // stochastic: the fast StochasticA/B/C variants (NS = N, or N + 1 for B; c0 = 23 for byte codes, 16 for wide ones)
-  stochasticMask = 50, // i32: float32 bits kept above R' (the low d = 24 − P − NS bits cleared when d > 0)
-  stochasticScale = 51, // f32: 2^e1, 2^e2 with e1 + e2 = NS − minQ: the subnormal-path scale in two exact steps
-  stochasticScale2 = 52, // f32
-  stochasticOneAt = 53, // i32: 2^(31 − N) for B: the + 1 of R' = 2R + 1, just below R
-  stochasticCRebias = 54, // i32: StochasticC's RNITE at bit d: fastRebias + 2^(d−1) − 1 and the kept bit 2^d (fastRebias and 2^31, a bit |x| never has, when d ≤ 0)
-  stochasticCBit = 55, // i32
-  stochasticClamp = 56, // i32: fastLimit << (24 − P): the float32 bits (rebiased) of the overflow code
-  stochasticUp = 57, // i32: 2^(c0 − 24 + P) and 2^(c0 − NS): normal and subnormal results moved to code bit c0
-  stochasticSubnormalUp = 58, // i32
-  stochasticYCap = 59, // f32: 2^(P − 1 + NS): ⌊|x|·2^(NS − minQ)⌋ of MinNormal, the cap of the subnormal path
+  stochasticMask = 54, // i32: float32 bits kept above R' (the low d = 24 − P − NS bits cleared when d > 0)
+  stochasticScale = 55, // f32: 2^e1, 2^e2 with e1 + e2 = NS − minQ: the subnormal-path scale in two exact steps
+  stochasticScale2 = 56, // f32
+  stochasticOneAt = 57, // i32: 2^(31 − N) for B: the + 1 of R' = 2R + 1, just below R
+  stochasticCRebias = 58, // i32: StochasticC's RNITE at bit d: fastRebias + 2^(d−1) − 1 and the kept bit 2^d (fastRebias and 2^31, a bit |x| never has, when d ≤ 0)
+  stochasticCBit = 59, // i32
+  stochasticClamp = 60, // i32: fastLimit << (24 − P): the float32 bits (rebiased) of the overflow code
+  stochasticUp = 61, // i32: 2^(c0 − 24 + P) and 2^(c0 − NS): normal and subnormal results moved to code bit c0
+  stochasticSubnormalUp = 62, // i32
+  stochasticYCap = 63, // f32: 2^(P − 1 + NS): ⌊|x|·2^(NS − minQ)⌋ of MinNormal, the cap of the subnormal path
   // directed: the fast TowardZero/Positive/Negative, TowardMaxMagnitude, ToOdd and NearestTiesToAway variant
-  directedTBase = 60, // i32: addends T in units of the float32 bits (normal results): constant, if the truncated code is odd, if x < 0, if x > 0
-  directedTOdd = 61, // i32
-  directedTNegative = 62, // i32
-  directedTPositive = 63, // i32
-  directedGBase = 64, // i32: thresholds G on the bits of the fraction ν (subnormal results): round away iff bits(ν) > G, built like T
-  directedGOdd = 65, // i32
-  directedGNegative = 66, // i32
-  directedGPositive = 67, // i32
-  directedLimitNegative = 68, // i32: the clamp of negative values (the saturation rules treat the two signs differently)
+  directedTBase = 64, // i32: addends T in units of the float32 bits (normal results): constant, if the truncated code is odd, if x < 0, if x > 0
+  directedTOdd = 65, // i32
+  directedTNegative = 66, // i32
+  directedTPositive = 67, // i32
+  directedGBase = 68, // i32: thresholds G on the bits of the fraction ν (subnormal results): round away iff bits(ν) > G, built like T
+  directedGOdd = 69, // i32
+  directedGNegative = 70, // i32
+  directedGPositive = 71, // i32
+  directedLimitNegative = 72, // i32: the clamp of negative values (the saturation rules treat the two signs differently)
   // noZero: the fast variant of unsigned P = 1 formats without zero (E8M0: code 0 is MinPositive), every deterministic rounding
-  noZeroT = 69, // i32: addends on the bits of a positive normal result: rebias + T, and where bit 24 − P is set (code parity)
-  noZeroTOdd = 70, // i32
-  noZeroOneBits = 71, // i32: lanes below fastNormalBits have code 1 from these float32 bits on (else 0)
-  noZeroBelowBits = 72, // i32: lanes whose float32 bits (as i32) lie below this are below MinFinite: negative, ±0, or rounding to zero
-  noZeroBelow = 73, // i32: their code (§4.7.5 rules 5, 11, 20, 22; ml_dtypes' NaN)
+  noZeroT = 73, // i32: addends on the bits of a positive normal result: rebias + T, and where bit 24 − P is set (code parity)
+  noZeroTOdd = 74, // i32
+  noZeroOneBits = 75, // i32: lanes below fastNormalBits have code 1 from these float32 bits on (else 0)
+  noZeroBelowBits = 76, // i32: lanes whose float32 bits (as i32) lie below this are below MinFinite: negative, ±0, or rounding to zero
+  noZeroBelow = 77, // i32: their code (§4.7.5 rules 5, 11, 20, 22; ml_dtypes' NaN)
 }
 
 /** Scalar word indices (the word's address is block + SCALARS_AT + 4·index). */
@@ -93,6 +97,7 @@ export const enum Scalar {
   random = 4, // the random source (RandomSource)
   fields = 5, // seeded R: log2 of the fields per stream word (Fields)
   variant = 6, // the kernel variant (Variant flags): generic or fast, and what the fast one specialises
+  plainSign = 7, // 1 where a code is its magnitude with the sign bit ORed in (signed formats with a −0 of their own)
 }
 
 /** How the kernel gets R: none (deterministic), the seeded generator, or a caller array of u8/u16/u32. */
@@ -102,9 +107,9 @@ export const enum RandomSource { none = 0, seed = 1, u8 = 2, u16 = 3, u32 = 4 }
 export const enum Fields { words = 0, halves = 1, bytes = 2 }
 
 /** Kernel variant flags: the fast path and what it specialises. */
-export const enum Variant { fast = 1, wide = 2, keepPayload = 4, directed = 8, stochastic = 16, seeded = 32, stageC = 64, noZero = 128, prefix = 256 }
+export const enum Variant { fast = 1, wide = 2, keepPayload = 4, directed = 8, stochastic = 16, seeded = 32, stageC = 64, noZero = 128, prefix = 256, carry = 512 }
 
-export const SLOTS: i32 = 74;
-export const SCALARS_AT: usize = 1184;
-export const TAIL_AT: usize = 1248;
-export const BLOCK_BYTES: usize = 1408;
+export const SLOTS: i32 = 78;
+export const SCALARS_AT: usize = 1248;
+export const TAIL_AT: usize = 1312;
+export const BLOCK_BYTES: usize = 1472;

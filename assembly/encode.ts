@@ -28,11 +28,21 @@ export function encodeParamsBytes(): usize {
 // ORed together inside a helper, or the fields and payload derived from the flag word, let the copies merge into one
 // loop testing them at run time; measured by the loops per function in the .wat).
 function fast<T>(p: usize, src: usize, dst: usize, n: usize, variant: i32): void {
+  if (variant & Variant.carry) {
+    fastCarry<T>(p, src, dst, n, variant);
+    return;
+  }
   const base = Variant.fast | (sizeof<T>() == 2 ? Variant.wide : 0);
   if (sizeof<T>() == 2 && (variant & Variant.keepPayload) != 0) {
     if (variant & Variant.directed) runFast(p, src, dst, n, 0, 0, base | Variant.directed, Fields.words, Payload.keep);
     else runFast(p, src, dst, n, 0, 0, base, Fields.words, Payload.keep);
   } else if (variant & Variant.directed) runFast(p, src, dst, n, 0, 0, base | Variant.directed, Fields.words, Payload.drop);
+  else runFast(p, src, dst, n, 0, 0, base, Fields.words, Payload.drop);
+}
+// NearestTiesToEven by the integer carry, for the formats the exponent-count form does not hold for.
+function fastCarry<T>(p: usize, src: usize, dst: usize, n: usize, variant: i32): void {
+  const base = Variant.fast | Variant.carry | (sizeof<T>() == 2 ? Variant.wide : 0);
+  if (sizeof<T>() == 2 && (variant & Variant.keepPayload) != 0) runFast(p, src, dst, n, 0, 0, base, Fields.words, Payload.keep);
   else runFast(p, src, dst, n, 0, 0, base, Fields.words, Payload.drop);
 }
 /**

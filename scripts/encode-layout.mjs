@@ -1,10 +1,11 @@
 // The encode kernel's parameter block, the one source of its layout: scripts/build.mjs renders it into
 // assembly/encode-layout.ts (the kernel) and src/wasm/encode-layout.ts (the host), and a test checks both are current.
 //
-// The block: 16-byte slots (a value splatted over four i32 lanes; "f32" slots hold float32 bits, "narrow" slots a
-// byte (K ≤ 8) or 16-bit value repeated in every byte or half of the lanes), grouped by the kernel variant that reads
-// them; then scalar i32 words; then the tail scratch of the kernel. src/kernel/encode-constants.ts derives every value
-// from the Format and the projection as plain numbers; src/wasm/encode.ts packs them.
+// The block: 16-byte slots (a value splatted over four i32 lanes; "f32" slots hold float32 bits, "half" slots a 16-bit
+// value in both halves of every lane, "narrow" slots a byte (K ≤ 8) or 16-bit value repeated in every byte or half of
+// the lanes), grouped by the kernel variant that reads them; then scalar i32 words; then the tail scratch of the
+// kernel. src/kernel/encode-constants.ts derives every value from the Format and the projection as plain numbers;
+// src/wasm/encode.ts packs them.
 
 /** Slots by variant: [name, type, what it holds]. */
 export const SLOT_GROUPS = [
@@ -58,6 +59,10 @@ export const SLOT_GROUPS = [
       ["fastMagic", "f32", "2^(minQ+23): x + magic − magic rounds a subnormal result to its quantum (nearest-even)"],
       ["fastNormalBits", "i32", "float32 bits of max(MinNormal, 2^−126): lanes below it take the subnormal path"],
       ["fastLimit", "i32", "the clamp of the magnitude code (MaxFinite or the next)"],
+      ["fastStep", "i32", "(23 − M)·2^23: |x|'s exponent bits plus this are 2^23 times its quantum (nearest-even, exponent-count form)"],
+      ["fastMagicHigh", "half", "the high half of fastMagic's float32 bits"],
+      ["fastUnit", "half", "2^M: codes per binade"],
+      ["narrowLimit", "narrow", "fastLimit"],
       ["narrowSignBit", "narrow", "sign bit"],
       ["narrowZeroClear", "narrow", "sign bit where a zero result has no sign, else 0"],
       ["narrowUnsigned", "narrow", "all ones for unsigned formats"],
@@ -127,6 +132,7 @@ export const SCALARS = [
   ["random", "the random source (RandomSource)"],
   ["fields", "seeded R: log2 of the fields per stream word (Fields)"],
   ["variant", "the kernel variant (Variant flags): generic or fast, and what the fast one specialises"],
+  ["plainSign", "1 where a code is its magnitude with the sign bit ORed in (signed formats with a −0 of their own)"],
 ];
 /** Bytes of the scalar area (16-byte aligned). */
 export const SCALAR_BYTES = 64;
@@ -145,7 +151,7 @@ export const ENUMS = {
   },
   Variant: {
     about: "Kernel variant flags: the fast path and what it specialises.",
-    values: { fast: 1, wide: 2, keepPayload: 4, directed: 8, stochastic: 16, seeded: 32, stageC: 64, noZero: 128, prefix: 256 },
+    values: { fast: 1, wide: 2, keepPayload: 4, directed: 8, stochastic: 16, seeded: 32, stageC: 64, noZero: 128, prefix: 256, carry: 512 },
   },
 };
 
@@ -213,8 +219,8 @@ ${object(
 )}
 export type SlotName = keyof typeof SLOT;
 
-/** How a slot's value is stored: an i32, float32 bits, or a code repeated in every byte (K ≤ 8) or half of a lane. */
-export const SLOT_TYPE: Readonly<Record<SlotName, "i32" | "f32" | "narrow">> = {
+/** How a slot's value is stored: an i32, float32 bits, a 16-bit value in both halves, or a code repeated in every byte (K ≤ 8) or half of a lane. */
+export const SLOT_TYPE: Readonly<Record<SlotName, "i32" | "f32" | "half" | "narrow">> = {
 ${slots()
   .map(([name, type]) => `  ${name}: "${type}",`)
   .join("\n")}

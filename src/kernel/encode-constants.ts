@@ -10,8 +10,8 @@ import type { Format } from "../format/model.js";
 /**
  * The names of the constants (see the Wasm layout, scripts/encode-layout.mjs, for what each means). Besides those:
  * `scaleExponent` = log2(scale1·scale2), the subnormal path's exact scale as an integer (integer-only kernels shift
- * by it); `fast`, `fastDirected`, `fastKeepPayload`, `fastNoZero` (0/1) say whether and how the fast path applies; `stageC` (0/1)
- * marks StochasticC's extra rounding step.
+ * by it); `fast`, `fastDirected`, `fastCarry`, `fastKeepPayload`, `fastNoZero` (0/1) say whether and how the fast
+ * path applies; `stageC` (0/1) marks StochasticC's extra rounding step.
  */
 export const ENCODE_CONSTANT_NAMES = [
   "magOffset",
@@ -52,6 +52,11 @@ export const ENCODE_CONSTANT_NAMES = [
   "fastMagic",
   "fastNormalBits",
   "fastLimit",
+  "fastStep",
+  "fastMagicHigh",
+  "fastUnit",
+  "narrowLimit",
+  "plainSign",
   "narrowSignBit",
   "narrowZeroClear",
   "narrowUnsigned",
@@ -94,6 +99,7 @@ export const ENCODE_CONSTANT_NAMES = [
   "fast",
   "fastDirected",
   "fastKeepPayload",
+  "fastCarry",
   "fastNoZero",
   "stageC",
 ] as const;
@@ -223,10 +229,11 @@ export function encodeConstants(f: Format, rho: ResolvedProjection): EncodeConst
 }
 
 /**
- * Fills the fast-path constants (and fastDirected, fastKeepPayload, fastNoZero) and returns whether the fast path applies. The fast path rounds
- * NearestTiesToEven (the float-add trick for subnormal results), StochasticA/B/C (R' added at the fraction bits) or
- * the other modes (an addend on the float32 bits, a threshold on the fraction of subnormal results) with MinNormal ≥ 2^−127,
- * so every float32 subnormal has the subnormal quantum, and saturates with a clamp: it applies when the overflow
+ * Fills the fast-path constants (and fastDirected, fastCarry, fastKeepPayload, fastNoZero) and returns whether the
+ * fast path applies. The fast path rounds NearestTiesToEven (one float addition at each lane's quantum where
+ * nearestCountHolds, else the integer carry with the float-add trick for subnormal results), StochasticA/B/C (R'
+ * added at the fraction bits) or the other modes (an addend on the float32 bits, a threshold on the fraction of
+ * subnormal results) with MinNormal ≥ 2^−127, so every float32 subnormal has the subnormal quantum, and saturates with a clamp: it applies when the overflow
  * code is MaxFinite or the next magnitude (∞ or NaN), with the sign ORed in for negative values of signed formats
  * (one clamp for both signs except in the directed variant); negative values of unsigned formats, ±∞ and NaN take
  * their probed codes. Formats without zero (unsigned, P = 1: encodeSupported admits no other) take a variant of
@@ -244,6 +251,7 @@ function fastPath(f: Format, rho: ResolvedProjection, c: EncodeConstants, keepPa
     if (isStochastic(rho.rounding) || !noZeroConstants(f, rho, c)) return false;
   } else if (rho.rounding === "NearestTiesToEven") {
     if (minQ + 23 > 127) return false;
+    c.fastCarry = nearestCountHolds(f, c.above) ? 0 : 1;
   } else if (isStochastic(rho.rounding)) {
     // stochasticMagnitude: codes at bit c0 with NS fraction bits below; every product must stay below 2^32.
     const N = rho.stochasticBits;
@@ -305,6 +313,11 @@ function fastPath(f: Format, rho: ResolvedProjection, c: EncodeConstants, keepPa
   c.fastMagic = 2 ** (minQ + 23);
   c.fastNormalBits = fastNormalBits(f);
   c.fastLimit = above;
+  c.fastStep = (23 - (P - 1)) * 2 ** 23;
+  c.fastMagicHigh = (minQ + 150) * 2 ** 7; // 2^(minQ+23) is normal: its biased exponent, above 7 fraction bits
+  c.fastUnit = 2 ** (P - 1);
+  c.narrowLimit = above;
+  c.plainSign = f.signed && zeroSign !== 0 ? 1 : 0;
   // Narrow-lane codes (packed into every byte or half of a lane).
   c.narrowSignBit = f.signBit;
   c.narrowZeroClear = zeroSign === 0 ? f.signBit : 0;
@@ -326,9 +339,21 @@ function fastPath(f: Format, rho: ResolvedProjection, c: EncodeConstants, keepPa
 type Addends = { base: number; odd: number; negative: number; positive: number };
 
 /**
+ * Whether NearestTiesToEven's exponent-count form (assembly/encode-deterministic.ts, nearestCount) gives every
+ * finite float32 its code up to the clamp `limit`. The form adds C = 2^23·q (q the quantum of |x|'s binade) to |x|;
+ * C's bits are |x|'s exponent bits plus (23 − M)·2^23, which is +∞'s bits for binade 105 + M (above it they wrap
+ * negative and the count grows past any clamp). In that binade the count is (105 − minQ)·2^M: it must reach the
+ * clamp. And the float addition's tie goes to the even count, the even code only where a binade holds an even number
+ * of codes (P ≥ 2). Formats with 8 exponent bits (bfloat16) or P = 1 take the integer carry instead.
+ */
+function nearestCountHolds(f: Format, limit: number): boolean {
+  return f.P >= 2 && (105 - f.minQuantumExponent) * 2 ** (f.P - 1) >= limit;
+}
+
+/**
  * Addends T on the float32 bits of a normal result (2^(24−P) = one unit of the code): constant, if the truncated code
  * is odd, if x < 0, if x > 0. The directed variant takes every deterministic mode but NearestTiesToEven (the other
- * variants' float-add trick), the noZero variant all of them.
+ * variants' float additions), the noZero variant all of them.
  */
 function normalAddends(rounding: Rounding, P: number): Addends | undefined {
   const unit = 2 ** (24 - P);

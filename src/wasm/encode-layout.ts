@@ -45,48 +45,52 @@ export const SLOT = {
   fastMagic: 37, // 2^(minQ+23): x + magic − magic rounds a subnormal result to its quantum (nearest-even)
   fastNormalBits: 38, // float32 bits of max(MinNormal, 2^−126): lanes below it take the subnormal path
   fastLimit: 39, // the clamp of the magnitude code (MaxFinite or the next)
-  narrowSignBit: 40, // sign bit
-  narrowZeroClear: 41, // sign bit where a zero result has no sign, else 0
-  narrowUnsigned: 42, // all ones for unsigned formats
-  narrowNaNPositive: 43, // NaN codes by sign
-  narrowNaNNegative: 44,
-  narrowOne: 45, // 1
-  narrowKeepOffset: 46, // the payload offset of a kept NaN payload (numpy float16)
-  narrowBelowNegative: 47, // the code of a negative nonzero result of an unsigned format
-  narrowInfPositive: 48, // ±∞ codes
-  narrowInfNegative: 49,
+  fastStep: 40, // (23 − M)·2^23: |x|'s exponent bits plus this are 2^23 times its quantum (nearest-even, exponent-count form)
+  fastMagicHigh: 41, // the high half of fastMagic's float32 bits
+  fastUnit: 42, // 2^M: codes per binade
+  narrowLimit: 43, // fastLimit
+  narrowSignBit: 44, // sign bit
+  narrowZeroClear: 45, // sign bit where a zero result has no sign, else 0
+  narrowUnsigned: 46, // all ones for unsigned formats
+  narrowNaNPositive: 47, // NaN codes by sign
+  narrowNaNNegative: 48,
+  narrowOne: 49, // 1
+  narrowKeepOffset: 50, // the payload offset of a kept NaN payload (numpy float16)
+  narrowBelowNegative: 51, // the code of a negative nonzero result of an unsigned format
+  narrowInfPositive: 52, // ±∞ codes
+  narrowInfNegative: 53,
   // stochastic: the fast StochasticA/B/C variants (NS = N, or N + 1 for B; c0 = 23 for byte codes, 16 for wide ones)
-  stochasticMask: 50, // float32 bits kept above R' (the low d = 24 − P − NS bits cleared when d > 0)
-  stochasticScale: 51, // 2^e1, 2^e2 with e1 + e2 = NS − minQ: the subnormal-path scale in two exact steps
-  stochasticScale2: 52,
-  stochasticOneAt: 53, // 2^(31 − N) for B: the + 1 of R' = 2R + 1, just below R
-  stochasticCRebias: 54, // StochasticC's RNITE at bit d: fastRebias + 2^(d−1) − 1 and the kept bit 2^d (fastRebias and 2^31, a bit |x| never has, when d ≤ 0)
-  stochasticCBit: 55,
-  stochasticClamp: 56, // fastLimit << (24 − P): the float32 bits (rebiased) of the overflow code
-  stochasticUp: 57, // 2^(c0 − 24 + P) and 2^(c0 − NS): normal and subnormal results moved to code bit c0
-  stochasticSubnormalUp: 58,
-  stochasticYCap: 59, // 2^(P − 1 + NS): ⌊|x|·2^(NS − minQ)⌋ of MinNormal, the cap of the subnormal path
+  stochasticMask: 54, // float32 bits kept above R' (the low d = 24 − P − NS bits cleared when d > 0)
+  stochasticScale: 55, // 2^e1, 2^e2 with e1 + e2 = NS − minQ: the subnormal-path scale in two exact steps
+  stochasticScale2: 56,
+  stochasticOneAt: 57, // 2^(31 − N) for B: the + 1 of R' = 2R + 1, just below R
+  stochasticCRebias: 58, // StochasticC's RNITE at bit d: fastRebias + 2^(d−1) − 1 and the kept bit 2^d (fastRebias and 2^31, a bit |x| never has, when d ≤ 0)
+  stochasticCBit: 59,
+  stochasticClamp: 60, // fastLimit << (24 − P): the float32 bits (rebiased) of the overflow code
+  stochasticUp: 61, // 2^(c0 − 24 + P) and 2^(c0 − NS): normal and subnormal results moved to code bit c0
+  stochasticSubnormalUp: 62,
+  stochasticYCap: 63, // 2^(P − 1 + NS): ⌊|x|·2^(NS − minQ)⌋ of MinNormal, the cap of the subnormal path
   // directed: the fast TowardZero/Positive/Negative, TowardMaxMagnitude, ToOdd and NearestTiesToAway variant
-  directedTBase: 60, // addends T in units of the float32 bits (normal results): constant, if the truncated code is odd, if x < 0, if x > 0
-  directedTOdd: 61,
-  directedTNegative: 62,
-  directedTPositive: 63,
-  directedGBase: 64, // thresholds G on the bits of the fraction ν (subnormal results): round away iff bits(ν) > G, built like T
-  directedGOdd: 65,
-  directedGNegative: 66,
-  directedGPositive: 67,
-  directedLimitNegative: 68, // the clamp of negative values (the saturation rules treat the two signs differently)
+  directedTBase: 64, // addends T in units of the float32 bits (normal results): constant, if the truncated code is odd, if x < 0, if x > 0
+  directedTOdd: 65,
+  directedTNegative: 66,
+  directedTPositive: 67,
+  directedGBase: 68, // thresholds G on the bits of the fraction ν (subnormal results): round away iff bits(ν) > G, built like T
+  directedGOdd: 69,
+  directedGNegative: 70,
+  directedGPositive: 71,
+  directedLimitNegative: 72, // the clamp of negative values (the saturation rules treat the two signs differently)
   // noZero: the fast variant of unsigned P = 1 formats without zero (E8M0: code 0 is MinPositive), every deterministic rounding
-  noZeroT: 69, // addends on the bits of a positive normal result: rebias + T, and where bit 24 − P is set (code parity)
-  noZeroTOdd: 70,
-  noZeroOneBits: 71, // lanes below fastNormalBits have code 1 from these float32 bits on (else 0)
-  noZeroBelowBits: 72, // lanes whose float32 bits (as i32) lie below this are below MinFinite: negative, ±0, or rounding to zero
-  noZeroBelow: 73, // their code (§4.7.5 rules 5, 11, 20, 22; ml_dtypes' NaN)
+  noZeroT: 73, // addends on the bits of a positive normal result: rebias + T, and where bit 24 − P is set (code parity)
+  noZeroTOdd: 74,
+  noZeroOneBits: 75, // lanes below fastNormalBits have code 1 from these float32 bits on (else 0)
+  noZeroBelowBits: 76, // lanes whose float32 bits (as i32) lie below this are below MinFinite: negative, ±0, or rounding to zero
+  noZeroBelow: 77, // their code (§4.7.5 rules 5, 11, 20, 22; ml_dtypes' NaN)
 } as const;
 export type SlotName = keyof typeof SLOT;
 
-/** How a slot's value is stored: an i32, float32 bits, or a code repeated in every byte (K ≤ 8) or half of a lane. */
-export const SLOT_TYPE: Readonly<Record<SlotName, "i32" | "f32" | "narrow">> = {
+/** How a slot's value is stored: an i32, float32 bits, a 16-bit value in both halves, or a code repeated in every byte (K ≤ 8) or half of a lane. */
+export const SLOT_TYPE: Readonly<Record<SlotName, "i32" | "f32" | "half" | "narrow">> = {
   magOffset: "i32",
   remainderMask: "i32",
   normalMin: "i32",
@@ -127,6 +131,10 @@ export const SLOT_TYPE: Readonly<Record<SlotName, "i32" | "f32" | "narrow">> = {
   fastMagic: "f32",
   fastNormalBits: "i32",
   fastLimit: "i32",
+  fastStep: "i32",
+  fastMagicHigh: "half",
+  fastUnit: "half",
+  narrowLimit: "narrow",
   narrowSignBit: "narrow",
   narrowZeroClear: "narrow",
   narrowUnsigned: "narrow",
@@ -172,6 +180,7 @@ export const SCALAR = {
   random: 4, // the random source (RandomSource)
   fields: 5, // seeded R: log2 of the fields per stream word (Fields)
   variant: 6, // the kernel variant (Variant flags): generic or fast, and what the fast one specialises
+  plainSign: 7, // 1 where a code is its magnitude with the sign bit ORed in (signed formats with a −0 of their own)
 } as const;
 export type ScalarName = keyof typeof SCALAR;
 
@@ -182,7 +191,7 @@ export const RandomSource = { none: 0, seed: 1, u8: 2, u16: 3, u32: 4 } as const
 export const Fields = { words: 0, halves: 1, bytes: 2 } as const;
 
 /** Kernel variant flags: the fast path and what it specialises. */
-export const Variant = { fast: 1, wide: 2, keepPayload: 4, directed: 8, stochastic: 16, seeded: 32, stageC: 64, noZero: 128, prefix: 256 } as const;
+export const Variant = { fast: 1, wide: 2, keepPayload: 4, directed: 8, stochastic: 16, seeded: 32, stageC: 64, noZero: 128, prefix: 256, carry: 512 } as const;
 
 /** i32 words the host writes at the start of a block (slots, then scalar words). */
-export const BLOCK_WORDS = 312;
+export const BLOCK_WORDS = 328;

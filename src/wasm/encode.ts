@@ -16,9 +16,10 @@ export { MAX_KERNEL_STOCHASTIC_BITS, encodeSupported } from "../kernel/encode-co
 
 export type WasmRandom = { seed: number } | { array: Uint8Array | Uint16Array | Uint32Array } | undefined;
 
-/** The i32 word of a slot's lanes: float32 bits, a narrow code in every byte (K ≤ 8) or half, or the value. */
-function laneWord(type: "i32" | "f32" | "narrow", v: number, wide: boolean): number {
+/** The i32 word of a slot's lanes: float32 bits, a 16-bit value in both halves, a narrow code in every byte (K ≤ 8) or half, or the value. */
+function laneWord(type: "i32" | "f32" | "half" | "narrow", v: number, wide: boolean): number {
   if (type === "f32") return float32Bits(v) | 0;
+  if (type === "half") return (v & 0xffff) * 0x10001;
   if (type === "narrow") return wide ? (v & 0xffff) * 0x10001 : (v & 0xff) * 0x01010101;
   return v | 0;
 }
@@ -34,7 +35,11 @@ function wasmConstants(
 ): Record<SlotName | ScalarName, number> {
   const N = rho.stochasticBits;
   const fast = c.fast
-    ? Variant.fast | (c.fastKeepPayload ? Variant.keepPayload : 0) | (c.fastDirected ? Variant.directed : 0) | (c.fastNoZero ? Variant.noZero : 0)
+    ? Variant.fast |
+      (c.fastKeepPayload ? Variant.keepPayload : 0) |
+      (c.fastDirected ? Variant.directed : 0) |
+      (c.fastNoZero ? Variant.noZero : 0) |
+      (c.fastCarry ? Variant.carry : 0)
     : 0;
   // binary32's prefixes under NearestTiesToEven round the float32 bits in place (assembly/encode.ts, prefix); codes in
   // the top binade (∞, NaN, overflow) take the fast path.
