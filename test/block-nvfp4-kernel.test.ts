@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type BlockTensor, blockScheme, quantizeBlocks } from "../src/block/index.js";
 import { planBlocks } from "../src/block/mx.js";
-import { kernelApplies, quantizeBlocksKernel } from "../src/block/wasm.js";
+import { divisionHolds, kernelApplies, quantizeBlocksKernel } from "../src/block/wasm.js";
 import { valueTableOrNaN } from "../src/exact/tables.js";
 import { format } from "../src/index.js";
 import { bitsToFloat, floatToBits, fuzzParameters } from "./fuzz-arbitraries.js";
@@ -17,7 +17,9 @@ const E4M3 = format("float8_e4m3fn");
 const SCALES = valueTableOrNaN(E4M3);
 /** Magnitudes 0…6 of E2M1 and the midpoints between neighbours (the RNE thresholds; ties among them). */
 const GRID = [...E2M1.slice(0, 8), ...E2M1.slice(0, 7).map((v, j) => (v + E2M1[j + 1]!) / 2)];
-const TENSOR_SCALES = [1, 2 ** -3, Math.fround(0.37), Math.fround(1 / 3), Math.fround(1e-30), Math.fround(2e30), 2 ** -149, bitsToFloat(0x7f7fffff)];
+/** Tensor scales the kernel divides by (with S, divisionHolds), then ones it counts against thresholds for. */
+const DIVIDING = [1, 2 ** -3, 2 ** -118, 2 ** 116];
+const TENSOR_SCALES = [...DIVIDING, Math.fround(0.37), Math.fround(1 / 3), Math.fround(1e-30), Math.fround(2e30), 2 ** -149, bitsToFloat(0x7f7fffff)];
 
 /** Kernel and reference results equal byte for byte (the first differing byte named on failure). */
 function expectSame(src: Float32Array, scheme: Parameters<typeof quantizeBlocks>[1], options: Parameters<typeof quantizeBlocks>[2], what: string): BlockTensor {
@@ -51,6 +53,17 @@ describe("NVFP4 on the Wasm block kernel", () => {
     // Declines what it does not compute: other roundings, and odd block sizes of a packed element (blocks would start mid-byte).
     expect(kernelApplies(planBlocks(src, blockScheme("nvfp4"), { rounding: "TowardZero" }))).toBe(false);
     expect(kernelApplies(planBlocks(src, blockScheme("nvfp4"), { blockSize: 15 }))).toBe(false);
+  });
+
+  it("divides by S·T where every midpoint times S·T is a normal float32, and counts against thresholds elsewhere", () => {
+    const src = new Float32Array(16);
+    const divides = (tensorScale: number) => divisionHolds(planBlocks(src, blockScheme("nvfp4"), { tensorScale }));
+    expect(TENSOR_SCALES.filter(divides)).toEqual(DIVIDING);
+    // 0.25·2^−6 (the smallest midpoint times the smallest normal scale) times T must stay normal, 5·448·T finite.
+    expect(divides(2 ** -118)).toBe(true);
+    expect(divides(2 ** -119)).toBe(false);
+    expect(divides(2 ** 116)).toBe(true);
+    expect(divides(2 ** 117)).toBe(false);
   });
 
   it("every E4M3 scale code × every E2M1 magnitude, threshold and tie (±1 ulp), under extreme and odd tensor scales", () => {

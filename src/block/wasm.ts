@@ -12,8 +12,9 @@ import type { BlockPlan, BlockScheme } from "./mx.js";
 /** Byte offsets in mxQuantize's parameter block (layout in assembly/block.ts). */
 const R_DENOM = 160;
 const R_SHIFT = 184;
+const R_DIVIDE = 188;
 const THRESHOLDS = 272;
-/** Thresholds per scale code in the kernel's table (7 compared; magnitude codes 0…7). */
+/** Words per scale code in the kernel's table: 7 thresholds (magnitude codes 0…7), then S·T. */
 const THRESHOLD_SLOTS = 8;
 
 /** Whether the ratio kernel's layout assumptions hold for a scheme (checked once per scheme). */
@@ -43,6 +44,35 @@ function ratioLayoutHolds(s: BlockScheme): boolean {
   return ok;
 }
 
+/** Whether the pow2 rule's rounding of a scaled float32 (magnitude4: one addition at its quantum) holds for an element format. */
+function quantumCountHolds(e: BlockScheme["element"]): boolean {
+  // MaxFinite < 2^64: magnitudes past it, up to +∞, count above its code in the kernel (it clamps the codes, not y).
+  return e.subnormals === "gradual" && e.minQuantumExponent >= -100 && e.bias + e.P < 120 && maxValue(e) < 2 ** 64;
+}
+
+/**
+ * Ratio rule: whether one float32 division |x| / (S·T) followed by the pow2 rule's rounding gives RNE(|x| / (S·T))
+ * for every scale code. It does when S·T and every midpoint μ of the element grid times S·T are normal float32s: a
+ * float32 |x| ≠ μ·S·T lies at least one float32 spacing of μ·S·T away, and that spacing divided by S·T exceeds half
+ * an ulp of μ (S·T's significand is below 2 when μ·S·T's binade is μ's plus S·T's, below 4 when one higher; where
+ * μ·S·T is a power of two the spacing below it halves, but then μ is not one, or S·T is and the division is exact).
+ * So the quotient never rounds onto a midpoint it is not on, and the second rounding sees the exact quotient's side.
+ */
+export function divisionHolds(plan: BlockPlan): boolean {
+  const s = plan.scheme;
+  const ev = valueTableOrNaN(s.element);
+  const sv = valueTableOrNaN(s.scale);
+  const normal = (v: number) => Math.fround(v) === v && v >= 2 ** -126 && v <= maxValue32;
+  if (!quantumCountHolds(s.element)) return false;
+  for (let c = s.scale.minNormalCode; c <= s.scale.maxFiniteMagnitude; c++) {
+    const d = sv[c]! * plan.tensorScale;
+    if (!normal(d)) return false;
+    for (let j = 0; j < s.element.maxFiniteMagnitude; j++) if (!normal(((ev[j]! + ev[j + 1]!) / 2) * d)) return false;
+  }
+  return true;
+}
+const maxValue32 = 3.4028234663852886e38;
+
 /** Whether the kernel computes exactly what quantizeBlocksReference computes for this plan. */
 export function kernelApplies(plan: BlockPlan): boolean {
   const s = plan.scheme;
@@ -50,16 +80,7 @@ export function kernelApplies(plan: BlockPlan): boolean {
   const common = plan.rho.rounding === "NearestTiesToEven" && plan.blockSize <= CHUNK && !(s.packed && plan.blockSize % 2) && e.signed && e.zero && e.K <= 8;
   if (!common) return false;
   if (s.rule === "ratio") return ratioLayoutHolds(s);
-  // MaxFinite < 2^64: magnitudes past it, up to +∞, count above its code in the kernel (it clamps the codes, not y).
-  return (
-    e.subnormals === "gradual" &&
-    e.minQuantumExponent >= -100 &&
-    e.bias + e.P < 120 &&
-    maxValue(e) < 2 ** 64 &&
-    s.scale.K <= 8 &&
-    s.scale.P === 1 &&
-    s.scale.signBit === 0
-  );
+  return quantumCountHolds(e) && s.scale.K <= 8 && s.scale.P === 1 && s.scale.signBit === 0;
 }
 
 /** The smallest float32 above t (t ≥ 0; +∞ past the largest finite). */
@@ -88,6 +109,7 @@ function ratioThresholds(plan: BlockPlan): Float32Array {
       const tieUp = (j + 1) % 2 === 0;
       out[(c - first) * THRESHOLD_SLOTS + j] = Math.fround(t) === t && tieUp ? t : nextUp32(t);
     }
+    out[(c - first) * THRESHOLD_SLOTS + 7] = sv[c]! * plan.tensorScale;
   }
   return out;
 }
@@ -116,7 +138,7 @@ function mxParams(plan: BlockPlan): Uint8Array {
   const ratio = s.rule === "ratio";
   const thresholds = ratio ? ratioThresholds(plan) : new Float32Array(0);
   const bytes = new Uint8Array(THRESHOLDS + thresholds.byteLength);
-  const words = new Int32Array(bytes.buffer, 0, R_SHIFT / 4 + 1);
+  const words = new Int32Array(bytes.buffer, 0, R_DIVIDE / 4 + 1);
   const vectors = [
     0x7fffffff,
     e.maxFiniteMagnitude * 0x01010101,
@@ -147,6 +169,7 @@ function mxParams(plan: BlockPlan): Uint8Array {
     // MaxFinite(element)·T is exact (≤ 4 + 24 significant bits), as the reference multiplies it.
     new Float64Array(bytes.buffer, R_DENOM, 3).set([maxValue(e) * plan.tensorScale, sv[s.scale.minNormalCode]!, maxValue(s.scale)]);
     words[R_SHIFT / 4] = 52 - (s.scale.P - 1);
+    words[R_DIVIDE / 4] = divisionHolds(plan) ? 1 : 0;
     new Float32Array(bytes.buffer, THRESHOLDS).set(thresholds);
   }
   return bytes;
