@@ -152,9 +152,8 @@ export function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, 
     let m1 = m0;
     let m2 = m0;
     let m3 = m0;
-    // NearestTiesToEven: magnitudes computed in i16 lanes.
-    const bytesNearest = !wide && !stochastic && !noZero && !directed && !carry;
-    const halvesNearest = wide && !stochastic && !noZero && !directed && !carry;
+    // NearestTiesToEven by the exponent count: magnitudes computed in i16 lanes.
+    const nearest = !stochastic && !noZero && !directed && !carry;
     if (stochastic) {
       // Seeded: the block's stream words (src/random.ts randomR), one vector of them for bytes, two for halves.
       let h0 = i32x4.splat(0);
@@ -190,12 +189,9 @@ export function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, 
     // all-ones masks).
     let m01 = i16x8.narrow_i32x4_u(m0, m1);
     let m23 = i16x8.narrow_i32x4_u(m2, m3);
-    if (bytesNearest) {
-      m01 = nearestEight(p, a0, a1, true, shift);
-      m23 = nearestEight(p, a2, a3, true, shift);
-    } else if (halvesNearest) {
-      m01 = nearestEight(p, a0, a1, false, shift);
-      m23 = nearestEight(p, a2, a3, false, shift);
+    if (nearest) {
+      m01 = nearestEight(p, a0, a1, !wide, shift);
+      m23 = nearestEight(p, a2, a3, !wide, shift);
     } else if (carry) {
       m01 = carryEight(p, a0, a1, !wide, wide ? shift : down, bit, limit16);
       m23 = carryEight(p, a2, a3, !wide, wide ? shift : down, bit, limit16);
@@ -227,7 +223,7 @@ export function runFast(p: usize, src: usize, dst: usize, n: usize, first: u32, 
     } else {
       const neg = i8x16.lt_s(i8x16.narrow_i16x8_s(s01, s23), i32x4.splat(0));
       let m = i8x16.narrow_i16x8_u(m01, m23);
-      if (bytesNearest) m = i8x16.min_u(m, c(p, Slot.narrowLimit));
+      if (nearest) m = i8x16.min_u(m, c(p, Slot.narrowLimit));
       let codes = m;
       if (plainSign) codes = v128.or(m, v128.and(neg, signBit));
       else if (!noZero) codes = fastCodes(p, m, neg, false);

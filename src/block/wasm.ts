@@ -62,7 +62,8 @@ export function divisionHolds(plan: BlockPlan): boolean {
   const s = plan.scheme;
   const ev = valueTableOrNaN(s.element);
   const sv = valueTableOrNaN(s.scale);
-  const normal = (v: number) => Math.fround(v) === v && v >= 2 ** -126 && v <= maxValue32;
+  // A float32 value (fround keeps it) that is finite and not below MinNormal.
+  const normal = (v: number) => Math.fround(v) === v && v >= 2 ** -126 && v < Infinity;
   if (!quantumCountHolds(s.element)) return false;
   for (let c = s.scale.minNormalCode; c <= s.scale.maxFiniteMagnitude; c++) {
     const d = sv[c]! * plan.tensorScale;
@@ -71,7 +72,6 @@ export function divisionHolds(plan: BlockPlan): boolean {
   }
   return true;
 }
-const maxValue32 = 3.4028234663852886e38;
 
 /** Whether the kernel computes exactly what quantizeBlocksReference computes for this plan. */
 export function kernelApplies(plan: BlockPlan): boolean {

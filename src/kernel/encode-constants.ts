@@ -233,11 +233,12 @@ export function encodeConstants(f: Format, rho: ResolvedProjection): EncodeConst
  * fast path applies. The fast path rounds NearestTiesToEven (one float addition at each lane's quantum where
  * nearestCountHolds, else the integer carry with the float-add trick for subnormal results), StochasticA/B/C (R'
  * added at the fraction bits) or the other modes (an addend on the float32 bits, a threshold on the fraction of
- * subnormal results) with MinNormal ≥ 2^−127, so every float32 subnormal has the subnormal quantum, and saturates with a clamp: it applies when the overflow
- * code is MaxFinite or the next magnitude (∞ or NaN), with the sign ORed in for negative values of signed formats
- * (one clamp for both signs except in the directed variant); negative values of unsigned formats, ±∞ and NaN take
- * their probed codes. Formats without zero (unsigned, P = 1: encodeSupported admits no other) take a variant of
- * their own under every deterministic rounding and ml_dtypes' E8M0 cast (noZeroConstants).
+ * subnormal results) with MinNormal ≥ 2^−127, so every float32 subnormal has the subnormal quantum, and saturates
+ * with a clamp: it applies when the overflow code is MaxFinite or the next magnitude (∞ or NaN), with the sign ORed
+ * in for negative values of signed formats (one clamp for both signs except in the directed variant); negative
+ * values of unsigned formats, ±∞ and NaN take their probed codes. Formats without zero (unsigned, P = 1:
+ * encodeSupported admits no other) take a variant of their own under every deterministic rounding and ml_dtypes'
+ * E8M0 cast (noZeroConstants).
  */
 function fastPath(f: Format, rho: ResolvedProjection, c: EncodeConstants, keepPayload: boolean): boolean {
   const P = f.P;
@@ -339,7 +340,7 @@ function fastPath(f: Format, rho: ResolvedProjection, c: EncodeConstants, keepPa
 type Addends = { base: number; odd: number; negative: number; positive: number };
 
 /**
- * Whether NearestTiesToEven's exponent-count form (assembly/encode-deterministic.ts, nearestCount) gives every
+ * Whether NearestTiesToEven's exponent-count form (assembly/encode-deterministic.ts, nearestEight) gives every
  * finite float32 its code up to the clamp `limit`. The form adds C = 2^23·q (q the quantum of |x|'s binade) to |x|;
  * C's bits are |x|'s exponent bits plus (23 − M)·2^23, which is +∞'s bits for binade 105 + M (above it they wrap
  * negative and the count grows past any clamp). In that binade the count is (105 − minQ)·2^M: it must reach the
