@@ -5,7 +5,7 @@ export { encodeParams, encodeParamsBytes, encodeF32 } from "./encode";
 export { dotBatch, dotParams, dotParamsBytes } from "./dot";
 export { amaxFinite, mxParamsBytes, mxQuantize } from "./block";
 export { lutApply2x8, lutApply1x8 } from "./lut";
-export { gatherScaled8To16, gatherScaled8To32, scaledTablesOdd } from "./scaled";
+export { gatherScaled8To16, gatherScaled8To32, gatherCodedTo16, gatherCodedTo32, scaledTablesOdd } from "./scaled";
 export { errorSumsF32 } from "./stats";
 export { amaxBlocks, scaleBlocks } from "./bands";
 export { q8Elements, e2m1Nearest, e2m1Pack, q8Decode, e2m1Decode } from "./ggml";

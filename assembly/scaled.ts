@@ -57,3 +57,78 @@ export function scaledTablesOdd(values: usize, n: usize, scales: usize, count: u
   }
   return beyond;
 }
+
+/**
+ * Small blocks whose scales are codes (E4M3, E8M0): an element's result depends only on its code and its block's
+ * scale code, so one table per scale code (at tables + s·tableBytes, indexed by element code) serves every block.
+ * Elements as in scaledValues (rows of K, blocks of bh rows × width columns, the first at `column` of row `phase` of
+ * its block row, whose ⌈K / width⌉ scale codes come first at scaleCodes); codes one per byte or, with `nibbles`, two
+ * per byte, the even element in the low nibble, the first element even.
+ */
+// @ts-ignore: decorator
+@inline
+function gatherCoded<D>(codes: usize, nibbles: bool, n: usize, column: usize, phase: usize, K: usize, width: usize, bh: usize, scaleCodes: usize, tables: usize, tableBytes: usize, dst: usize): void {
+  const ds = alignof<D>();
+  const cols = (K + width - 1) / width;
+  let i: usize = 0;
+  for (let r = phase; i < n; r++) {
+    const rowScales = scaleCodes + (r / bh) * cols;
+    const rowEnd = min(n, i + K - column);
+    while (i < rowEnd) {
+      const b = column / width;
+      const table = tables + <usize>load<u8>(rowScales + b) * tableBytes;
+      const end = min(rowEnd, i + (b + 1) * width - column);
+      if (nibbles) gatherNibbles<D>(codes, i, end, table, dst);
+      else gather<u8, D>(codes + i, dst + (i << ds), end - i, table);
+      column = (b + 1) * width;
+      i = end;
+    }
+    column = 0;
+  }
+}
+
+/** dst[e] = table[nibble e of codes] for e in [from, to). */
+// @ts-ignore: decorator
+@inline
+function gatherNibbles<D>(codes: usize, from: usize, to: usize, table: usize, dst: usize): void {
+  const ds = alignof<D>();
+  let e = from;
+  if (e & 1 && e < to) {
+    store<D>(dst + (e << ds), load<D>(table + ((<usize>load<u8>(codes + (e >> 1)) >> 4) << ds)));
+    e++;
+  }
+  // Eight elements from four bytes per step.
+  for (; e + 8 <= to; e += 8) {
+    const w = load<u32>(codes + (e >> 1));
+    const o = dst + (e << ds);
+    nibbleAt<D>(o, 0, w, table);
+    nibbleAt<D>(o, 1, w, table);
+    nibbleAt<D>(o, 2, w, table);
+    nibbleAt<D>(o, 3, w, table);
+    nibbleAt<D>(o, 4, w, table);
+    nibbleAt<D>(o, 5, w, table);
+    nibbleAt<D>(o, 6, w, table);
+    nibbleAt<D>(o, 7, w, table);
+  }
+  for (; e < to; e++) store<D>(dst + (e << ds), load<D>(table + (<usize>((load<u8>(codes + (e >> 1)) >> (<u32>(e & 1) << 2)) & 15) << ds)));
+}
+
+/** dst[k] = table[nibble k of w]. */
+// @ts-ignore: decorator
+@inline
+function nibbleAt<D>(dst: usize, k: u32, w: u32, table: usize): void {
+  const ds = alignof<D>();
+  store<D>(dst + (<usize>k << ds), load<D>(table + (<usize>((w >> (k << 2)) & 15) << ds)));
+}
+
+/** Byte or nibble codes under coded scales → binary16/bfloat16 bits through tables of `entries` each (see gatherCoded). */
+export function gatherCodedTo16(codes: usize, nibbles: bool, n: usize, column: usize, phase: usize, K: usize, width: usize, bh: usize, scaleCodes: usize, tables: usize, entries: usize, dst: usize): void {
+  if (nibbles) gatherCoded<u16>(codes, true, n, column, phase, K, width, bh, scaleCodes, tables, entries << 1, dst);
+  else gatherCoded<u16>(codes, false, n, column, phase, K, width, bh, scaleCodes, tables, entries << 1, dst);
+}
+
+/** Byte or nibble codes under coded scales → float32 bits through tables of `entries` each (see gatherCoded). */
+export function gatherCodedTo32(codes: usize, nibbles: bool, n: usize, column: usize, phase: usize, K: usize, width: usize, bh: usize, scaleCodes: usize, tables: usize, entries: usize, dst: usize): void {
+  if (nibbles) gatherCoded<u32>(codes, true, n, column, phase, K, width, bh, scaleCodes, tables, entries << 2, dst);
+  else gatherCoded<u32>(codes, false, n, column, phase, K, width, bh, scaleCodes, tables, entries << 2, dst);
+}

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { gatherRows, roundTo, type Target } from "../src/checkpoint/decode.js";
 import { dequantize, quantize } from "../src/index.js";
 import { CheckpointError, openCheckpoint } from "../src/io/index.js";
-import { gatherScaledWasm } from "../src/wasm/scaled.js";
+import { gatherCodedWasm, gatherScaledWasm } from "../src/wasm/scaled.js";
 import { onReference } from "./kernel-switch.js";
 
 const bitsOf = (a: Float32Array | Uint16Array) => (a instanceof Float32Array ? new Uint32Array(a.buffer, a.byteOffset, a.length) : a);
@@ -16,6 +16,50 @@ function pseudoRandom(n: number, seed: number): Uint8Array {
   for (let i = 0, x = seed; i < n; i++) out[i] = (x = (Math.imul(x, 1103515245) + 12345) >>> 0) >>> 24;
   return out;
 }
+
+describe("gatherCodedWasm: one table per scale code", () => {
+  // Grids with odd row lengths and widths (nibble blocks starting at odd elements), blocks of several rows, a range
+  // starting mid-block-row, and more than one stream chunk.
+  const grids = [
+    { start: 0, K: 64, width: 16, bh: 1, n: 64 * 40 },
+    { start: 2 * 1000 + 6, K: 1000, width: 32, bh: 1, n: 150_000 },
+    { start: 10, K: 7, width: 3, bh: 2, n: 1001 },
+    { start: 7 * 9 + 5, K: 9, width: 5, bh: 4, n: 333 },
+    { start: 2, K: 11, width: 11, bh: 3, n: 1 },
+  ];
+  for (const { n, ...grid } of grids) {
+    for (const nibbles of [true, false]) {
+      for (const type of [Uint16Array, Uint32Array]) {
+        it(`${type.name}, ${nibbles ? "nibbles" : "bytes"}, rows of ${grid.K} from element ${grid.start}, blocks of ${grid.bh} × ${grid.width}, ${n} elements`, () => {
+          const entries = nibbles ? 16 : 256;
+          const bytes = pseudoRandom(nibbles ? Math.ceil(n / 2) : n, n + grid.K);
+          const code = (i: number) => (nibbles ? (bytes[i >> 1]! >> ((i & 1) * 4)) & 15 : bytes[i]!);
+          const cols = Math.ceil(grid.K / grid.width);
+          const firstBlockRow = Math.floor(Math.floor(grid.start / grid.K) / grid.bh);
+          const lastBlockRow = Math.floor(Math.floor((grid.start + n - 1) / grid.K) / grid.bh);
+          const scaleCodes = pseudoRandom((lastBlockRow - firstBlockRow + 1) * cols, 3);
+          const tables = new type(pseudoRandom(256 * entries * type.BYTES_PER_ELEMENT, 11).buffer);
+          const want = new type(n);
+          for (let i = 0; i < n; i++) {
+            const e = grid.start + i;
+            const row = Math.floor(e / grid.K);
+            const s = scaleCodes[(Math.floor(row / grid.bh) - firstBlockRow) * cols + Math.floor((e - row * grid.K) / grid.width)]!;
+            want[i] = tables[s * entries + code(i)]!;
+          }
+          const got = new type(n).fill(1);
+          expect(gatherCodedWasm(bytes, nibbles, grid, scaleCodes, tables, entries, got)).toBe(true);
+          expect(got).toEqual(want);
+        });
+      }
+    }
+  }
+
+  it("nibbles from an odd element: ArgumentTypeError naming grid.start", () => {
+    const run = () =>
+      gatherCodedWasm(new Uint8Array(4), true, { start: 1, K: 8, width: 4, bh: 1 }, new Uint8Array(2), new Uint16Array(512), 16, new Uint16Array(7));
+    expect(run).toThrow(/grid.start.*even/);
+  });
+});
 
 describe("gatherScaledWasm equals gatherRows", () => {
   const spans = [

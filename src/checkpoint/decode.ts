@@ -8,7 +8,7 @@ import { dequantize, quantize, quantizeReference, runQuantize } from "../api/bul
 import { planQuantize } from "../api/plan.js";
 import { beyondOdd32, roundToOddFloat32 } from "../exact/round-to-odd.js";
 import type { Format } from "../format/model.js";
-import { type BlockRowSpan, gatherScaledWasm, scaledTablesOddWasm } from "../wasm/scaled.js";
+import { type BlockRowSpan, gatherCodedWasm, gatherScaledWasm, scaledTablesOddWasm } from "../wasm/scaled.js";
 import { type ValuesForm, scaledValuesWasm } from "../wasm/scaled-values.js";
 import { WasmArray, inWasm, keep } from "../wasm/memory.js";
 import { kernels } from "../wasm/instance.js";
@@ -94,6 +94,106 @@ async function roundSmallBlocks(
   } finally {
     odd.free();
   }
+}
+
+/** Which path readRounded takes for small blocks whose scales are codes, when the kernels run (see roundCodedBlocks). */
+export function codedBlocks(r: Recipe): boolean {
+  const sc = r.scale;
+  return sc?.table !== undefined && r.kind !== "values" && r.table!.length <= 256 && sc.block[0] * sc.block[1] < TABLE_MIN;
+}
+
+/** Per recipe and target: the result of every element code under every scale code, and which scale codes are valid. */
+const codedCache = new WeakMap<Recipe, Map<Target, Promise<CodedTables>>>();
+
+interface CodedTables {
+  /** Entry s·n + c: the bits of element code c under scale code s rounded once to the target. */
+  readonly bits: Uint16Array | Uint32Array;
+  /** n: 16 for nibble codes, else 256 (a byte beyond the format's codes reads NaN, as the reference's lookup does). */
+  readonly entries: number;
+  /** 1 where a scale code's value passes checkScale. */
+  readonly valid: Uint8Array;
+}
+
+/**
+ * Small blocks whose scales are codes (NVFP4's E4M3, MX's E8M0): an element's result depends only on its code and its
+ * block's scale code, so every pair is rounded once per tensor (scaledTable's arithmetic, roundInto's one rounding)
+ * and the elements are gathered by code pair in Wasm: nibbles straight from their bytes when the range starts at an
+ * even element. A scale code whose value checkScale refuses is an error when a block of the range uses it. Undefined
+ * (nothing read) when the kernels are off or the recipe has no coded scales.
+ */
+async function roundCodedBlocks(
+  r: Recipe,
+  start: number,
+  count: number,
+  to: Target,
+  target: Float32Array | Uint16Array | undefined,
+  room: GatherRoom | undefined,
+): Promise<Float32Array | Uint16Array | undefined> {
+  if (!kernels() || !codedBlocks(r)) return undefined;
+  const s = r.scale!;
+  const K = rowLength(r);
+  const [bh, bw] = s.block;
+  const [first, length] = scaleSpan(r, start, count);
+  const read = async (first: number, count: number) => (await s.entry.reader.readElementBytes(s.entry.t, first, count)).bytes;
+  const lent = room !== undefined && target !== undefined && inWasm(target) ? room : undefined;
+  // With the room, the next chunk's scale codes (a chunk of the same size after this one) are read meanwhile.
+  const following = Math.min(count, r.tensor.length - start - count);
+  const scaleCodes = lent ? lent.scales(s, first, length, read, following > 0 ? scaleSpan(r, start + count, following) : undefined) : read(first, length);
+  const nibbles = r.kind === "nibbles" && start % 2 === 0;
+  const codes = await coded(r, start, count, nibbles, lent);
+  const tables = await codedTables(r, to);
+  const scales = await scaleCodes;
+  for (let i = 0; i < scales.length; i++) if (tables.valid[scales[i]!] === 0) checkScale(s.table![scales[i]!] ?? Number.NaN, s.entry, first + i, s.pow2);
+  const out = target ?? (to === "F32" ? new Float32Array(count) : new Uint16Array(count));
+  gatherCodedWasm(codes, nibbles, { start, K, width: bw, bh }, scales, tables.bits, tables.entries, bitsOf(out));
+  return out;
+}
+
+/** The element codes of a range as gatherCodedWasm takes them: nibble bytes from an even start, else one per byte. */
+async function coded(r: Recipe, start: number, count: number, nibbles: boolean, room: GatherRoom | undefined): Promise<Uint8Array> {
+  const { reader, t } = r.elements;
+  const [offset, length] = nibbles ? [start / 2, Math.ceil(count / 2)] : [start, count];
+  if (room && (nibbles || (r.kind === "codes" && t.info.bits === 8)) && length <= room.codeBytes) {
+    const stored = nibbles ? Math.ceil(r.tensor.length / 2) : r.tensor.length;
+    const ahead = Math.min(length, stored - offset - length);
+    return room.codes(reader, t, offset, length, ahead);
+  }
+  if (nibbles) return reader.readTensorBytes(t, offset, length);
+  return (await elementCodes(r, start, count)) as Uint8Array;
+}
+
+function codedTables(r: Recipe, to: Target): Promise<CodedTables> {
+  let byTarget = codedCache.get(r);
+  if (!byTarget) codedCache.set(r, (byTarget = new Map()));
+  let tables = byTarget.get(to);
+  if (!tables) {
+    tables = buildCodedTables(r, to);
+    tables.catch(() => byTarget.delete(to));
+    byTarget.set(to, tables);
+  }
+  return tables;
+}
+
+async function buildCodedTables(r: Recipe, to: Target): Promise<CodedTables> {
+  const s = r.scale!;
+  const f = await factorsOf(r);
+  const table = r.table!;
+  const n = r.kind === "nibbles" ? 16 : 256;
+  const valid = new Uint8Array(256);
+  const exact = new Float64Array(256 * n);
+  for (let k = 0; k < 256; k++) {
+    const v = s.table![k] ?? Number.NaN;
+    valid[k] = Number(scaleAllowed(v, s.pow2));
+    // An invalid scale code is refused before any gather reads its table; its entries are left at 0.
+    if (valid[k] === 0) continue;
+    for (let c = 0; c < n; c++) {
+      const value = table[c] ?? Number.NaN;
+      exact[k * n + c] = value === value ? entryValue(value, v, f) : value;
+    }
+  }
+  const out = to === "F32" ? new Float32Array(exact.length) : new Uint16Array(exact.length);
+  roundInto(exact, to, out, new Float32Array(exact.length));
+  return { bits: bitsOf(out), entries: n, valid };
 }
 
 /** el (element values of the range, overwritten) under their block scales: the reference of scaledValuesWasm. */
@@ -228,7 +328,7 @@ export async function readRounded(
   // Plain float tensors: their stored values are exact as read (float32 holds F16/BF16/F32), rounded once from there.
   if (r.kind === "values" && !sc && r.constant === 1) return into(roundTo(await r.elements.reader.readValues(r.elements.t, start, count), to), target);
   if (sc && r.kind !== "values" && r.table!.length <= 256 && sc.block[0] * sc.block[1] < TABLE_MIN && count > 0) {
-    const rounded = await roundSmallBlocks(r, start, count, to, target);
+    const rounded = (await roundCodedBlocks(r, start, count, to, target, room)) ?? (await roundSmallBlocks(r, start, count, to, target));
     if (rounded) return rounded;
   }
   if (r.kind === "values" || r.table!.length > 256 || (sc && sc.block[0] * sc.block[1] < TABLE_MIN))
@@ -240,25 +340,22 @@ export async function readRounded(
   const lent = room !== undefined && target !== undefined && inWasm(target) ? room : undefined;
   const { reader, t } = r.elements;
   const direct = lent !== undefined && r.kind === "codes" && t.info.bits === 8 && count <= lent.codeBytes;
-  const codes = direct ? await lent.codes(reader, t, start, count) : ((await elementCodes(r, start, count)) as Uint8Array);
+  const codes = direct
+    ? await lent.codes(reader, t, start, count, Math.min(count, t.length - start - count))
+    : ((await elementCodes(r, start, count)) as Uint8Array);
   const K = rowLength(r);
   // Without scale tensors (narrow plain tensors) the whole tensor is one block: its table is every code decoded.
   const [bh, bw] = sc ? sc.block : [Number.POSITIVE_INFINITY, K];
   const cols = Math.ceil(K / bw);
-  // Scale elements [first, first + n) cover the block rows of elements [at, at + count).
-  const scaleSpan = (at: number, count: number): [number, number] => {
-    const [s0, s1] = [Math.floor(Math.floor(at / K) / bh), Math.floor(Math.floor((at + count - 1) / K) / bh)];
-    return [s0 * cols, (s1 - s0 + 1) * cols];
-  };
   const s0 = sc ? Math.floor(Math.floor(start / K) / bh) : 0;
   const n = r.table!.length;
   let rounded: Float32Array | Uint16Array;
   if (sc) {
-    const [first, length] = scaleSpan(start, count);
+    const [first, length] = scaleSpan(r, start, count);
     const read = (first: number, count: number) => scaleValues(r, first, count);
     // With the room, the next chunk's scale rows (a chunk of the same size after this one) are read meanwhile.
     const following = Math.min(count, r.tensor.length - start - count);
-    const scales = lent ? lent.scales(r, first, length, read, following > 0 ? scaleSpan(start + count, following) : undefined) : read(first, length);
+    const scales = lent ? lent.scales(r, first, length, read, following > 0 ? scaleSpan(r, start + count, following) : undefined) : read(first, length);
     rounded = await roundTables(r, await scales, to, lent);
   } else rounded = roundCodes(r.format!, to);
   // One gather per row of blocks (bh rows of K elements), each with that row's cols tables.
@@ -384,10 +481,23 @@ async function globalValue(r: Recipe): Promise<number> {
 }
 
 function checkScale(v: number, e: Entry, index: number, pow2: boolean): void {
-  const power = v > 0 && 2 ** Math.floor(Math.log2(v)) === v;
-  if (Number.isFinite(v) && v >= 0 && !Object.is(v, -0) && (!pow2 || power)) return;
+  if (scaleAllowed(v, pow2)) return;
   const allowed = pow2 ? "a power of two (config scale_fmt ue8m0)" : "a finite non-negative scale";
   throw new CheckpointError(`tensor "${e.t.name}" in ${e.file}`, `element ${index} is ${Object.is(v, -0) ? "-0" : v}; allowed: ${allowed}`);
+}
+
+/** Whether a scale value is allowed: finite, not negative, not −0, and a power of two for ue8m0. */
+function scaleAllowed(v: number, pow2: boolean): boolean {
+  return Number.isFinite(v) && v >= 0 && !Object.is(v, -0) && (!pow2 || (v > 0 && 2 ** Math.floor(Math.log2(v)) === v));
+}
+
+/** Scale elements [first, first + length) covering the block rows of elements [at, at + count) of r. */
+function scaleSpan(r: Recipe, at: number, count: number): [number, number] {
+  const K = rowLength(r);
+  const [bh, bw] = r.scale!.block;
+  const cols = Math.ceil(K / bw);
+  const [s0, s1] = [Math.floor(Math.floor(at / K) / bh), Math.floor(Math.floor((at + count - 1) / K) / bh)];
+  return [s0 * cols, (s1 - s0 + 1) * cols];
 }
 
 /** Elements per row of a recipe's scale grid (see Recipe.rowLength). */

@@ -99,8 +99,8 @@ export async function dequantizeCheckpoint(input: string, options: DequantizeChe
     for (const t of c.tensors) if (converts(t)) result.dropped += t.parts.length - 1;
     const job = { input, raw: options.raw ?? false, to, kernels: kernelStatus().enabled };
     // Workers for the large tensors of a safetensors checkpoint whose decode is compute-bound, started with the first
-    // one. A table gather (plain narrow floats, block-scaled FP8 with the kernels) is bound by memory and stays here,
-    // where the writes already overlap it; so do GGUF tensors. On two cores, workers made both slower
+    // one. A table gather (with the kernels: plain narrow floats, block-scaled FP8, small blocks with coded scales such
+    // as NVFP4 and MXFP4) is bound by memory and stays here, where the writes already overlap it; so do GGUF tensors. On two cores, workers made both slower
     // (docs/performance.md).
     const remote = (t: CheckpointTensor) => threads > 1 && t.length >= minElements && c.kind !== "gguf" && !gathered(c, t);
     const runner = async () => {
@@ -309,13 +309,17 @@ class OutputSlots {
   readonly room: GatherRoom | undefined;
 
   /** Slots for the chunks of the `converted` tensors of c into `to`. */
-  constructor(c: Checkpoint, to: Target, converted: readonly CheckpointTensor[]) {
+  constructor(
+    private readonly c: Checkpoint,
+    to: Target,
+    converted: readonly CheckpointTensor[],
+  ) {
     const size = Math.max(0, ...converted.map((t) => Math.min(chunkOf(t), t.length)));
     const type = to === "F32" ? Float32Array : Uint16Array;
     this.arrays = [0, 1, 2].map(() => new type(size));
     if (!converted.some((t) => gathered(c, t))) return;
-    const scaled = converted.filter((t) => roomEntries(t) > 0);
-    if (scaled.length > 0) this.room = GatherRoom.create(size, Math.max(...scaled.map(roomEntries)));
+    const scaled = converted.filter((t) => roomy(c, t));
+    if (scaled.length > 0) this.room = GatherRoom.create(size, Math.max(256, ...scaled.map(roomEntries)));
     if (converted.some(unscaled) || this.room) this.wasm = [0, 1, 2].map(() => new WasmArray<Float32Array | Uint16Array>(type, size));
   }
 
@@ -325,15 +329,14 @@ class OutputSlots {
     const size = Math.min(chunkOf(t), t.length);
     if (!(this.arrays[0] instanceof type) || this.arrays[0].length < size) return false;
     if (!gathered(c, t)) return this.wasm.length === 0 && this.room === undefined;
-    const entries = roomEntries(t);
-    return entries > 0
-      ? this.room !== undefined && this.room.entries >= entries && this.room.codeBytes >= size
+    return roomy(c, t)
+      ? this.room !== undefined && this.room.entries >= roomEntries(t) && this.room.codeBytes >= size
       : this.wasm.length > 0 && this.room === undefined;
   }
 
   /** Whether chunk k of t goes to a Wasm buffer. */
   inWasm(t: CheckpointTensor, k: number): boolean {
-    return k > 0 && this.wasm.length > 0 && (unscaled(t) || (this.room !== undefined && roomEntries(t) > 0));
+    return k > 0 && this.wasm.length > 0 && (unscaled(t) || (this.room !== undefined && roomy(this.c, t)));
   }
 
   /** Buffer k mod 3 for chunk k of t, `count` elements. */
@@ -357,9 +360,17 @@ class OutputSlots {
   }
 }
 
-/** Whether t's chunks are gathered from tables into Wasm buffers (OutputSlots): plain or block-scaled byte codes. */
+/**
+ * Whether t's chunks are gathered from tables into Wasm buffers (OutputSlots): plain or block-scaled byte codes, and
+ * small blocks with coded scales.
+ */
 function gathered(c: Checkpoint, t: CheckpointTensor): boolean {
-  return kernels() !== undefined && c.kind !== "gguf" && (unscaled(t) || roomEntries(t) > 0);
+  return kernels() !== undefined && c.kind !== "gguf" && (unscaled(t) || roomy(c, t));
+}
+
+/** Whether t's chunks read their codes into the room: block-scaled FP8 by per-block tables, or coded small blocks. */
+function roomy(c: Checkpoint, t: CheckpointTensor): boolean {
+  return roomEntries(t) > 0 || c.codedBlocks(t);
 }
 
 /** A logical tensor of one stored tensor: no scale tensors. */

@@ -7,8 +7,9 @@ import { SafetensorsReader } from "../io/reader.js";
 import { BlobSource, type ByteSource } from "../io/source.js";
 import { CodeRangeError } from "../errors.js";
 import { type QuantConfig, isObject, parseQuantConfig } from "./config.js";
-import { type Target, into, readRange, readRounded, roundTo } from "./decode.js";
+import { type Target, codedBlocks, into, readRange, readRounded, roundTo } from "./decode.js";
 import { CheckpointError } from "./errors.js";
+import { kernels } from "../wasm/instance.js";
 import { type CheckpointTensor, type Entry, recognize } from "./recognize.js";
 import type { GatherRoom } from "./room.js";
 
@@ -58,6 +59,7 @@ export class Checkpoint {
     private readonly decode: Decoder,
     private readonly round: Rounder,
     private readonly closeAll: () => Promise<void>,
+    private readonly coded: (t: CheckpointTensor) => boolean = () => false,
   ) {
     this.byName = new Map(tensors.map((t) => [t.name, t]));
   }
@@ -113,6 +115,14 @@ export class Checkpoint {
     const target = out ?? new Float32Array(exact.length);
     target.set(exact); // float64 → float32 conversion is one round to nearest even
     return target;
+  }
+
+  /**
+   * @internal Whether readRounded gathers t's elements by (element code, scale code) tables in Wasm: small blocks
+   * whose scales are codes, with the kernels running. A converter lends it a room (room.ts) for its codes.
+   */
+  codedBlocks(t: CheckpointTensor): boolean {
+    return this.coded(t);
   }
 
   async close(): Promise<void> {
@@ -201,7 +211,8 @@ function build(
   const cfg = isObject(config) ? config : undefined;
   const decode: Decoder = (t, s, c) => readRange(recipes.get(t.name)!, s, c);
   const round: Rounder = (t, s, c, to, out, room) => readRounded(recipes.get(t.name)!, s, c, to, out, room);
-  return new Checkpoint(name, kind, files, cfg, quantization, tensors, readers, decode, round, close);
+  const coded = (t: CheckpointTensor) => kernels() !== undefined && codedBlocks(recipes.get(t.name)!);
+  return new Checkpoint(name, kind, files, cfg, quantization, tensors, readers, decode, round, close, coded);
 }
 
 /** A directory's tensor files: the index's shards in order of first mention, else its one *.safetensors. */

@@ -26,7 +26,7 @@ export interface RoomTables {
 }
 
 export class GatherRoom {
-  private scalesAhead: { owner: object; first: number; count: number; values: Promise<Float64Array> } | undefined;
+  private scalesAhead: { owner: object; first: number; count: number; values: Promise<unknown> } | undefined;
 
   private constructor(
     /** The code slots: a chunk's codes, and the next chunk's read meanwhile. */
@@ -63,28 +63,22 @@ export class GatherRoom {
   }
 
   /**
-   * Byte codes [start, start + count) of t: read ahead during the previous chunk when that read was of this range,
-   * else read now; then starts reading the next chunk's into the other slot (see the file comment).
+   * Stored bytes [offset, offset + length) of t: read ahead during the previous chunk when that read was of this
+   * range, else read now; then starts reading the next chunk's `ahead` bytes into the other slot (see the file comment).
    */
-  async codes(reader: SafetensorsReader, t: TensorInfo, start: number, count: number): Promise<Uint8Array> {
-    const codes = await this.reads.take(reader, t, start, count);
-    this.reads.start(reader, t, start + count, Math.min(count, t.length - start - count));
+  async codes(reader: SafetensorsReader, t: TensorInfo, offset: number, length: number, ahead: number): Promise<Uint8Array> {
+    const codes = await this.reads.take(reader, t, offset, length);
+    this.reads.start(reader, t, offset + length, ahead);
     return codes;
   }
 
   /**
-   * Scale values [first, first + count) of `owner`'s scale tensor, read by `read`: read ahead during the previous
+   * Scale values (or codes) [first, first + count) of `owner`'s scale tensor, read by `read`: read ahead during the previous
    * chunk when that read was of this range; then starts reading `next` ([first, count]), the next chunk's.
    */
-  scales(
-    owner: object,
-    first: number,
-    count: number,
-    read: (first: number, count: number) => Promise<Float64Array>,
-    next?: [number, number],
-  ): Promise<Float64Array> {
+  scales<T>(owner: object, first: number, count: number, read: (first: number, count: number) => Promise<T>, next?: [number, number]): Promise<T> {
     const ahead = this.scalesAhead;
-    const values = ahead?.owner === owner && ahead.first === first && ahead.count === count ? ahead.values : read(first, count);
+    const values = ahead?.owner === owner && ahead.first === first && ahead.count === count ? (ahead.values as Promise<T>) : read(first, count);
     this.scalesAhead = next && { owner, first: next[0], count: next[1], values: read(next[0], next[1]) };
     this.scalesAhead?.values.catch(() => undefined); // its error surfaces when taken
     return values;

@@ -81,6 +81,39 @@ export interface ScaledExports {
    */
   gatherScaled8To16(src: number, dst: number, n: number, column: number, rowLength: number, width: number, tables: number, tableBytes: number): void;
   gatherScaled8To32(src: number, dst: number, n: number, column: number, rowLength: number, width: number, tables: number, tableBytes: number): void;
+  /**
+   * Byte (or, with `nibbles`, 4-bit) codes under coded scales → 16-bit (or 32-bit) results through one table of
+   * `entries` per scale code: n elements from `column` of row `phase` of a block row, rows of K,
+   * blocks of bh rows × width columns, the block row's ⌈K / width⌉ scale codes first at scaleCodes.
+   */
+  gatherCodedTo16(
+    codes: number,
+    nibbles: boolean,
+    n: number,
+    column: number,
+    phase: number,
+    K: number,
+    width: number,
+    bh: number,
+    scaleCodes: number,
+    tables: number,
+    entries: number,
+    dst: number,
+  ): void;
+  gatherCodedTo32(
+    codes: number,
+    nibbles: boolean,
+    n: number,
+    column: number,
+    phase: number,
+    K: number,
+    width: number,
+    bh: number,
+    scaleCodes: number,
+    tables: number,
+    entries: number,
+    dst: number,
+  ): void;
   scaledTablesOdd(values: number, n: number, scales: number, count: number, m: number, g: number, divide: boolean, out: number): number;
 }
 

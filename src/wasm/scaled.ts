@@ -2,7 +2,8 @@
 // caller rounded with the exact core (src/checkpoint/decode.ts builds them; its loop is the reference).
 import { ArgumentTypeError, CodeRangeError } from "../errors.js";
 import { kernels } from "./instance.js";
-import { inWasm, keep, stream, withUploaded } from "./memory.js";
+import { type WasmView, inWasm, keep, stream, withUploaded } from "./memory.js";
+import type { RangeGrid } from "./scaled-values.js";
 
 /** Where elements sit in their row of blocks: the first one's column, the row length and the block width. */
 export interface BlockRowSpan {
@@ -31,9 +32,55 @@ export function gatherScaledWasm(
   const [cs, os] = [keep(codes), keep(out)];
   const gather = (tablesPtr: number) =>
     stream(cs(), os(), (s, d, n, first) => run(s, d, n, (column + first) % rowLength, rowLength, width, tablesPtr, tableBytes), { whole: true });
-  if (inWasm(tables)) gather(tables.byteOffset);
-  else withUploaded(tables, gather);
+  inPlace(tables, gather);
   return true;
+}
+
+/**
+ * out[i] = tables[s(i)·entries + code i] for a range of a tensor whose small blocks have coded scales (E4M3, E8M0):
+ * s(i) the scale code of element start + i's block, `entries` results per scale code (more than any code); codes one
+ * per byte, or with `nibbles` two per byte, the even element in the low nibble, from an even start. scaleCodes hold
+ * ⌈K / width⌉ codes per block row from the range's first. Returns false, writing nothing, when the kernels are
+ * unavailable. Arrays in Wasm memory are used in place; the others are copied in (and out).
+ */
+export function gatherCodedWasm(
+  codes: Uint8Array,
+  nibbles: boolean,
+  grid: RangeGrid,
+  scaleCodes: Uint8Array,
+  tables: Uint16Array | Uint32Array,
+  entries: number,
+  out: Uint16Array | Uint32Array,
+): boolean {
+  const k = kernels();
+  if (!k) return false;
+  const { start, K, width, bh } = grid;
+  if (nibbles && start % 2 !== 0) throw new ArgumentTypeError("grid.start", `is ${start}; allowed: an even element for nibble codes`);
+  const run = out instanceof Uint16Array ? k.gatherCodedTo16 : k.gatherCodedTo32;
+  const cols = Math.ceil(K / width);
+  const firstBlockRow = Math.floor(Math.floor(start / K) / bh);
+  const [cs, os] = [keep(codes), keep(out)];
+  const options = nibbles ? { n: out.length, group: 2, srcGroupBytes: 1, whole: true } : { whole: true };
+  inPlace(scaleCodes, (scalesPtr) =>
+    inPlace(tables, (tablesPtr) =>
+      stream(
+        cs(),
+        os(),
+        (src, dst, count, first) => {
+          const row = Math.floor((start + first) / K);
+          const blockRow = Math.floor(row / bh) - firstBlockRow;
+          run(src, nibbles, count, start + first - row * K, row % bh, K, width, bh, scalesPtr + blockRow * cols, tablesPtr, entries, dst);
+        },
+        options,
+      ),
+    ),
+  );
+  return true;
+}
+
+/** call with the address of `a`: where it is when in Wasm memory, else of a copy for the call. */
+function inPlace<T>(a: WasmView, call: (ptr: number) => T): T {
+  return inWasm(a) ? call(a.byteOffset) : withUploaded(a, call);
 }
 
 /**
