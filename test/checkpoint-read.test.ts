@@ -139,6 +139,43 @@ describe("openCheckpoint: every convention, bit-exact", () => {
       await c.close();
     }
   });
+
+  it("GGUF readRounded (decoded into Wasm memory, rounded from there): ggml's values rounded once, ranges, into out, side by side", async () => {
+    const c = await openCheckpoint(ggufFixture("quantized"));
+    try {
+      for (const t of ggufExpected("quantized").tensors) {
+        const values = new Float32Array(bitsOf(t.values!).buffer);
+        const n = values.length;
+        // Whole, from mid-block to mid-block, one element.
+        const ranges = [
+          [0, n],
+          [Math.min(5, n - 1), Math.max(1, n - 7)],
+          [n - 1, 1],
+        ].filter(([s, k]) => s! + k! <= n);
+        for (const to of ["F32", "F16", "BF16"] as const) {
+          const want = (s: number, k: number) => {
+            const v = values.slice(s, s + k);
+            return to === "F32" ? [...new Uint32Array(v.buffer)] : [...quantize(v, to === "F16" ? "binary16" : "bfloat16")];
+          };
+          const got = (a: Float32Array | Uint16Array) => (a instanceof Float32Array ? f32bits(a) : [...a]);
+          for (const [s, k] of ranges) {
+            expect(got(await c.readRounded(t.name, to, s, k))).toEqual(want(s!, k!));
+            const out = to === "F32" ? new Float32Array(k!) : new Uint16Array(k!);
+            expect(await c.readRounded(t.name, to, s, k, out)).toBe(out);
+            expect(got(out)).toEqual(want(s!, k!));
+          }
+          // Ranges read at the same time do not share the decode buffer's contents.
+          const side = await Promise.all(ranges.map(([s, k]) => c.readRounded(t.name, to, s, k)));
+          side.forEach((a, i) => expect(got(a)).toEqual(want(ranges[i]![0]!, ranges[i]![1]!)));
+          useKernels(false);
+          const reference = await c.readRounded(t.name, to).finally(() => useKernels(true));
+          expect(got(reference)).toEqual(want(0, n));
+        }
+      }
+    } finally {
+      await c.close();
+    }
+  });
 });
 
 describe("roundToOddFloat32: float32 rounded to odd, then to float16/bfloat16, is the one correct rounding", () => {

@@ -9,7 +9,9 @@ import { CodeRangeError } from "../errors.js";
 import { type QuantConfig, isObject, parseQuantConfig } from "./config.js";
 import { type Target, codedBlocks, into, readRange, readRounded, roundTo } from "./decode.js";
 import { CheckpointError } from "./errors.js";
+import { quantize } from "../api/bulk.js";
 import { kernels } from "../wasm/instance.js";
+import { WasmArray } from "../wasm/memory.js";
 import { type CheckpointTensor, type Entry, recognize } from "./recognize.js";
 import type { GatherRoom } from "./room.js";
 
@@ -287,10 +289,33 @@ async function openGgufCheckpoint(input: string | ByteSource, file: string): Pro
   );
   // ggml's float32 values are exact: float64 holds them, and rounding the float32 values once to a target rounds the
   // exact values.
-  const values = (t: CheckpointTensor, start: number, count: number) => reader.readValues(reader.tensor(t.name), start, count);
-  const decode: Decoder = async (t, start, count) => new Float64Array(await values(t, start, count));
-  const round: Rounder = async (t, start, count, to, out) => into(roundTo(await values(t, start, count), to), out);
-  return new Checkpoint(reader.path, "gguf", [file], undefined, undefined, tensors, new Map(), decode, round, () => reader.close());
+  const decode: Decoder = async (t, start, count) => new Float64Array(await reader.readValues(reader.tensor(t.name), start, count));
+  // Decoded into one Float32Array in Wasm memory kept for the checkpoint and rounded from there (no copy of the
+  // values out and back in). Only the read awaits: decode and rounding run without a pause, so ranges read at the
+  // same time never share the buffer.
+  let buffer: WasmArray<Float32Array> | undefined;
+  const round: Rounder = async (t, start, count, to, out) => {
+    const read = await reader.readBlocks(reader.tensor(t.name), start, count);
+    if (!kernels()) {
+      const values = new Float32Array(read.elements);
+      reader.decode(read, values);
+      return into(roundTo(values.subarray(read.skip, read.skip + count), to), out);
+    }
+    if (!buffer || buffer.length < read.elements) {
+      buffer?.free();
+      buffer = new WasmArray(Float32Array, read.elements);
+    }
+    reader.decode(read, buffer.array);
+    // A view made now: the decode's allocations may have grown the memory and detached the one it was given.
+    const values = buffer.array.subarray(read.skip, read.skip + count);
+    if (to === "F32") return out ? into(values, out) : values.slice();
+    return quantize(values, to === "F16" ? "binary16" : "bfloat16", out ? { out: out as Uint16Array } : {}) as Uint16Array;
+  };
+  const close = async () => {
+    buffer?.free();
+    await reader.close();
+  };
+  return new Checkpoint(reader.path, "gguf", [file], undefined, undefined, tensors, new Map(), decode, round, close);
 }
 
 function checkRange(t: CheckpointTensor, start: number, count: number): void {

@@ -5,6 +5,7 @@ import { decode } from "../../api/scalar.js";
 import { dequantize } from "../kernels.js";
 import { GgufError } from "./errors.js";
 import { type NibbleLayout, e2m1DecodeWasm, q8DecodeWasm } from "../../wasm/ggml.js";
+import { keep } from "../../wasm/memory.js";
 import type { GgmlType } from "./format.js";
 
 /**
@@ -61,12 +62,15 @@ export function decodeBlocks(type: GgmlType, tensor: string, bytes: Uint8Array, 
 }
 
 /** Q8_0 {f16 d; int8 qs[32]}: d · qs[j] in float32, exact (an 11-bit by 8-bit product fits 24 bits). */
-function decodeQ8_0(bytes: Uint8Array, blocks: number, out: Float32Array): void {
+function decodeQ8_0(bytes: Uint8Array, blocks: number, given: Float32Array): void {
+  // out re-made after the scales' allocations (an out in Wasm memory is detached when they grow it).
+  const target = keep(given);
   const scaleBits = new Uint16Array(blocks);
   for (let b = 0; b < blocks; b++) scaleBits[b] = bytes[34 * b]! | (bytes[34 * b + 1]! << 8);
   const scales = dequantize(scaleBits, "binary16");
   // A NaN scale's products are NaNs whose bits Wasm leaves to the engine: such blocks take the loop.
-  if (allFinite(scales) && q8DecodeWasm(bytes, blocks, scales, out)) return;
+  if (allFinite(scales) && q8DecodeWasm(bytes, blocks, scales, target())) return;
+  const out = target();
   const qs = new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length);
   for (let b = 0; b < blocks; b++) {
     const d = scales[b]!;

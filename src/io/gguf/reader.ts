@@ -28,6 +28,16 @@ export interface GgufTensorInfo {
   readonly byteSize: number | undefined;
 }
 
+/** Whole blocks of a tensor as stored (GgufReader.readBlocks): `elements` values, the range's first at `skip`. */
+export interface GgufBlocks {
+  readonly t: GgufTensorInfo;
+  readonly type: GgmlType;
+  readonly bytes: Uint8Array;
+  readonly blocks: number;
+  readonly elements: number;
+  readonly skip: number;
+}
+
 export class GgufReader {
   private byName: Map<string, GgufTensorInfo> | undefined;
 
@@ -107,14 +117,27 @@ export class GgufReader {
     if (!Number.isSafeInteger(start) || !Number.isSafeInteger(count) || start < 0 || count < 0 || start + count > t.length) {
       throw new CodeRangeError("start, count", `are ${start}, ${count}; allowed: a range within the ${t.length} elements of "${t.name}" in ${this.path}`);
     }
+    const read = await this.readBlocks(t, start, count);
+    const out = new Float32Array(read.elements);
+    this.decode(read, out);
+    return out.length === count ? out : out.slice(read.skip, read.skip + count);
+  }
+
+  /** The stored bytes of the whole blocks holding elements [start, start + count) of t (range checked by the caller). */
+  async readBlocks(t: GgufTensorInfo, start: number, count: number): Promise<GgufBlocks> {
     const type = this.typeOf(t);
     const first = Math.floor(start / type.blockSize);
     const blocks = Math.ceil((start + count) / type.blockSize) - first;
     const bytes = await this.readTensorBytes(t, first * type.typeSize, blocks * type.typeSize);
-    const out = new Float32Array(blocks * type.blockSize);
-    decodeBlocks(type, `${this.path}: tensor "${t.name}"`, bytes, blocks, out);
-    const skip = start - first * type.blockSize;
-    return skip === 0 && count === out.length ? out : out.slice(skip, skip + count);
+    return { t, type, bytes, blocks, elements: blocks * type.blockSize, skip: start - first * type.blockSize };
+  }
+
+  /**
+   * The values of blocks read by readBlocks, decoded as ggml decodes them into the first `elements` of out (an out in
+   * Wasm memory may be detached on return: the decode allocates there).
+   */
+  decode(read: GgufBlocks, out: Float32Array): void {
+    decodeBlocks(read.type, `${this.path}: tensor "${read.t.name}"`, read.bytes, read.blocks, out);
   }
 
   async close(): Promise<void> {
