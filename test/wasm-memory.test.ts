@@ -24,6 +24,23 @@ describe("allocator and handles", () => {
     for (const h of [a, b, c]) h.free();
   });
 
+  it("hands out zeroed arrays: a block used before (raw bytes written by a kernel, a freed array) and the memory above, partly both", () => {
+    // Dirty a region through raw blocks (what kernels write is not zeroed on free), then free it.
+    const raw = allocBytesRaw(3 * 4096);
+    new Uint8Array(kernels()!.memory.buffer, raw, 3 * 4096).fill(0xa5);
+    const old = allocFloat32(1024);
+    old.array.fill(-1);
+    freeBytesRaw(raw, 3 * 4096);
+    old.free();
+    // Larger than the freed blocks together: partly reused, partly never handed out before.
+    for (const n of [16, 1024, 5000, 200_000]) {
+      const h = allocFloat32(n);
+      expect(h.array.every((v) => Object.is(v, 0))).toBe(true);
+      h.array.fill(7);
+      h.free();
+    }
+  });
+
   it("keeps data and re-creates views across memory growth; stale views are rejected by name", () => {
     const h = allocFloat32(1000);
     h.array.forEach((_, i, a) => (a[i] = i * 0.5));

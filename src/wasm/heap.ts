@@ -46,6 +46,8 @@ export class Heap {
   #current: ArrayBufferLike | undefined;
   #top: number;
   #live = 0;
+  /** Private memory: bytes from here up were never in a block, so still hold the zeros the memory grew with. */
+  #untouched: number;
 
   constructor(memory: WasmMemory, heapBase: number, maxBytes: number, name: string, limit: string) {
     this.memory = memory;
@@ -54,6 +56,8 @@ export class Heap {
     this.limit = limit;
     this.#top = Math.ceil(heapBase / ALIGN) * ALIGN;
     this.shared = typeof SharedArrayBuffer !== "undefined" && this.buffer instanceof SharedArrayBuffer;
+    // A shared memory may be written by instances that allocate elsewhere: nothing is assumed zero there.
+    this.#untouched = this.shared ? Number.POSITIVE_INFINITY : this.#top;
   }
 
   /** The current buffer (a new object after each growth). */
@@ -142,6 +146,7 @@ export class Heap {
     }
     this.#top = end;
     this.#live += size;
+    if (!this.shared) this.#untouched = Math.max(this.#untouched, end);
     return end - size;
   }
 
@@ -170,10 +175,13 @@ export class Heap {
 
   /** A zeroed view of n elements at a new block (free it with free(view.byteOffset, view.byteLength)). */
   view<T extends WasmView>(type: ViewType<T>, n: number, argument = "n"): T {
+    const untouched = this.#untouched;
     const ptr = this.alloc(n * type.BYTES_PER_ELEMENT, argument);
     const view = new type(this.buffer, ptr, n);
-    // Zeroed like a new typed array (a reused block holds old data).
-    view.fill(0);
+    // Zeroed like a new typed array where a block was before (it holds old data); memory never handed out is zero
+    // already, and writing it would only fault its pages in (a conversion's buffers: tens of ms).
+    const used = Math.min(n, Math.max(0, (untouched - ptr) / type.BYTES_PER_ELEMENT));
+    if (used > 0) view.fill(0, 0, Math.ceil(used));
     return view;
   }
 
