@@ -46,20 +46,35 @@ const KVALUES = memory.data<i8>([0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6,
  * ggml compares fl32(|kvalue·d − x|) over the 16 kvalues in order and keeps the first smallest; for x ≥ 0 the
  * negative kvalues (and −0, after +0) are never strictly nearer than 0, nor for x < 0 the positive ones: so the
  * magnitudes against |x| (fl32 rounding is odd), then the sign code where x < 0 and the magnitude is not 0. pmin is
- * the strict-less selection itself (errors are never NaN). kvalue·d has at most 4 significant bits times d's (a
- * power of two, or an E4M3 value halved): exact, or ∞.
+ * the strict-less selection itself (errors are never NaN). k1…k7 are kvalue·d for the magnitude codes 1…7 (at most
+ * 4 significant bits times d's, a power of two or an E4M3 value halved: exact, or ∞), splatted once per sub-block.
  */
 // @ts-ignore: decorator
 @inline
-function nearestCodes(x: v128, d: v128): v128 {
+function nearestCodes(x: v128, k1: v128, k2: v128, k3: v128, k4: v128, k5: v128, k6: v128, k7: v128): v128 {
   const a = f32x4.abs(x);
   let best = a;
   let index = i32x4.splat(0);
-  for (let k = 1; k < 8; k++) {
-    const e = f32x4.abs(f32x4.sub(f32x4.mul(f32x4.splat(<f32>load<i8>(KVALUES + <usize>k)), d), a));
-    index = v128.bitselect(i32x4.splat(k), index, f32x4.lt(e, best));
-    best = f32x4.pmin(best, e);
-  }
+  let e = f32x4.abs(f32x4.sub(k1, a));
+  index = v128.bitselect(i32x4.splat(1), index, f32x4.lt(e, best));
+  best = f32x4.pmin(best, e);
+  e = f32x4.abs(f32x4.sub(k2, a));
+  index = v128.bitselect(i32x4.splat(2), index, f32x4.lt(e, best));
+  best = f32x4.pmin(best, e);
+  e = f32x4.abs(f32x4.sub(k3, a));
+  index = v128.bitselect(i32x4.splat(3), index, f32x4.lt(e, best));
+  best = f32x4.pmin(best, e);
+  e = f32x4.abs(f32x4.sub(k4, a));
+  index = v128.bitselect(i32x4.splat(4), index, f32x4.lt(e, best));
+  best = f32x4.pmin(best, e);
+  e = f32x4.abs(f32x4.sub(k5, a));
+  index = v128.bitselect(i32x4.splat(5), index, f32x4.lt(e, best));
+  best = f32x4.pmin(best, e);
+  e = f32x4.abs(f32x4.sub(k6, a));
+  index = v128.bitselect(i32x4.splat(6), index, f32x4.lt(e, best));
+  best = f32x4.pmin(best, e);
+  e = f32x4.abs(f32x4.sub(k7, a));
+  index = v128.bitselect(i32x4.splat(7), index, f32x4.lt(e, best));
   const negative = v128.and(f32x4.lt(x, f32x4.splat(0)), i32x4.gt_s(index, i32x4.splat(0)));
   return v128.or(index, v128.and(negative, i32x4.splat(8)));
 }
@@ -68,11 +83,13 @@ function nearestCodes(x: v128, d: v128): v128 {
 // @ts-ignore: decorator
 @inline
 function nearest16(p: usize, d: f32): v128 {
-  const dv = f32x4.splat(d);
-  const c0 = nearestCodes(v128.load(p), dv);
-  const c1 = nearestCodes(v128.load(p, 16), dv);
-  const c2 = nearestCodes(v128.load(p, 32), dv);
-  const c3 = nearestCodes(v128.load(p, 48), dv);
+  // kvalue·d in float32, as ggml's product (scalar and lane products round alike).
+  const k1 = f32x4.splat(d), k2 = f32x4.splat(2 * d), k3 = f32x4.splat(3 * d), k4 = f32x4.splat(4 * d);
+  const k5 = f32x4.splat(6 * d), k6 = f32x4.splat(8 * d), k7 = f32x4.splat(12 * d);
+  const c0 = nearestCodes(v128.load(p), k1, k2, k3, k4, k5, k6, k7);
+  const c1 = nearestCodes(v128.load(p, 16), k1, k2, k3, k4, k5, k6, k7);
+  const c2 = nearestCodes(v128.load(p, 32), k1, k2, k3, k4, k5, k6, k7);
+  const c3 = nearestCodes(v128.load(p, 48), k1, k2, k3, k4, k5, k6, k7);
   return i8x16.narrow_i16x8_s(i16x8.narrow_i32x4_s(c0, c1), i16x8.narrow_i32x4_s(c2, c3));
 }
 

@@ -1,0 +1,137 @@
+// Exhaustive check of the Wasm element pass of GGUF MXFP4/NVFP4 quantization (assembly/ggml.ts e2m1Nearest): every
+// finite float32 under each of a list of half-scales d, against ggml's best_index_mxfp4 written out here as ggml
+// defines it (the first of the 16 kvalues k minimising fl32(|fl32(k·d) − x|); float64 differences of float32
+// operands rounded to float32 are the float32 differences).
+//
+// usage: npm run check:exhaustive-ggml [-- --d 0.5,224 --workers W]   (run `npm run build` first)
+import { build } from "esbuild";
+import { availableParallelism, tmpdir } from "node:os";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
+import { parseArgs } from "node:util";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const BLOCK = 2 ** 22; // bit patterns per kernel call (a multiple of 32)
+const JOB = 2 ** 26;
+const KVALUES = [0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12];
+// Half-scales of both types: zero (NVFP4 scale code 0), the smallest MXFP4 one (subnormal, 2^−128), an odd E4M3 value
+// halved, a power of two, NVFP4's saturated 448 / 2, and the largest MXFP4 one (12·d overflows to ∞).
+const DEFAULT_D = [0, 2 ** -128, 0.5625, 0.5, 224, 2 ** 127];
+
+if (isMainThread) await main();
+else await worker();
+
+async function main() {
+  const { values: args } = parseArgs({ options: { d: { type: "string" }, workers: { type: "string" } } });
+  const ds = args.d ? args.d.split(",").map(Number) : DEFAULT_D;
+  const workers = Number(args.workers ?? Math.min(2, availableParallelism()));
+  if (ds.some((d) => !(d >= 0 && Math.fround(d) === d)) || !(workers >= 1)) {
+    console.error("usage: npm run check:exhaustive-ggml -- [--d <float32 half-scales ≥ 0, comma-separated>] [--workers W]");
+    process.exit(2);
+  }
+  if (!existsSync(join(root, "build/wasm/kernels.js"))) {
+    console.error("build/wasm/kernels.js is missing: run `npm run build` first");
+    process.exit(2);
+  }
+  const dir = mkdtempSync(join(tmpdir(), "minifloat-exhaustive-ggml-"));
+  const bundle = join(dir, "ggml.mjs");
+  await build({
+    stdin: { contents: `export { e2m1NearestWasm } from "./src/wasm/ggml.ts";`, resolveDir: root, loader: "ts" },
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    outfile: bundle,
+    logLevel: "warning",
+  });
+  let failed = false;
+  for (const d of ds) {
+    const started = performance.now();
+    let next = 0;
+    let checked = 0;
+    let mismatches = 0;
+    const shown = [];
+    await Promise.all(
+      Array.from(
+        { length: workers },
+        () =>
+          new Promise((resolve, reject) => {
+            const w = new Worker(fileURLToPath(import.meta.url), { workerData: { bundle: pathToFileURL(bundle).href, d } });
+            const feed = () => {
+              if (next >= 2 ** 32) return w.postMessage(null);
+              w.postMessage({ start: next, end: (next += JOB) });
+            };
+            w.on("message", (m) => {
+              if (m.ready) return feed();
+              checked += m.count;
+              mismatches += m.mismatches;
+              for (const line of m.examples) if (shown.length < 10) shown.push(line);
+              process.stdout.write(`\rd = ${d}: ${((checked / 2 ** 32) * 100).toFixed(1)} % of 2^32, ${mismatches} mismatches   `);
+              feed();
+            });
+            w.on("error", reject);
+            w.on("exit", resolve);
+          }),
+      ),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    console.log(`\rd = ${d}: ${checked} finite float32 in ${seconds.toFixed(1)} s on ${workers} workers: ${mismatches} mismatches`);
+    for (const line of shown) console.log(`  ${line}`);
+    failed ||= mismatches > 0;
+  }
+  rmSync(dir, { recursive: true, force: true });
+  process.exit(failed ? 1 : 0);
+}
+
+async function worker() {
+  const { e2m1NearestWasm } = await import(workerData.bundle);
+  const d = workerData.d;
+  const x = new Float32Array(BLOCK);
+  const bits = new Uint32Array(x.buffer);
+  const scales = new Float32Array(BLOCK / 32).fill(d);
+  // MXFP4's layout: per 32 elements one head byte, then element j in the low nibble of byte j, j + 16 in its high one.
+  const layout = { width: 32, per: 1, stride: 17, head: 1 };
+  const out = new Uint8Array((BLOCK / 32) * 17);
+  const candidates = KVALUES.map((k) => Math.fround(k * d));
+  parentPort.postMessage({ ready: true });
+  parentPort.on("message", (job) => {
+    if (job === null) return parentPort.close();
+    let count = 0;
+    let mismatches = 0;
+    const examples = [];
+    for (let start = job.start; start < job.end; start += BLOCK) {
+      // Non-finite inputs (the host refuses them) become 0, checked like any other zero.
+      for (let i = 0; i < BLOCK; i++) bits[i] = ((start + i) & 0x7f800000) === 0x7f800000 ? 0 : start + i;
+      if (!e2m1NearestWasm(x, scales, out, layout)) throw new Error("the kernels are off");
+      for (let i = 0; i < BLOCK; i++) {
+        if (((start + i) & 0x7f800000) === 0x7f800000) continue;
+        count++;
+        const b = i >> 5;
+        const j = i & 31;
+        const byte = out[17 * b + 1 + (j & 15)];
+        const got = j < 16 ? byte & 15 : byte >> 4;
+        const want = bestIndex(x[i], candidates);
+        if (got !== want) {
+          mismatches++;
+          if (examples.length < 5) examples.push(`0x${(start + i).toString(16).padStart(8, "0")} (${x[i]}): kernel ${got}, ggml ${want}`);
+        }
+      }
+    }
+    parentPort.postMessage({ count, mismatches, examples });
+  });
+}
+
+/** ggml's best_index_mxfp4(x, d) with the products k·d precomputed in float32. */
+function bestIndex(x, candidates) {
+  let best = 0;
+  let bestErr = Math.fround(Math.abs(candidates[0] - x));
+  for (let i = 1; i < 16; i++) {
+    const err = Math.fround(Math.abs(candidates[i] - x));
+    if (err < bestErr) {
+      best = i;
+      bestErr = err;
+    }
+  }
+  return best;
+}
