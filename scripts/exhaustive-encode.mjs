@@ -9,15 +9,12 @@
 // (deterministic roundings; run `npm run build` first — the kernel is read from build/wasm). The kernels build is the
 // one the library picks (relaxed SIMD where the engine has it), or the one --simd names: relaxed restarts Node 20
 // with --experimental-wasm-relaxed-simd, baseline sets MINIFLOAT_SIMD=baseline.
-import { build } from "esbuild";
-import { mkdtempSync, rmSync, existsSync } from "node:fs";
-import { tmpdir, availableParallelism } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import { spawnSync } from "node:child_process";
+import { bundleForWorkers } from "./worker-bundle.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const BLOCK = 2 ** 22; // bit patterns per kernel call
 const JOB = 2 ** 26; // bit patterns per job handed to a worker
 
@@ -56,32 +53,15 @@ async function main() {
     console.error("usage: npm run check:exhaustive -- <format> [rounding saturation] [--bias B] [--from 0xHEX] [--to 0xHEX] [--workers W]");
     process.exit(2);
   }
-  if (!existsSync(join(root, "build/wasm/kernels.js"))) {
-    console.error("build/wasm/kernels.js is missing: run `npm run build` first");
-    process.exit(2);
-  }
   // The exact core and the kernel wrapper, bundled once from src/ for the workers.
-  const dir = mkdtempSync(join(tmpdir(), "minifloat-exhaustive-"));
-  const bundle = join(dir, "core.mjs");
-  await build({
-    stdin: {
-      contents: `export { format } from "./src/format/registry.ts";
+  const bundle = await bundleForWorkers(`export { format } from "./src/format/registry.ts";
         export { project } from "./src/exact/cast.ts";
         export { decodeExact } from "./src/exact/decode.ts";
         export { resolveProjection } from "./src/exact/projection.ts";
         export { fromFloat32Bits, toNumberExact, finite } from "./src/exact/value.ts";
         export { quantizeWasm } from "./src/wasm/encode.ts";
-        export { kernelStatus } from "./src/wasm/instance.ts";`,
-      resolveDir: root,
-      loader: "ts",
-    },
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    outfile: bundle,
-    logLevel: "warning",
-  });
-  const config = { bundle: pathToFileURL(bundle).href, name, rounding, saturation, bias: bias === undefined ? undefined : Number(bias) };
+        export { kernelStatus } from "./src/wasm/instance.ts";`);
+  const config = { bundle: bundle.url, name, rounding, saturation, bias: bias === undefined ? undefined : Number(bias) };
   const started = performance.now();
   let next = from;
   let checked = 0;
@@ -119,7 +99,7 @@ async function main() {
         }),
     ),
   );
-  rmSync(dir, { recursive: true, force: true });
+  bundle.cleanup();
   const seconds = (performance.now() - started) / 1000;
   console.log(
     `\n${checked} bit patterns [0x${from.toString(16)}, 0x${to.toString(16)}) in ${seconds.toFixed(1)} s on ${workers} workers: ${mismatches} mismatches`,

@@ -4,15 +4,12 @@
 // operands rounded to float32 are the float32 differences).
 //
 // usage: npm run check:exhaustive-ggml [-- --d 0.5,224 --workers W]   (run `npm run build` first)
-import { build } from "esbuild";
-import { availableParallelism, tmpdir } from "node:os";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import { parseArgs } from "node:util";
+import { bundleForWorkers } from "./worker-bundle.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const BLOCK = 2 ** 22; // bit patterns per kernel call (a multiple of 32)
 const JOB = 2 ** 26;
 const KVALUES = [0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12];
@@ -31,20 +28,7 @@ async function main() {
     console.error("usage: npm run check:exhaustive-ggml -- [--d <float32 half-scales ≥ 0, comma-separated>] [--workers W]");
     process.exit(2);
   }
-  if (!existsSync(join(root, "build/wasm/kernels.js"))) {
-    console.error("build/wasm/kernels.js is missing: run `npm run build` first");
-    process.exit(2);
-  }
-  const dir = mkdtempSync(join(tmpdir(), "minifloat-exhaustive-ggml-"));
-  const bundle = join(dir, "ggml.mjs");
-  await build({
-    stdin: { contents: `export { e2m1NearestWasm } from "./src/wasm/ggml.ts";`, resolveDir: root, loader: "ts" },
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    outfile: bundle,
-    logLevel: "warning",
-  });
+  const bundle = await bundleForWorkers(`export { e2m1NearestWasm } from "./src/wasm/ggml.ts";`);
   let failed = false;
   for (const d of ds) {
     const started = performance.now();
@@ -57,7 +41,7 @@ async function main() {
         { length: workers },
         () =>
           new Promise((resolve, reject) => {
-            const w = new Worker(fileURLToPath(import.meta.url), { workerData: { bundle: pathToFileURL(bundle).href, d } });
+            const w = new Worker(fileURLToPath(import.meta.url), { workerData: { bundle: bundle.url, d } });
             const feed = () => {
               if (next >= 2 ** 32) return w.postMessage(null);
               w.postMessage({ start: next, end: (next += JOB) });
@@ -80,7 +64,7 @@ async function main() {
     for (const line of shown) console.log(`  ${line}`);
     failed ||= mismatches > 0;
   }
-  rmSync(dir, { recursive: true, force: true });
+  bundle.cleanup();
   process.exit(failed ? 1 : 0);
 }
 

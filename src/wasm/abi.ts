@@ -74,6 +74,22 @@ export interface LutExports {
   lutApply1x8(a: number, dst: number, n: number, table: number): void;
 }
 
+/** Signature of the gatherCoded kernels (ScaledExports). */
+type GatherCoded = (
+  codes: number,
+  nibbles: boolean,
+  n: number,
+  column: number,
+  phase: number,
+  K: number,
+  width: number,
+  bh: number,
+  scaleCodes: number,
+  tables: number,
+  entries: number,
+  dst: number,
+) => void;
+
 export interface ScaledExports {
   /**
    * Byte codes → 16-bit (or 32-bit) results through per-block tables: n elements of one row of blocks, starting at
@@ -86,34 +102,8 @@ export interface ScaledExports {
    * `entries` per scale code: n elements from `column` of row `phase` of a block row, rows of K,
    * blocks of bh rows × width columns, the block row's ⌈K / width⌉ scale codes first at scaleCodes.
    */
-  gatherCodedTo16(
-    codes: number,
-    nibbles: boolean,
-    n: number,
-    column: number,
-    phase: number,
-    K: number,
-    width: number,
-    bh: number,
-    scaleCodes: number,
-    tables: number,
-    entries: number,
-    dst: number,
-  ): void;
-  gatherCodedTo32(
-    codes: number,
-    nibbles: boolean,
-    n: number,
-    column: number,
-    phase: number,
-    K: number,
-    width: number,
-    bh: number,
-    scaleCodes: number,
-    tables: number,
-    entries: number,
-    dst: number,
-  ): void;
+  gatherCodedTo16: GatherCoded;
+  gatherCodedTo32: GatherCoded;
   scaledTablesOdd(values: number, n: number, scales: number, count: number, m: number, g: number, divide: boolean, out: number): number;
 }
 
