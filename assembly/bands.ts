@@ -37,10 +37,14 @@ export function amaxBlocks(x: usize, rows: i32, K: i32, width: i32, bh: i32, ama
 
 /**
  * y = x / factor[block], or x · factor[block] (mode MULTIPLY), over `rows` rows of K float32 values; with PLUS_ZERO
- * then + 0, which turns −0 into +0 and leaves every other value as it is. y may be x.
+ * then + 0, which turns −0 into +0 and leaves every other value as it is. y may be x. Only finite nonzero factors:
+ * with any other (a NaN quotient's sign is the engine's choice) it writes nothing and returns false.
  */
-export function scaleBlocks(x: usize, y: usize, rows: i32, K: i32, width: i32, bh: i32, factor: usize, mode: i32): void {
+export function scaleBlocks(x: usize, y: usize, rows: i32, K: i32, width: i32, bh: i32, factor: usize, mode: i32): bool {
   const cols = (K + width - 1) / width;
+  // |f| − 1 as unsigned bits is below those of MaxFinite exactly for finite nonzero f (0 wraps; ∞ and NaN are above).
+  const count = <usize>((rows + bh - 1) / bh) * <usize>cols;
+  for (let k: usize = 0; k < count; k++) if ((load<u32>(factor + (k << 2)) & 0x7fffffff) - 1 >= 0x7f7fffff) return false;
   const multiply = (mode & MULTIPLY) != 0;
   const zero = (mode & PLUS_ZERO) != 0 ? f32x4.splat(0) : f32x4.splat(-0.0);
   for (let r = 0; r < rows; r++) {
@@ -63,4 +67,5 @@ export function scaleBlocks(x: usize, y: usize, rows: i32, K: i32, width: i32, b
       }
     }
   }
+  return true;
 }

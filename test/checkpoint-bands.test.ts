@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { blockAmax, blockScale } from "../src/block/bands.js";
 import { allocFloat32 } from "../src/index.js";
-import type { BlockGrid } from "../src/wasm/bands.js";
+import { type BlockGrid, MULTIPLY, scaleBlocksWasm } from "../src/wasm/bands.js";
 import { transposeWasm } from "../src/wasm/transpose.js";
 import { onReference } from "./kernel-switch.js";
 
@@ -137,6 +137,34 @@ describe("blockScale: kernel equals loop", () => {
       onReference(() => blockScale(js, outJs, g, factor, false, false));
       expect(u32(wasm)).toEqual(u32(outJs));
       expect(outJs[0]).toBeNaN();
+    } finally {
+      free();
+    }
+  });
+
+  it("the kernel refuses 0, −0, ±∞ and NaN factors, in the first or the last block, before writing anything", () => {
+    const g = GRIDS[1]!;
+    const x = values(g.rows * g.K, 9);
+    for (const bad of [0, -0, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, Number.NaN]) {
+      for (const at of [0, blocksOf(g) - 1]) {
+        const factor = new Float32Array(blocksOf(g)).fill(0.75);
+        factor[at] = bad;
+        const { wasm, free } = both(x);
+        try {
+          const before = u32(wasm);
+          expect(scaleBlocksWasm(wasm, wasm, g, factor, 0)).toBe(false);
+          expect(u32(wasm)).toEqual(before);
+        } finally {
+          free();
+        }
+      }
+    }
+    // The smallest and largest finite factors are taken.
+    const factor = new Float32Array(blocksOf(g)).fill(2 ** -149);
+    factor[1] = 3.4028234663852886e38;
+    const { wasm, free } = both(x);
+    try {
+      expect(scaleBlocksWasm(wasm, wasm, g, factor, MULTIPLY)).toBe(true);
     } finally {
       free();
     }

@@ -29,7 +29,7 @@ export function blockAmax(x: Float32Array, g: BlockGrid, amax: Float32Array): nu
  * gets an engine-chosen sign in Wasm, and the TypeScript loop keeps such a band deterministic.
  */
 export function blockScale(x: Float32Array, y: Float32Array, g: BlockGrid, factor: Float32Array, multiply: boolean, plusZero: boolean): void {
-  if (finiteNonzero(factor) && scaleBlocksWasm(x, y, g, factor, (multiply ? MULTIPLY : 0) | (plusZero ? PLUS_ZERO : 0))) return;
+  if (scaleBlocksWasm(x, y, g, factor, (multiply ? MULTIPLY : 0) | (plusZero ? PLUS_ZERO : 0))) return;
   const cols = Math.ceil(g.K / g.width);
   const zero = plusZero ? 0 : -0; // v + −0 is v for every v
   for (let r = 0; r < g.rows; r++) {
@@ -42,9 +42,4 @@ export function blockScale(x: Float32Array, y: Float32Array, g: BlockGrid, facto
       else for (let i = r * g.K + b * g.width; i < end; i++) y[i] = Math.fround(x[i]! / f) + zero;
     }
   }
-}
-
-function finiteNonzero(factor: Float32Array): boolean {
-  for (let i = 0; i < factor.length; i++) if (factor[i] === 0 || !Number.isFinite(factor[i]!)) return false;
-  return true;
 }

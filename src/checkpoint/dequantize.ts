@@ -47,7 +47,7 @@ export interface DequantizeCheckpointOptions {
   selected?: (name: string) => boolean;
   /** Called once the plan is made: the converted elements and tensors in all. */
   progress?: (elements: number, tensors: number) => ProgressSink;
-  /** Worker threads for tensors of at least `minElements` elements (default: the logical processors, at most 8; 1: this thread only). */
+  /** Worker threads for tensors of at least `minElements` elements (default: the logical processors, at most 8, on 3 or more; else 1: this thread only). */
   threads?: number;
   /** Tensors with fewer elements are converted on the calling thread (default 2^22). */
   minElements?: number;

@@ -40,7 +40,7 @@ export interface ProduceJob {
   readonly force?: boolean;
   /** Flush each shard to the disk before the directory is moved into place (default false). */
   readonly fsync?: boolean;
-  /** Worker threads for weights of at least `minElements` elements (default: the logical processors, at most 8; 1: this thread only). */
+  /** Worker threads for weights of at least `minElements` elements (default: the logical processors, at most 8, on 3 or more; else 1: this thread only). */
   readonly threads?: number;
   /** Weights with fewer elements are quantized on the calling thread (default 2^22). */
   readonly minElements?: number;

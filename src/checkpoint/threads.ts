@@ -9,14 +9,20 @@ import type { ConversionJob, JobResult, JobRunner } from "./jobs.js";
 
 /** Most worker threads a conversion starts by default: each holds its own kernels, buffers and inputs (≈ 50 MB). */
 const DEFAULT_MAX_THREADS = 8;
+/**
+ * Fewest logical processors for workers by default: on two, the calling thread, the workers and the kernel's page-cache
+ * copies share them, and conversions measured faster or within 4 % on one thread, with less CPU (docs/performance.md).
+ */
+const DEFAULT_MIN_PROCESSORS = 3;
 
 /**
  * A conversion's `threads` and `minElements` options, checked (threads: 1 … 256; default: the logical processors,
- * at most DEFAULT_MAX_THREADS, or 1 when `auto` is false; minElements: default 2^22, below which a worker's start —
- * ≈ 60 ms of compiling — costs more than it saves).
+ * at most DEFAULT_MAX_THREADS, where there are at least DEFAULT_MIN_PROCESSORS, else 1, and 1 when `auto` is false;
+ * minElements: default 2^22, below which a worker's start — ≈ 60 ms of compiling — costs more than it saves).
  */
 export function threadOptions(options: { readonly threads?: number; readonly minElements?: number }, auto = true): { threads: number; minElements: number } {
-  const fallback = auto ? Math.min(availableParallelism(), DEFAULT_MAX_THREADS) : 1;
+  const processors = availableParallelism();
+  const fallback = auto && processors >= DEFAULT_MIN_PROCESSORS ? Math.min(processors, DEFAULT_MAX_THREADS) : 1;
   return {
     threads: requireInteger("threads", options.threads ?? fallback, 1, 256),
     minElements: requireInteger("minElements", options.minElements ?? 1 << 22, 0, Number.MAX_SAFE_INTEGER),

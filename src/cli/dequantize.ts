@@ -32,7 +32,7 @@ Options:
   --force               replace an existing output
   --fsync               flush the output to the disk before moving it into place (survives a power loss;
                         without it the output is still never partial: written aside, then moved into place)
-  --threads <n>         worker threads for tensors of ≥ 2^22 elements (default: the logical processors, at most 8; 1: none)
+  --threads <n>         worker threads for tensors of ≥ 2^22 elements (default: the logical processors, at most 8, on 3 or more; else 1: none)
   --verbose             stack traces on errors
 `;
 

@@ -40,7 +40,7 @@ Options:
   --force               replace an existing output file
   --fsync               flush the output to the disk before moving it into place (survives a power loss)
   --threads <n>         worker threads for files with a tensor of ≥ 2^22 elements (default: the logical processors,
-                        at most 8, when a tensor is quantized to MXFP4 or NVFP4; else 1: the rest moves bytes)
+                        at most 8, on 3 or more, when a tensor is quantized to MXFP4 or NVFP4; else 1)
   --verbose             stack traces on errors
 `;
 

@@ -14,7 +14,7 @@ Checkpoint conventions of other tools (docs/cli.md has every formula):
   --scheme <name>        ${PRODUCED_SCHEMES.slice(0, 3).join(", ")},
                          ${PRODUCED_SCHEMES.slice(3).join(", ")}
   --granularity <g>      compressed-tensors-fp8 only: ${GRANULARITIES.join(", ")} (default tensor)
-  --threads <n>          worker threads for weights of ≥ 2^22 elements (default: the logical processors, at most 8; 1: none)
+  --threads <n>          worker threads for weights of ≥ 2^22 elements (default: the logical processors, at most 8, on 3 or more; else 1: none)
 Writes a model directory: every shard under its own name with the scale tensors beside their weights, the shard
 index updated, config.json's quantization_config set (ModelOpt: hf_quant_config.json), other files copied. 2-D
 "*.weight" tensors are quantized along K of [N, K] except lm_head, embeddings, norms and MoE routers

@@ -113,8 +113,8 @@ export interface BandExports {
    * float32 bits; returns the index of the first ±∞ or NaN element, or −1 (assembly/bands.ts).
    */
   amaxBlocks(x: number, rows: number, K: number, width: number, bh: number, amax: number): number;
-  /** y = x / factor[block] (or · with mode bit 1), then + 0 with mode bit 2 (−0 → +0). */
-  scaleBlocks(x: number, y: number, rows: number, K: number, width: number, bh: number, factor: number, mode: number): void;
+  /** y = x / factor[block] (or · with mode bit 1), then + 0 with mode bit 2 (−0 → +0); 0 (nothing written) when a factor is 0, ±∞ or NaN, else 1. */
+  scaleBlocks(x: number, y: number, rows: number, K: number, width: number, bh: number, factor: number, mode: number): number;
 }
 
 export interface GgmlExports {

@@ -44,11 +44,13 @@ export function amaxBlocksWasm(x: Float32Array, g: BlockGrid, amax: Float32Array
   return found;
 }
 
-/** y = x ÷ or × factor per block in Wasm; false when x or y is not in Wasm memory or the kernels are off. */
+/**
+ * y = x ÷ or × factor per block in Wasm; false (nothing written) when x or y is not in Wasm memory, the kernels are
+ * off, or a factor is 0, ±∞ or NaN.
+ */
 export function scaleBlocksWasm(x: Float32Array, y: Float32Array, g: BlockGrid, factor: Float32Array, mode: number): boolean {
   const k = kernels();
   if (!k || !inWasm(x) || !inWasm(y)) return false;
   const [xs, ys] = [keep(x), keep(y)];
-  withUploaded(factor, (ptr) => k.scaleBlocks(xs().byteOffset, ys().byteOffset, g.rows, g.K, g.width, g.bh, ptr, mode));
-  return true;
+  return withUploaded(factor, (ptr) => k.scaleBlocks(xs().byteOffset, ys().byteOffset, g.rows, g.K, g.width, g.bh, ptr, mode) !== 0);
 }

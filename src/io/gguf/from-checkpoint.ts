@@ -33,7 +33,7 @@ export interface GgufWriteOptions {
   readonly fsync?: boolean;
   /** With it, and a step of at least `minElements` elements, every step runs on worker threads that plan the same steps. */
   readonly plan?: GgufWorkerPlan;
-  /** Worker threads (default: the logical processors, at most 8, with a plan that has a heavy step of `minElements`; else 1). */
+  /** Worker threads (default: the logical processors, at most 8, on 3 or more, with a plan that has a heavy step of `minElements`; else 1). */
   readonly threads?: number;
   /** Without a step of this many elements, the file is written on the calling thread (default 2^22). */
   readonly minElements?: number;
