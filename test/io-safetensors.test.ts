@@ -112,6 +112,11 @@ describe("safetensors round trips", () => {
         const values = await r.readValues(t, 1, 5);
         expect(values).toBeInstanceOf(Float32Array);
         expect([...values]).toEqual([...dequantize(codes.subarray(1, 6), fmtName)]);
+        // Into a caller's array (from an odd element: packed codes start mid-byte), every other element left alone.
+        const out = new Float32Array(5).fill(7);
+        expect(await r.readValues(t, 1, 5, out)).toBe(out);
+        expect([...out]).toEqual([...values]);
+        await expect(r.readValues(t, 1, 5, new Float32Array(4))).rejects.toThrow(/^out: .*Float32Array of 5 elements/);
       });
     });
   }
@@ -143,6 +148,13 @@ describe("safetensors round trips", () => {
       expect([...b]).toEqual([...f64]);
       expect([...(await r.readValues(r.tensor("h")))]).toEqual([1, -2]);
       expect([...(await r.readValues(r.tensor("g")))]).toEqual([1, 3.140625]);
+      // Into a caller's array: F32 bits kept (−0, NaN), F16/BF16 decoded; F64 refused (it is not float32).
+      const out = new Float32Array(6);
+      expect(await r.readValues(r.tensor("a"), 0, 6, out)).toBe(out);
+      expect([...new Uint32Array(out.buffer)]).toEqual([...new Uint32Array(f32.buffer)]);
+      const two = new Float32Array(2);
+      expect([...(await r.readValues(r.tensor("g"), 0, 2, two))]).toEqual([1, 3.140625]);
+      await expect(r.readValues(r.tensor("b"), 0, 3, new Float32Array(3))).rejects.toThrow(CodeRangeError);
     });
   });
 

@@ -326,7 +326,12 @@ export async function readRounded(
 ): Promise<Float32Array | Uint16Array> {
   const sc = r.scale;
   // Plain float tensors: their stored values are exact as read (float32 holds F16/BF16/F32), rounded once from there.
-  if (r.kind === "values" && !sc && r.constant === 1) return into(roundTo(await r.elements.reader.readValues(r.elements.t, start, count), to), target);
+  if (r.kind === "values" && !sc && r.constant === 1) {
+    const { reader, t } = r.elements;
+    // Float32 targets are the values themselves (F16/BF16/F32 fit float32): read straight into the caller's array.
+    if (to === "F32" && target !== undefined && t.dtype !== "F64") return reader.readValues(t, start, count, target as Float32Array) as Promise<Float32Array>;
+    return into(roundTo(await reader.readValues(t, start, count), to), target);
+  }
   if (sc && r.kind !== "values" && r.table!.length <= 256 && sc.block[0] * sc.block[1] < TABLE_MIN && count > 0) {
     const rounded = (await roundCodedBlocks(r, start, count, to, target, room)) ?? (await roundSmallBlocks(r, start, count, to, target));
     if (rounded) return rounded;

@@ -30,12 +30,17 @@ export function bytesToCodes(t: TensorInfo, bytes: Uint8Array, count: number): C
   throw new SafetensorsError(`tensor "${t.name}"`, `has ${bits}-bit ${t.dtype} elements; codes are read from tensors of up to 16 bits`);
 }
 
-/** Values of `count` elements: float64 for F64, float32 otherwise (exact for every format that fits float32). */
-export function bytesToValues(t: TensorInfo, bytes: Uint8Array, count: number): Float32Array | Float64Array {
+/** Values of `count` elements: float64 for F64, float32 otherwise (exact for every format that fits float32), into `out` when given (not for F64). */
+export function bytesToValues(t: TensorInfo, bytes: Uint8Array, count: number, out?: Float32Array): Float32Array | Float64Array {
   const f = requireFormat(t);
   if (t.dtype === "F64") return new Float64Array(bytes.buffer, bytes.byteOffset, count);
-  if (t.dtype === "F32") return new Float32Array(bytes.buffer, bytes.byteOffset, count);
-  return dequantize(bytesToCodes(t, bytes, count), f);
+  if (t.dtype === "F32") {
+    const values = new Float32Array(bytes.buffer, bytes.byteOffset, count);
+    if (out === undefined) return values;
+    out.set(values);
+    return out;
+  }
+  return dequantize(bytesToCodes(t, bytes, count), f, out ? { out } : {}) as Float32Array;
 }
 
 /** Stored bytes of codes (packing F4/F6; the caller hands whole bytes' worth of packed codes, see SafetensorsWriter). */

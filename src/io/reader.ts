@@ -2,7 +2,7 @@
 // so memory stays bounded by the chunk a caller asks for, whatever the file size. The bytes come from a ByteSource
 // (a local file, a Blob, an HTTP server with range requests).
 import type { CodeArray } from "../api/bulk.js";
-import { CodeRangeError } from "../errors.js";
+import { CodeRangeError, describe } from "../errors.js";
 import { bytesToCodes, bytesToValues } from "./convert.js";
 import { SafetensorsError } from "./errors.js";
 import { type TensorInfo, MAX_HEADER_BYTES, parseHeader } from "./header.js";
@@ -84,10 +84,19 @@ export class SafetensorsReader {
     return bytesToCodes(t, bytes, skip + count).subarray(skip);
   }
 
-  /** Values of elements [start, start + count): Float64Array for F64, Float32Array for every other float format. */
-  async readValues(t: TensorInfo, start = 0, count = t.length - start): Promise<Float32Array | Float64Array> {
+  /**
+   * Values of elements [start, start + count): Float64Array for F64, Float32Array for every other float format; into
+   * `out` (a Float32Array of `count`, returned) when given and t is not F64 — a converter's reused buffer is written
+   * in place, where a new array's pages would each fault in.
+   */
+  async readValues(t: TensorInfo, start = 0, count = t.length - start, out?: Float32Array): Promise<Float32Array | Float64Array> {
+    if (out !== undefined && (!(out instanceof Float32Array) || out.length !== count || t.dtype === "F64"))
+      throw new CodeRangeError("out", `is ${describe(out)}; allowed: a Float32Array of ${count} elements, for a tensor that is not F64`);
     const { bytes, skip } = await this.readElementBytes(t, start, count);
-    return bytesToValues(t, bytes, skip + count).subarray(skip);
+    if (out === undefined) return bytesToValues(t, bytes, skip + count).subarray(skip);
+    if (skip === 0) return bytesToValues(t, bytes, count, out);
+    out.set(bytesToValues(t, bytes, skip + count).subarray(skip));
+    return out;
   }
 
   async close(): Promise<void> {

@@ -217,6 +217,15 @@ function floatStep(c: Checkpoint, t: CheckpointTensor, options: GgufPlanOptions,
   // F16/BF16 round once from the exact values: float64 ones, or float32 where that holds them (plain F32/F16/BF16).
   const exact = (type === "F16" || type === "BF16") && !(t.scheme === "plain" && ["F32", "F16", "BF16"].includes(t.dtype));
   const count = (k: number) => Math.min(CHUNK_ELEMENTS, t.length - k * CHUNK_ELEMENTS);
+  // The block quantizers return new bytes, so one float32 buffer serves every chunk (chunks are encoded one at a
+  // time: writeBehind); F32 output is the values' own bytes and gets a new array each time.
+  const reused = type === "Q8_0" || type === "MXFP4" || type === "NVFP4";
+  let buffer: Float32Array | undefined;
+  const into = (n: number) => {
+    if (!reused) return undefined;
+    if (!buffer || buffer.length < n) buffer = new Float32Array(n);
+    return buffer.subarray(0, n);
+  };
   return {
     spec: { name: t.name, type, shape: t.shape.length === 0 ? [1] : t.shape },
     how,
@@ -226,7 +235,9 @@ function floatStep(c: Checkpoint, t: CheckpointTensor, options: GgufPlanOptions,
     chunkSize: (k) => ({ elements: count(k), bytes: storedBytes(type, count(k)) }),
     async encode(k) {
       const start = k * CHUNK_ELEMENTS;
-      const values = exact ? await c.readExact(t.name, start, count(k)) : ((await c.readRounded(t.name, "F32", start, count(k))) as Float32Array);
+      const values = exact
+        ? await c.readExact(t.name, start, count(k))
+        : ((await c.readRounded(t.name, "F32", start, count(k), into(count(k)))) as Float32Array);
       return encodeValues(type, values);
     },
   };
