@@ -11,9 +11,9 @@
 // with --experimental-wasm-relaxed-simd, baseline sets MINIFLOAT_SIMD=baseline.
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
+import { isMainThread, parentPort, workerData } from "node:worker_threads";
 import { spawnSync } from "node:child_process";
-import { bundleForWorkers } from "./worker-bundle.mjs";
+import { bundleForWorkers, sweep } from "./exhaustive-pool.mjs";
 
 const BLOCK = 2 ** 22; // bit patterns per kernel call
 const JOB = 2 ** 26; // bit patterns per job handed to a worker
@@ -63,42 +63,25 @@ async function main() {
         export { kernelStatus } from "./src/wasm/instance.ts";`);
   const config = { bundle: bundle.url, name, rounding, saturation, bias: bias === undefined ? undefined : Number(bias) };
   const started = performance.now();
-  let next = from;
-  let checked = 0;
-  let mismatches = 0;
   let announced = false;
-  const shown = [];
-  await Promise.all(
-    Array.from(
-      { length: workers },
-      () =>
-        new Promise((resolve, reject) => {
-          const w = new Worker(fileURLToPath(import.meta.url), { workerData: config });
-          const feed = () => {
-            if (next >= to) return w.postMessage(null);
-            const start = next;
-            next = Math.min(to, next + JOB);
-            w.postMessage({ start, end: next });
-          };
-          w.on("message", (m) => {
-            if (m.ready) {
-              if (!announced) console.log(`${m.format} ${m.projection}, ${m.tier} kernels build`);
-              if (simd !== undefined && m.tier !== simd) reject(new Error(`--simd ${simd}: the engine loaded the ${m.tier} build`));
-              announced = true;
-              return feed();
-            }
-            checked += m.count;
-            mismatches += m.mismatches;
-            for (const line of m.examples) if (shown.length < 20) shown.push(line);
-            const seconds = (performance.now() - started) / 1000;
-            process.stdout.write(`\r${((checked / 2 ** 32) * 100).toFixed(1)} % of 2^32 checked, ${mismatches} mismatches, ${seconds.toFixed(0)} s   `);
-            feed();
-          });
-          w.on("error", reject);
-          w.on("exit", resolve);
-        }),
-    ),
-  );
+  const { checked, mismatches, shown } = await sweep({
+    script: fileURLToPath(import.meta.url),
+    workerData: config,
+    workers,
+    from,
+    to,
+    job: JOB,
+    show: 20,
+    onReady: (m) => {
+      if (!announced) console.log(`${m.format} ${m.projection}, ${m.tier} kernels build`);
+      announced = true;
+      if (simd !== undefined && m.tier !== simd) throw new Error(`--simd ${simd}: the engine loaded the ${m.tier} build`);
+    },
+    onProgress: (t) => {
+      const seconds = (performance.now() - started) / 1000;
+      process.stdout.write(`\r${((t.checked / 2 ** 32) * 100).toFixed(1)} % of 2^32 checked, ${t.mismatches} mismatches, ${seconds.toFixed(0)} s   `);
+    },
+  });
   bundle.cleanup();
   const seconds = (performance.now() - started) / 1000;
   console.log(

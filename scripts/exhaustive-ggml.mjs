@@ -3,12 +3,12 @@
 // defines it (the first of the 16 kvalues k minimising fl32(|fl32(k·d) − x|); float64 differences of float32
 // operands rounded to float32 are the float32 differences).
 //
-// usage: npm run check:exhaustive-ggml [-- --d 0.5,224 --workers W]   (run `npm run build` first)
+// usage: npm run check:exhaustive-ggml [-- --d 0.5,224 --from 0xHEX --to 0xHEX --workers W]   (run `npm run build` first)
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
+import { isMainThread, parentPort, workerData } from "node:worker_threads";
 import { parseArgs } from "node:util";
-import { bundleForWorkers } from "./worker-bundle.mjs";
+import { bundleForWorkers, sweep } from "./exhaustive-pool.mjs";
 
 const BLOCK = 2 ** 22; // bit patterns per kernel call (a multiple of 32)
 const JOB = 2 ** 26;
@@ -21,46 +21,33 @@ if (isMainThread) await main();
 else await worker();
 
 async function main() {
-  const { values: args } = parseArgs({ options: { d: { type: "string" }, workers: { type: "string" } } });
+  const { values: args } = parseArgs({ options: { d: { type: "string" }, workers: { type: "string" }, from: { type: "string" }, to: { type: "string" } } });
+  const from = Number(args.from ?? 0);
+  const to = Number(args.to ?? 2 ** 32);
   const ds = args.d ? args.d.split(",").map(Number) : DEFAULT_D;
   const workers = Number(args.workers ?? Math.min(2, availableParallelism()));
-  if (ds.some((d) => !(d >= 0 && Math.fround(d) === d)) || !(workers >= 1)) {
-    console.error("usage: npm run check:exhaustive-ggml -- [--d <float32 half-scales ≥ 0, comma-separated>] [--workers W]");
+  if (ds.some((d) => !(d >= 0 && Math.fround(d) === d)) || !(workers >= 1) || !(from >= 0 && to <= 2 ** 32 && from < to)) {
+    console.error("usage: npm run check:exhaustive-ggml -- [--d <float32 half-scales ≥ 0, comma-separated>] [--from 0xHEX] [--to 0xHEX] [--workers W]");
     process.exit(2);
   }
   const bundle = await bundleForWorkers(`export { e2m1NearestWasm } from "./src/wasm/ggml.ts";`);
   let failed = false;
   for (const d of ds) {
     const started = performance.now();
-    let next = 0;
-    let checked = 0;
-    let mismatches = 0;
-    const shown = [];
-    await Promise.all(
-      Array.from(
-        { length: workers },
-        () =>
-          new Promise((resolve, reject) => {
-            const w = new Worker(fileURLToPath(import.meta.url), { workerData: { bundle: bundle.url, d } });
-            const feed = () => {
-              if (next >= 2 ** 32) return w.postMessage(null);
-              w.postMessage({ start: next, end: (next += JOB) });
-            };
-            w.on("message", (m) => {
-              if (m.ready) return feed();
-              checked += m.count;
-              mismatches += m.mismatches;
-              for (const line of m.examples) if (shown.length < 10) shown.push(line);
-              process.stdout.write(`\rd = ${d}: ${((checked / 2 ** 32) * 100).toFixed(1)} % of 2^32, ${mismatches} mismatches   `);
-              feed();
-            });
-            w.on("error", reject);
-            w.on("exit", resolve);
-          }),
-      ),
-    );
+    const { checked, mismatches, shown } = await sweep({
+      script: fileURLToPath(import.meta.url),
+      workerData: { bundle: bundle.url, d },
+      workers,
+      from,
+      to,
+      job: JOB,
+      show: 10,
+      onProgress: (t) => process.stdout.write(`\rd = ${d}: ${((t.checked / 2 ** 32) * 100).toFixed(1)} % of 2^32, ${t.mismatches} mismatches   `),
+    });
     const seconds = (performance.now() - started) / 1000;
-    console.log(`\rd = ${d}: ${checked} finite float32 in ${seconds.toFixed(1)} s on ${workers} workers: ${mismatches} mismatches`);
+    console.log(
+      `\rd = ${d}: ${checked} finite float32 of [0x${from.toString(16)}, 0x${to.toString(16)}) in ${seconds.toFixed(1)} s on ${workers} workers: ${mismatches} mismatches`,
+    );
     for (const line of shown) console.log(`  ${line}`);
     failed ||= mismatches > 0;
   }
@@ -85,10 +72,11 @@ async function worker() {
     let mismatches = 0;
     const examples = [];
     for (let start = job.start; start < job.end; start += BLOCK) {
-      // Non-finite inputs (the host refuses them) become 0, checked like any other zero.
-      for (let i = 0; i < BLOCK; i++) bits[i] = ((start + i) & 0x7f800000) === 0x7f800000 ? 0 : start + i;
+      const n = Math.min(BLOCK, job.end - start);
+      // Non-finite inputs (the host refuses them) become 0, checked like any other zero; past n, zeros not checked.
+      for (let i = 0; i < BLOCK; i++) bits[i] = i >= n || ((start + i) & 0x7f800000) === 0x7f800000 ? 0 : start + i;
       if (!e2m1NearestWasm(x, scales, out, layout)) throw new Error("the kernels are off");
-      for (let i = 0; i < BLOCK; i++) {
+      for (let i = 0; i < n; i++) {
         if (((start + i) & 0x7f800000) === 0x7f800000) continue;
         count++;
         const b = i >> 5;
