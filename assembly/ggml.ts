@@ -1,6 +1,7 @@
 // The element passes of ggml's reference block quantizers (quantize_row_q8_0_ref; best_index_mxfp4 under
-// quantize_row_mxfp4_ref and quantize_row_nvfp4_ref) after the host chose each block's scale: src/io/gguf/encode.ts
-// runs the same steps in TypeScript, and the two agree bit for bit. Inputs are finite (the host checks them).
+// quantize_row_mxfp4_ref and quantize_row_nvfp4_ref) after each block's scale is chosen (by the host, or for NVFP4 by
+// ue4m3Scales here): src/io/gguf/encode.ts runs the same steps in TypeScript, and the two agree bit for bit. Inputs
+// are finite (the host checks them).
 
 /** roundf(fl32(x · id)) of four lanes as i32 (half away from zero), 0 where the product is not finite. */
 // @ts-ignore: decorator
@@ -35,6 +36,33 @@ export function q8Elements(src: usize, blocks: i32, ids: usize, out: usize): voi
     const y = out + <usize>b * 34 + 2;
     v128.store(y, q8x16(x, id));
     v128.store(y, q8x16(x + 64, id), 16);
+  }
+}
+
+/**
+ * ggml_fp32_to_ue4m3(fl32(amax[i] / divisor)) for n float32 at amax, one byte each at out (NVFP4's sub-block scales,
+ * divisor 6): in float32 as ggml computes it — the top kept mantissa bit rounded half up from the next one,
+ * saturating at 0x7E (448); below E4M3's normal range, x · 512 + 0.5 truncated (at most 7); 0 for x ≤ 0.
+ */
+export function ue4m3Scales(amax: usize, n: i32, divisor: f32, out: usize): void {
+  for (let i = 0; i < n; i++) {
+    const x = load<f32>(amax + (<usize>i << 2)) / divisor;
+    let code: u32 = 0;
+    if (x > 0) {
+      const y = min<f32>(x, 448);
+      const bits = reinterpret<u32>(y);
+      let e = <i32>(bits >> 23) - 120;
+      if (e <= 0) code = min<u32>(7, <u32>(y * 512 + 0.5));
+      else {
+        let m = ((bits >> 20) & 7) + ((bits >> 19) & 1);
+        if (m > 7) {
+          m = 0;
+          e++;
+        }
+        code = e >= 15 ? 0x7e : (<u32>e << 3) | m;
+      }
+    }
+    store<u8>(out + <usize>i, code);
   }
 }
 

@@ -8,7 +8,7 @@ export { lutApply2x8, lutApply1x8 } from "./lut";
 export { gatherScaled8To16, gatherScaled8To32, gatherCodedTo16, gatherCodedTo32, scaledTablesOdd } from "./scaled";
 export { errorSumsF32 } from "./stats";
 export { amaxBlocks, scaleBlocks } from "./bands";
-export { q8Elements, e2m1Nearest, e2m1Pack, q8Decode, e2m1Decode } from "./ggml";
+export { q8Elements, e2m1Nearest, e2m1Pack, q8Decode, e2m1Decode, ue4m3Scales } from "./ggml";
 export { roundToOdd32 } from "./odd";
 export { scaledValues } from "./scaled-values";
 export { transpose32 } from "./transpose";

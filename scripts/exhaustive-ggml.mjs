@@ -1,7 +1,8 @@
-// Exhaustive check of the Wasm element pass of GGUF MXFP4/NVFP4 quantization (assembly/ggml.ts e2m1Nearest): every
-// finite float32 under each of a list of half-scales d, against ggml's best_index_mxfp4 written out here as ggml
-// defines it (the first of the 16 kvalues k minimising fl32(|fl32(k·d) − x|); float64 differences of float32
-// operands rounded to float32 are the float32 differences).
+// Exhaustive check of the Wasm passes of GGUF MXFP4/NVFP4 quantization (assembly/ggml.ts): the elements
+// (e2m1Nearest), every finite float32 under each of a list of half-scales d, against ggml's best_index_mxfp4 written
+// out here as ggml defines it (the first of the 16 kvalues k minimising fl32(|fl32(k·d) − x|); float64 differences of
+// float32 operands rounded to float32 are the float32 differences); then NVFP4's scale bytes (ue4m3Scales), every
+// finite non-negative float32 amax, against ggml_fp32_to_ue4m3(fl32(amax / 6)) written out here too.
 //
 // usage: npm run check:exhaustive-ggml [-- --d 0.5,224 --from 0xHEX --to 0xHEX --workers W]   (run `npm run build` first)
 import { availableParallelism } from "node:os";
@@ -30,9 +31,9 @@ async function main() {
     console.error("usage: npm run check:exhaustive-ggml -- [--d <float32 half-scales ≥ 0, comma-separated>] [--from 0xHEX] [--to 0xHEX] [--workers W]");
     process.exit(2);
   }
-  const bundle = await bundleForWorkers(`export { e2m1NearestWasm } from "./src/wasm/ggml.ts";`);
+  const bundle = await bundleForWorkers(`export { e2m1NearestWasm, ue4m3ScalesWasm } from "./src/wasm/ggml.ts";`);
   let failed = false;
-  for (const d of ds) {
+  for (const d of [...ds, "ue4m3"]) {
     const started = performance.now();
     const { checked, mismatches, shown } = await sweep({
       script: fileURLToPath(import.meta.url),
@@ -46,7 +47,7 @@ async function main() {
     });
     const seconds = (performance.now() - started) / 1000;
     console.log(
-      `\rd = ${d}: ${checked} finite float32 of [0x${from.toString(16)}, 0x${to.toString(16)}) in ${seconds.toFixed(1)} s on ${workers} workers: ${mismatches} mismatches`,
+      `\r${d === "ue4m3" ? "UE4M3 scales of amax" : `d = ${d}`}: ${checked} finite float32 of [0x${from.toString(16)}, 0x${to.toString(16)}) in ${seconds.toFixed(1)} s on ${workers} workers: ${mismatches} mismatches`,
     );
     for (const line of shown) console.log(`  ${line}`);
     failed ||= mismatches > 0;
@@ -56,8 +57,9 @@ async function main() {
 }
 
 async function worker() {
-  const { e2m1NearestWasm } = await import(workerData.bundle);
+  const { e2m1NearestWasm, ue4m3ScalesWasm } = await import(workerData.bundle);
   const d = workerData.d;
+  if (d === "ue4m3") return checkUe4m3(ue4m3ScalesWasm);
   const x = new Float32Array(BLOCK);
   const bits = new Uint32Array(x.buffer);
   const scales = new Float32Array(BLOCK / 32).fill(d);
@@ -106,4 +108,54 @@ function bestIndex(x, candidates) {
     }
   }
   return best;
+}
+
+/** The UE4M3 pass: every finite non-negative float32 amax of each job against the oracle below. */
+function checkUe4m3(ue4m3ScalesWasm) {
+  const amax = new Float32Array(BLOCK);
+  const bits = new Uint32Array(amax.length);
+  const view = new Uint32Array(amax.buffer);
+  parentPort.postMessage({ ready: true });
+  parentPort.on("message", (job) => {
+    if (job === null) return parentPort.close();
+    let count = 0;
+    let mismatches = 0;
+    const examples = [];
+    for (let start = job.start; start < job.end; start += BLOCK) {
+      let n = 0;
+      for (let b = start; b < Math.min(job.end, start + BLOCK); b++) if (b < 0x7f800000) bits[n++] = b;
+      if (n === 0) continue;
+      view.set(bits.subarray(0, n));
+      const got = ue4m3ScalesWasm(amax.subarray(0, n), 6);
+      if (!got) throw new Error("the kernels are off");
+      for (let i = 0; i < n; i++) {
+        count++;
+        const want = ue4m3(Math.fround(amax[i] / 6));
+        if (got[i] !== want) {
+          mismatches++;
+          if (examples.length < 5) examples.push(`amax 0x${bits[i].toString(16).padStart(8, "0")} (${amax[i]}): kernel ${got[i]}, ggml ${want}`);
+        }
+      }
+    }
+    parentPort.postMessage({ count, mismatches, examples });
+  });
+}
+
+const ONE = new Float32Array(1);
+const ONE_BITS = new Uint32Array(ONE.buffer);
+
+/** ggml_fp32_to_ue4m3 (float32 x ≥ 0): round half up at the top dropped mantissa bit, saturate at 0x7E; subnormals (int)(x · 512 + 0.5f). */
+function ue4m3(x) {
+  if (!(x > 0)) return 0;
+  const y = Math.min(x, 448);
+  ONE[0] = y;
+  const b = ONE_BITS[0];
+  let e = (b >>> 23) - 127 + 7;
+  if (e <= 0) return Math.min(7, Math.trunc(Math.fround(y * 512 + 0.5)));
+  let m = ((b >>> 20) & 7) + ((b >>> 19) & 1);
+  if (m > 7) {
+    m = 0;
+    e++;
+  }
+  return e >= 15 ? 0x7e : (e << 3) | m;
 }

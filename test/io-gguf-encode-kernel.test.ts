@@ -68,6 +68,28 @@ describe("GGUF block quantizers: Wasm element passes equal the TypeScript loops"
     });
   }
 
+  it("NVFP4 scale bytes (ggml_fp32_to_ue4m3 of amax / 6) at every rounding edge: Wasm equals the loop", () => {
+    // amax / 6 around each E4M3 binade's mantissa steps (the half-up bit set or not, the carry into the next binade),
+    // across the subnormal boundary (2^−6) and the saturation at 448, and zero: one sub-block per amax.
+    const amaxes: number[] = [0, 2 ** -149, 6 * 448, 6 * 464, 6 * 480, 1e30, 3.4028234663852886e38];
+    const f = new Float32Array(1);
+    const u = new Uint32Array(f.buffer);
+    for (let e = 100; e < 140; e++) {
+      for (const m of [0, 0x7ffff, 0x80000, 0xfffff, 0x100000, 0x37ffff, 0x380000, 0x3fffff, 0x780000, 0x7fffff]) {
+        u[0] = (e << 23) | m;
+        amaxes.push(Math.fround(f[0]! * 6), Math.fround(f[0]! * 6) * (1 + 2 ** -23));
+      }
+    }
+    const x = new Float32Array(64 * Math.ceil(amaxes.length / 4));
+    amaxes.forEach((a, i) => {
+      x[16 * i] = Math.fround(a);
+      x[16 * i + 5] = -Math.fround(a) / 3;
+    });
+    const want = onReference(() => quantizeNvfp4(x));
+    const got = quantizeNvfp4(x);
+    expect(got.findIndex((v, i) => v !== want[i])).toBe(-1);
+  });
+
   it("refuses the first NaN or infinity with its index, in Wasm as in the loop", () => {
     const y = blocks(8, 3);
     y[200] = Number.NaN;

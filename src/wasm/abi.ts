@@ -128,6 +128,8 @@ export interface GgmlExports {
   e2m1Decode(src: number, subBlocks: number, width: number, halfScales: number, dst: number, per: number, stride: number, head: number): void;
   /** Q8_0 blocks → float32 with the host's float32 scales. */
   q8Decode(src: number, blocks: number, d: number, dst: number): void;
+  /** ggml_fp32_to_ue4m3(fl32(amax[i] / divisor)) of n float32, one byte each. */
+  ue4m3Scales(amax: number, n: number, divisor: number, out: number): void;
 }
 
 export interface OddExports {

@@ -15,6 +15,15 @@ export function q8ElementsWasm(values: Float32Array, ids: Float32Array, out: Uin
   return true;
 }
 
+/** ggml's UE4M3 scale bytes of fl32(amax / divisor) (assembly/ggml.ts ue4m3Scales); undefined when the kernels are off. */
+export function ue4m3ScalesWasm(amax: Float32Array, divisor: number): Uint8Array | undefined {
+  const k = kernels();
+  if (!k) return undefined;
+  const out = new Uint8Array(amax.length);
+  stream(amax, out, (src, dst, count) => k.ue4m3Scales(src, count, divisor, dst));
+  return out;
+}
+
 /** Where a GGUF block type keeps its nibbles: sub-blocks per block, block bytes, scale bytes before the nibbles. */
 export interface NibbleLayout {
   readonly width: 16 | 32;

@@ -7,7 +7,7 @@ import { quantize } from "../kernels.js";
 import { KVALUES, MXFP4_HALF_SCALES, MXFP4_LAYOUT, NVFP4_HALF_SCALES, NVFP4_LAYOUT } from "./decode.js";
 import { float32Bits } from "../../exact/value.js";
 import { blockAmax } from "../../block/bands.js";
-import { type NibbleLayout, e2m1NearestWasm, e2m1PackWasm, q8ElementsWasm } from "../../wasm/ggml.js";
+import { type NibbleLayout, e2m1NearestWasm, e2m1PackWasm, q8ElementsWasm, ue4m3ScalesWasm } from "../../wasm/ggml.js";
 import { requireBelow } from "../../wasm/decode.js";
 import { keep } from "../../wasm/memory.js";
 import { kernels } from "../../wasm/instance.js";
@@ -77,8 +77,7 @@ export function quantizeNvfp4(given: Float32Array): Uint8Array {
   const blocks = requireBlocks(given, 64, "NVFP4");
   const values = keep(given); // a view of Wasm memory is re-made after the kernels' allocations
   const amax = blockAmaxes(values(), 16, "NVFP4");
-  const ue = new Uint8Array(amax.length);
-  for (let s = 0; s < ue.length; s++) ue[s] = fp32ToUe4m3(Math.fround(amax[s]! / 6));
+  const ue = ue4m3ScalesWasm(amax, 6) ?? Uint8Array.from(amax, (a) => fp32ToUe4m3(Math.fround(a / 6)));
   const out = new Uint8Array(36 * blocks);
   nibbles(values(), ue, NVFP4_HALF_SCALES, out, NVFP4_LAYOUT);
   return out;
