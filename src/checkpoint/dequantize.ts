@@ -2,10 +2,10 @@
 // directory (shard by shard, same shard names, a new index, config.json without quantization_config, every other
 // file copied, hf_quant_config.json left out), a .gguf file to a .safetensors file. Scale tensors are folded into
 // their weights and dropped. Nothing appears at the destination unless everything succeeded.
-import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { cp, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { temporaryPath } from "../io/atomic.js";
 import type { TensorSpec } from "../io/header.js";
 import { IoError } from "../io/errors.js";
 import { onPath } from "../io/fs-errors.js";
@@ -395,7 +395,7 @@ function roomEntries(t: CheckpointTensor): number {
 async function writeDirectory(run: Run, plans: Map<string, Item[]>, input: string, output: string, force: boolean, dropConfig: boolean): Promise<void> {
   const target = resolve(output);
   if (!existsSync(dirname(target))) throw new IoError(output, `directory ${dirname(target)} does not exist; allowed: a path in an existing directory`);
-  const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  const temp = temporaryPath(target);
   await onPath(output, () => mkdir(temp));
   try {
     const weightMap: Record<string, string> = {};

@@ -2,11 +2,10 @@
 // shard rewritten under its own name, the scale tensors beside their weights (same shard), the shard index's
 // weight_map updated, config.json's quantization_config set (ModelOpt: hf_quant_config.json), every other file
 // copied. The result is built in a temporary directory next to the output and moved into place only when complete.
-import { randomBytes } from "node:crypto";
 import { existsSync, realpathSync } from "node:fs";
 import { cp, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { pending } from "../io/atomic.js";
+import { pending, temporaryPath } from "../io/atomic.js";
 import { IoError, SafetensorsError } from "../io/errors.js";
 import { fsError } from "../io/fs-errors.js";
 import type { TensorSpec } from "../io/header.js";
@@ -75,7 +74,7 @@ export async function produceCheckpoint(job: ProduceJob): Promise<ProduceResult>
   }
   if (!existsSync(dirname(target))) throw new IoError(job.output, `directory ${dirname(target)} does not exist; allowed: a path in an existing directory`);
   const { threads, minElements } = threadOptions(job);
-  const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  const temp = temporaryPath(target);
   await mkdir(temp).catch((e) => {
     throw fsError(e, job.output);
   });
