@@ -11,9 +11,9 @@
 // with --experimental-wasm-relaxed-simd, baseline sets MINIFLOAT_SIMD=baseline.
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import { isMainThread, parentPort, workerData } from "node:worker_threads";
+import { isMainThread, workerData } from "node:worker_threads";
 import { spawnSync } from "node:child_process";
-import { bundleForWorkers, sweep } from "./exhaustive-pool.mjs";
+import { bundleForWorkers, mismatch, serveJobs, sweep } from "./exhaustive-pool.mjs";
 
 const BLOCK = 2 ** 22; // bit patterns per kernel call
 const JOB = 2 ** 26; // bit patterns per job handed to a worker
@@ -101,31 +101,20 @@ async function worker() {
   const src = new Float32Array(BLOCK);
   const bits = new Uint32Array(src.buffer);
   const out = f.K <= 8 ? new Uint8Array(BLOCK) : new Uint16Array(BLOCK);
-  const tier = core.kernelStatus().tier;
-  parentPort.postMessage({
-    ready: true,
-    tier,
+  const ready = {
+    tier: core.kernelStatus().tier,
     format: f.name,
     projection: `${rho.rounding}/${rho.saturation}${rho.vendor === "none" ? "" : `/${rho.vendor}`}`,
-  });
-  parentPort.on("message", (job) => {
-    if (job === null) return parentPort.close();
-    let mismatches = 0;
-    const examples = [];
-    for (let start = job.start; start < job.end; start += BLOCK) {
-      const n = Math.min(BLOCK, job.end - start);
-      for (let i = 0; i < n; i++) bits[i] = start + i;
-      const codes = core.quantizeWasm(n === BLOCK ? src : src.subarray(0, n), f, rho, n === BLOCK ? out : out.subarray(0, n), undefined);
-      if (!codes) throw new Error(`the kernel does not support ${f.name} ${rho.rounding}/${rho.saturation}`);
-      for (let i = 0; i < n; i++) {
-        const want = oracle(start + i);
-        if (codes[i] !== want) {
-          mismatches++;
-          if (examples.length < 5) examples.push(`0x${(start + i).toString(16).padStart(8, "0")}: kernel ${codes[i]}, oracle ${want}`);
-        }
-      }
+  };
+  serveJobs(ready, BLOCK, (start, n, tally) => {
+    for (let i = 0; i < n; i++) bits[i] = start + i;
+    const codes = core.quantizeWasm(n === BLOCK ? src : src.subarray(0, n), f, rho, n === BLOCK ? out : out.subarray(0, n), undefined);
+    if (!codes) throw new Error(`the kernel does not support ${f.name} ${rho.rounding}/${rho.saturation}`);
+    tally.count += n;
+    for (let i = 0; i < n; i++) {
+      const want = oracle(start + i);
+      if (codes[i] !== want) mismatch(tally, `0x${(start + i).toString(16).padStart(8, "0")}: kernel ${codes[i]}, oracle ${want}`);
     }
-    parentPort.postMessage({ count: job.end - job.start, mismatches, examples });
   });
 }
 

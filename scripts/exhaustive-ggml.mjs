@@ -7,9 +7,9 @@
 // usage: npm run check:exhaustive-ggml [-- --d 0.5,224 --from 0xHEX --to 0xHEX --workers W]   (run `npm run build` first)
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import { isMainThread, parentPort, workerData } from "node:worker_threads";
+import { isMainThread, workerData } from "node:worker_threads";
 import { parseArgs } from "node:util";
-import { bundleForWorkers, sweep } from "./exhaustive-pool.mjs";
+import { bundleForWorkers, mismatch, serveJobs, sweep } from "./exhaustive-pool.mjs";
 
 const BLOCK = 2 ** 22; // bit patterns per kernel call (a multiple of 32)
 const JOB = 2 ** 26;
@@ -67,32 +67,19 @@ async function worker() {
   const layout = { width: 32, per: 1, stride: 17, head: 1 };
   const out = new Uint8Array((BLOCK / 32) * 17);
   const candidates = KVALUES.map((k) => Math.fround(k * d));
-  parentPort.postMessage({ ready: true });
-  parentPort.on("message", (job) => {
-    if (job === null) return parentPort.close();
-    let count = 0;
-    let mismatches = 0;
-    const examples = [];
-    for (let start = job.start; start < job.end; start += BLOCK) {
-      const n = Math.min(BLOCK, job.end - start);
-      // Non-finite inputs (the host refuses them) become 0, checked like any other zero; past n, zeros not checked.
-      for (let i = 0; i < BLOCK; i++) bits[i] = i >= n || ((start + i) & 0x7f800000) === 0x7f800000 ? 0 : start + i;
-      if (!e2m1NearestWasm(x, scales, out, layout)) throw new Error("the kernels are off");
-      for (let i = 0; i < n; i++) {
-        if (((start + i) & 0x7f800000) === 0x7f800000) continue;
-        count++;
-        const b = i >> 5;
-        const j = i & 31;
-        const byte = out[17 * b + 1 + (j & 15)];
-        const got = j < 16 ? byte & 15 : byte >> 4;
-        const want = bestIndex(x[i], candidates);
-        if (got !== want) {
-          mismatches++;
-          if (examples.length < 5) examples.push(`0x${(start + i).toString(16).padStart(8, "0")} (${x[i]}): kernel ${got}, ggml ${want}`);
-        }
-      }
+  serveJobs({}, BLOCK, (start, n, tally) => {
+    // Non-finite inputs (the host refuses them) become 0, checked like any other zero; past n, zeros not checked.
+    for (let i = 0; i < BLOCK; i++) bits[i] = i >= n || ((start + i) & 0x7f800000) === 0x7f800000 ? 0 : start + i;
+    if (!e2m1NearestWasm(x, scales, out, layout)) throw new Error("the kernels are off");
+    for (let i = 0; i < n; i++) {
+      if (((start + i) & 0x7f800000) === 0x7f800000) continue;
+      tally.count++;
+      const j = i & 31;
+      const byte = out[17 * (i >> 5) + 1 + (j & 15)];
+      const got = j < 16 ? byte & 15 : byte >> 4;
+      const want = bestIndex(x[i], candidates);
+      if (got !== want) mismatch(tally, `0x${(start + i).toString(16).padStart(8, "0")} (${x[i]}): kernel ${got}, ggml ${want}`);
     }
-    parentPort.postMessage({ count, mismatches, examples });
   });
 }
 
@@ -115,29 +102,18 @@ function checkUe4m3(ue4m3ScalesWasm) {
   const amax = new Float32Array(BLOCK);
   const bits = new Uint32Array(amax.length);
   const view = new Uint32Array(amax.buffer);
-  parentPort.postMessage({ ready: true });
-  parentPort.on("message", (job) => {
-    if (job === null) return parentPort.close();
-    let count = 0;
-    let mismatches = 0;
-    const examples = [];
-    for (let start = job.start; start < job.end; start += BLOCK) {
-      let n = 0;
-      for (let b = start; b < Math.min(job.end, start + BLOCK); b++) if (b < 0x7f800000) bits[n++] = b;
-      if (n === 0) continue;
-      view.set(bits.subarray(0, n));
-      const got = ue4m3ScalesWasm(amax.subarray(0, n), 6);
-      if (!got) throw new Error("the kernels are off");
-      for (let i = 0; i < n; i++) {
-        count++;
-        const want = ue4m3(Math.fround(amax[i] / 6));
-        if (got[i] !== want) {
-          mismatches++;
-          if (examples.length < 5) examples.push(`amax 0x${bits[i].toString(16).padStart(8, "0")} (${amax[i]}): kernel ${got[i]}, ggml ${want}`);
-        }
-      }
+  serveJobs({}, BLOCK, (start, length, tally) => {
+    let n = 0;
+    for (let b = start; b < start + length; b++) if (b < 0x7f800000) bits[n++] = b;
+    if (n === 0) return;
+    view.set(bits.subarray(0, n));
+    const got = ue4m3ScalesWasm(amax.subarray(0, n), 6);
+    if (!got) throw new Error("the kernels are off");
+    tally.count += n;
+    for (let i = 0; i < n; i++) {
+      const want = ue4m3(Math.fround(amax[i] / 6));
+      if (got[i] !== want) mismatch(tally, `amax 0x${bits[i].toString(16).padStart(8, "0")} (${amax[i]}): kernel ${got[i]}, ggml ${want}`);
     }
-    parentPort.postMessage({ count, mismatches, examples });
   });
 }
 

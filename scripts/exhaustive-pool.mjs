@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
+import { Worker, parentPort } from "node:worker_threads";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -62,4 +62,24 @@ export async function sweep({ script, workerData, workers, from = 0, to = 2 ** 3
     ),
   );
   return total;
+}
+
+/**
+ * A checker's worker side of sweep(): posts `{ ready: true, ...ready }`, then runs check(start, n, tally) on each job
+ * in pieces of at most `block` bit patterns and posts the job's tally ({ count, mismatches, examples }).
+ */
+export function serveJobs(ready, block, check) {
+  parentPort.postMessage({ ready: true, ...ready });
+  parentPort.on("message", (job) => {
+    if (job === null) return parentPort.close();
+    const tally = { count: 0, mismatches: 0, examples: [] };
+    for (let start = job.start; start < job.end; start += block) check(start, Math.min(block, job.end - start), tally);
+    parentPort.postMessage(tally);
+  });
+}
+
+/** Counts a mismatch in a serveJobs tally, keeping the first five descriptions. */
+export function mismatch(tally, line) {
+  tally.mismatches++;
+  if (tally.examples.length < 5) tally.examples.push(line);
 }

@@ -133,12 +133,9 @@ async function roundCodedBlocks(
   const s = r.scale!;
   const K = rowLength(r);
   const [bh, bw] = s.block;
-  const [first, length] = scaleSpan(r, start, count);
   const read = async (first: number, count: number) => (await s.entry.reader.readElementBytes(s.entry.t, first, count)).bytes;
-  const lent = room !== undefined && target !== undefined && inWasm(target) ? room : undefined;
-  // With the room, the next chunk's scale codes (a chunk of the same size after this one) are read meanwhile.
-  const following = Math.min(count, r.tensor.length - start - count);
-  const scaleCodes = lent ? lent.scales(s, first, length, read, following > 0 ? scaleSpan(r, start + count, following) : undefined) : read(first, length);
+  const lent = lendable(room, target);
+  const [first, scaleCodes] = rangeScales(r, s, start, count, read, lent);
   const nibbles = r.kind === "nibbles" && start % 2 === 0;
   const codes = await coded(r, start, count, nibbles, lent);
   const tables = await codedTables(r, to);
@@ -340,9 +337,7 @@ export async function readRounded(
     return into(roundTo(await readRange(r, start, count), to), target);
   const out = target ?? (to === "F32" ? new Float32Array(count) : new Uint16Array(count));
   if (count === 0) return out;
-  // The room only with an output in Wasm memory: then nothing here allocates in Wasm memory (a first chunk, into a
-  // JavaScript array, made the kernels' allocations), so no view made below is detached by a growth.
-  const lent = room !== undefined && target !== undefined && inWasm(target) ? room : undefined;
+  const lent = lendable(room, target);
   const { reader, t } = r.elements;
   const direct = lent !== undefined && r.kind === "codes" && t.info.bits === 8 && count <= lent.codeBytes;
   const codes = direct
@@ -356,11 +351,7 @@ export async function readRounded(
   const n = r.table!.length;
   let rounded: Float32Array | Uint16Array;
   if (sc) {
-    const [first, length] = scaleSpan(r, start, count);
-    const read = (first: number, count: number) => scaleValues(r, first, count);
-    // With the room, the next chunk's scale rows (a chunk of the same size after this one) are read meanwhile.
-    const following = Math.min(count, r.tensor.length - start - count);
-    const scales = lent ? lent.scales(r, first, length, read, following > 0 ? scaleSpan(r, start + count, following) : undefined) : read(first, length);
+    const [, scales] = rangeScales(r, r, start, count, (first, count) => scaleValues(r, first, count), lent);
     rounded = await roundTables(r, await scales, to, lent);
   } else rounded = roundCodes(r.format!, to);
   // One gather per row of blocks (bh rows of K elements), each with that row's cols tables.
@@ -494,6 +485,33 @@ function checkScale(v: number, e: Entry, index: number, pow2: boolean): void {
 /** Whether a scale value is allowed: finite, not negative, not −0, and a power of two for ue8m0. */
 function scaleAllowed(v: number, pow2: boolean): boolean {
   return Number.isFinite(v) && v >= 0 && !Object.is(v, -0) && (!pow2 || (v > 0 && 2 ** Math.floor(Math.log2(v)) === v));
+}
+
+/**
+ * The room, lent only for an output in Wasm memory: then nothing on the way allocates in Wasm memory (a first chunk,
+ * into a JavaScript array, made the kernels' allocations), so no view made there is detached by a growth.
+ */
+function lendable(room: GatherRoom | undefined, target: Float32Array | Uint16Array | undefined): GatherRoom | undefined {
+  return room !== undefined && target !== undefined && inWasm(target) ? room : undefined;
+}
+
+/**
+ * The scale elements of the block rows of elements [start, start + count) of r, read by `read`: the index of the
+ * first, and its promise. With the room, the next chunk's (a chunk of the same size after this one) is read
+ * meanwhile; `owner` tells reads of one kind from another's.
+ */
+function rangeScales<T>(
+  r: Recipe,
+  owner: object,
+  start: number,
+  count: number,
+  read: (first: number, count: number) => Promise<T>,
+  lent: GatherRoom | undefined,
+): [number, Promise<T>] {
+  const [first, length] = scaleSpan(r, start, count);
+  if (!lent) return [first, read(first, length)];
+  const following = Math.min(count, r.tensor.length - start - count);
+  return [first, lent.scales(owner, first, length, read, following > 0 ? scaleSpan(r, start + count, following) : undefined)];
 }
 
 /** Scale elements [first, first + length) covering the block rows of elements [at, at + count) of r. */

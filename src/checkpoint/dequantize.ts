@@ -100,8 +100,8 @@ export async function dequantizeCheckpoint(input: string, options: DequantizeChe
     const job = { input, raw: options.raw ?? false, to, kernels: kernelStatus().enabled };
     // Workers for the large tensors of a safetensors checkpoint whose decode is compute-bound, started with the first
     // one. A table gather (with the kernels: plain narrow floats, block-scaled FP8, small blocks with coded scales such
-    // as NVFP4 and MXFP4) is bound by memory and stays here, where the writes already overlap it; so do GGUF tensors. On two cores, workers made both slower
-    // (docs/performance.md).
+    // as NVFP4 and MXFP4) is bound by memory and stays here, where the writes already overlap it; so do GGUF tensors.
+    // On two cores, workers made both slower (docs/performance.md).
     const remote = (t: CheckpointTensor) => threads > 1 && t.length >= minElements && c.kind !== "gguf" && !gathered(c, t);
     const runner = async () => {
       workers ??= await WorkerRunner.create(threads);

@@ -11,6 +11,18 @@ export interface RangeGrid {
   readonly bh: number;
 }
 
+/**
+ * Where element start + first of a range sits in its grid: its column, its row's place in its block row (phase), and
+ * the index of its block's first scale among the range's (block rows counted from the range's first, ⌈K / width⌉
+ * scales each). The kernels take a chunk's position in these terms.
+ */
+export function gridPosition(grid: RangeGrid, first: number): { column: number; phase: number; scale: number } {
+  const { start, K, width, bh } = grid;
+  const row = Math.floor((start + first) / K);
+  const blockRow = Math.floor(row / bh) - Math.floor(Math.floor(start / K) / bh);
+  return { column: start + first - row * K, phase: row % bh, scale: blockRow * Math.ceil(K / width) };
+}
+
 /** The forms scaledValuesWasm writes: the exact float64 values, or float32 rounded to nearest even or to odd. */
 export type ValuesForm = "float64" | "float32" | "float32-odd";
 const FORMS: Record<ValuesForm, number> = { float64: 0, float32: 1, "float32-odd": 2 };
@@ -31,9 +43,7 @@ export function scaledValuesWasm(
 ): number | undefined {
   const k = kernels();
   if (!k) return undefined;
-  const { start, K, width, bh } = grid;
-  const cols = Math.ceil(K / width);
-  const firstBlockRow = Math.floor(Math.floor(start / K) / bh);
+  const { K, width, bh } = grid;
   const [cs, os] = [keep(codes), keep(out)];
   // 256 entries: a byte code beyond the format's codes reads NaN, as the reference's table lookup does.
   const entries = new Float64Array(256).fill(Number.NaN);
@@ -42,9 +52,8 @@ export function scaledValuesWasm(
   withUploaded(factors, (ptr) =>
     withUploaded(entries, (tablePtr) =>
       stream(cs(), os(), (src, dst, count, first) => {
-        const row = Math.floor((start + first) / K);
-        const blockRow = Math.floor(row / bh) - firstBlockRow;
-        beyond += k.scaledValues(src, count, start + first - row * K, row % bh, K, width, bh, ptr + blockRow * cols * 8, tablePtr, g, dst, FORMS[form]);
+        const { column, phase, scale } = gridPosition(grid, first);
+        beyond += k.scaledValues(src, count, column, phase, K, width, bh, ptr + scale * 8, tablePtr, g, dst, FORMS[form]);
       }),
     ),
   );

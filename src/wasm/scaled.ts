@@ -3,7 +3,7 @@
 import { ArgumentTypeError, CodeRangeError } from "../errors.js";
 import { kernels } from "./instance.js";
 import { type WasmView, inWasm, keep, stream, withUploaded } from "./memory.js";
-import type { RangeGrid } from "./scaled-values.js";
+import { type RangeGrid, gridPosition } from "./scaled-values.js";
 
 /** Where elements sit in their row of blocks: the first one's column, the row length and the block width. */
 export interface BlockRowSpan {
@@ -57,8 +57,6 @@ export function gatherCodedWasm(
   const { start, K, width, bh } = grid;
   if (nibbles && start % 2 !== 0) throw new ArgumentTypeError("grid.start", `is ${start}; allowed: an even element for nibble codes`);
   const run = out instanceof Uint16Array ? k.gatherCodedTo16 : k.gatherCodedTo32;
-  const cols = Math.ceil(K / width);
-  const firstBlockRow = Math.floor(Math.floor(start / K) / bh);
   const [cs, os] = [keep(codes), keep(out)];
   const options = nibbles ? { n: out.length, group: 2, srcGroupBytes: 1, whole: true } : { whole: true };
   inPlace(scaleCodes, (scalesPtr) =>
@@ -67,9 +65,8 @@ export function gatherCodedWasm(
         cs(),
         os(),
         (src, dst, count, first) => {
-          const row = Math.floor((start + first) / K);
-          const blockRow = Math.floor(row / bh) - firstBlockRow;
-          run(src, nibbles, count, start + first - row * K, row % bh, K, width, bh, scalesPtr + blockRow * cols, tablesPtr, entries, dst);
+          const { column, phase, scale } = gridPosition(grid, first);
+          run(src, nibbles, count, column, phase, K, width, bh, scalesPtr + scale, tablesPtr, entries, dst);
         },
         options,
       ),
