@@ -163,6 +163,43 @@ describe("openSafetensors over HTTP", () => {
     );
   });
 
+  it("refuses a file replaced by another of the same size: by its ETag, else by its Last-Modified", async () => {
+    const changed = (opened: string, now: string) =>
+      new RegExp(`^${literal(url("", "replaced.safetensors"))}: changed on the server: ${opened} when opened and ${now} now; reopen it$`);
+    // The same file with one bit of tensor w's first value flipped.
+    const other = fixture.bytes.slice();
+    other[local.dataStart + local.tensor("w").begin]! ^= 1;
+    const etagOf = async () => (await fetch(url("", "replaced.safetensors"), { headers: { range: "bytes=0-0" } })).headers.get("etag");
+    server.files.set("replaced.safetensors", fixture.bytes);
+    const r = await openSafetensors(url("", "replaced.safetensors"));
+    const etag = await etagOf();
+    server.files.set("replaced.safetensors", other);
+    const etagNow = await etagOf();
+    expect(etag).not.toBe(etagNow);
+    await expect(r.readValues(r.tensor("w"))).rejects.toThrow(changed(`its ETag was ${literal(String(etag))}`, `is ${literal(String(etagNow))}`));
+    // Without ETags (a server that sends none): Last-Modified, the same way; an answer with neither passes.
+    let stamp = "Mon, 01 Jan 2024 00:00:00 GMT";
+    const dated =
+      (withStamp: boolean): typeof fetch =>
+      async (input, init) => {
+        const answer = await fetch(input, init);
+        const headers = new Headers(answer.headers);
+        headers.delete("etag");
+        if (withStamp) headers.set("last-modified", stamp);
+        return new Response(answer.body, { status: answer.status, headers });
+      };
+    server.files.set("replaced.safetensors", fixture.bytes);
+    const byDate = await openSafetensors(url("", "replaced.safetensors"), { fetch: dated(true) });
+    expect(await contents(byDate)).toEqual(await contents(local));
+    stamp = "Tue, 02 Jan 2024 00:00:00 GMT";
+    await expect(byDate.readValues(byDate.tensor("w"))).rejects.toThrow(
+      changed("it was last modified Mon, 01 Jan 2024 00:00:00 GMT", "Tue, 02 Jan 2024 00:00:00 GMT"),
+    );
+    const undated = await openSafetensors(url("", "replaced.safetensors"), { fetch: dated(false) });
+    server.files.set("replaced.safetensors", other);
+    expect(Array.from(await undated.readValues(undated.tensor("w")))).not.toEqual(Array.from(await local.readValues(local.tensor("w"))));
+  });
+
   it("sends the caller's headers with each range request through an injected fetch", async () => {
     const seen: Headers[] = [];
     const source = await HttpSource.open(url(), {

@@ -40,6 +40,16 @@ interface Settings {
 /** A failure worth another attempt (network error, 5xx); reported as an IoError once the attempts run out. */
 class Transient extends Error {}
 
+/**
+ * What tells one version of a remote file from another: the total of a response's Content-Range, and its ETag or,
+ * without one, its Last-Modified (null where the server sends none, or a cross-origin server does not expose it).
+ */
+interface Version {
+  readonly size: number;
+  readonly etag: string | null;
+  readonly lastModified: string | null;
+}
+
 /** A file on an HTTP(S) server; its size is the total of the first response's Content-Range. */
 export class HttpSource implements ByteSource {
   /** Progress of the reads to come (settable, e.g. after the header has been read). */
@@ -48,7 +58,8 @@ export class HttpSource implements ByteSource {
 
   private constructor(
     readonly name: string,
-    readonly size: number,
+    /** The version opened: every later response must be of it. */
+    private readonly version: Version,
     private readonly settings: Settings,
     /** The bytes of the first response, which later reads within them reuse. */
     private readonly prefix: Uint8Array,
@@ -57,12 +68,16 @@ export class HttpSource implements ByteSource {
     this.onProgress = onProgress;
   }
 
+  get size(): number {
+    return this.version.size;
+  }
+
   /** Requests the first bytes of `url`, which tells the size and whether the server honours range requests. */
   static async open(url: string | URL, options?: RemoteOptions): Promise<HttpSource> {
     const { onProgress, ...settings } = remoteSettings(options, "HttpSource.open options");
     const name = String(url);
-    const first = await fetchRange({ url: name, position: 0, length: PROBE_BYTES, settings, size: undefined, onProgress: undefined });
-    return new HttpSource(name, first.total, settings, first.bytes, onProgress);
+    const first = await fetchRange({ url: name, position: 0, length: PROBE_BYTES, settings, opened: undefined, onProgress: undefined });
+    return new HttpSource(name, first.version, settings, first.bytes, onProgress);
   }
 
   async read(position: number, length: number): Promise<Uint8Array> {
@@ -70,7 +85,7 @@ export class HttpSource implements ByteSource {
     checkRange(this, position, length);
     if (length === 0) return new Uint8Array(0);
     if (position + length <= this.prefix.length) return this.prefix.slice(position, position + length);
-    return (await fetchRange({ url: this.name, position, length, settings: this.settings, size: this.size, onProgress: this.onProgress })).bytes;
+    return (await fetchRange({ url: this.name, position, length, settings: this.settings, opened: this.version, onProgress: this.onProgress })).bytes;
   }
 
   async close(): Promise<void> {
@@ -149,16 +164,16 @@ interface RangeRead {
   readonly position: number;
   readonly length: number;
   readonly settings: Settings;
-  /** The size the first response gave; undefined for that first request. */
-  readonly size: number | undefined;
+  /** The version the first response gave; undefined for that first request. */
+  readonly opened: Version | undefined;
   readonly onProgress: RemoteOptions["onProgress"];
 }
 
 /**
  * Bytes [position, position + length) (fewer when the size is still unknown and the file is shorter) and the file's
- * size, retrying transient failures with exponential backoff.
+ * version, retrying transient failures with exponential backoff.
  */
-async function fetchRange(r: RangeRead): Promise<{ bytes: Uint8Array; total: number }> {
+async function fetchRange(r: RangeRead): Promise<{ bytes: Uint8Array; version: Version }> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await attemptRange(r);
@@ -170,7 +185,7 @@ async function fetchRange(r: RangeRead): Promise<{ bytes: Uint8Array; total: num
   }
 }
 
-async function attemptRange(read: RangeRead): Promise<{ bytes: Uint8Array; total: number }> {
+async function attemptRange(read: RangeRead): Promise<{ bytes: Uint8Array; version: Version }> {
   const { url, position, length, settings } = read;
   const range = `bytes=${position}-${position + length - 1}`;
   const controller = new AbortController();
@@ -188,11 +203,12 @@ async function attemptRange(read: RangeRead): Promise<{ bytes: Uint8Array; total
   }
 }
 
-/** The bytes of a 206 answer whose Content-Range is the range asked for, and the file's size. */
-async function checkedBody(read: RangeRead, response: Response, range: string): Promise<{ bytes: Uint8Array; total: number }> {
-  const { url, position, length, size } = read;
+/** The bytes of a 206 answer whose Content-Range is the range asked for, of the version opened, and its version. */
+async function checkedBody(read: RangeRead, response: Response, range: string): Promise<{ bytes: Uint8Array; version: Version }> {
+  const { url, position, length, opened } = read;
   const contentRange = response.headers.get("content-range");
-  if (response.status === 416 && size === undefined && /^bytes \*\/0$/i.test(contentRange ?? "")) return { bytes: new Uint8Array(0), total: 0 };
+  const versionOf = (size: number): Version => ({ size, etag: response.headers.get("etag"), lastModified: response.headers.get("last-modified") });
+  if (response.status === 416 && opened === undefined && /^bytes \*\/0$/i.test(contentRange ?? "")) return { bytes: new Uint8Array(0), version: versionOf(0) };
   if (response.status !== 206) throw statusError(url, response, range);
   const match = /^bytes (\d+)-(\d+)\/(\d+)$/i.exec(contentRange ?? "");
   if (!match) {
@@ -203,12 +219,28 @@ async function checkedBody(read: RangeRead, response: Response, range: string): 
     throw new IoError(url, `answered ${range} with ${why}; allowed: bytes first-last/size`);
   }
   const [first, last, total] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  if (size !== undefined && total !== size) throw new IoError(url, `changed on the server: it had ${size} bytes when opened and has ${total} now; reopen it`);
+  const version = versionOf(total);
+  if (opened !== undefined) checkVersion(url, opened, version);
   const want = Math.min(length, total - position);
   if (first !== position || last !== position + want - 1) {
     throw new IoError(url, `answered ${range} with Content-Range ${contentRange}; allowed: bytes ${position}-${position + want - 1}/${total}`);
   }
-  return { bytes: await readBody(read, response, range, want), total };
+  return { bytes: await readBody(read, response, range, want), version };
+}
+
+/**
+ * Refuses an answer from another version of the file than the one opened (a re-upload between two reads would mix
+ * both): its size, else its ETag, or its Last-Modified where neither answer has an ETag, differs.
+ */
+function checkVersion(url: string, opened: Version, now: Version): void {
+  const changed = (what: string, then: string, later: string) =>
+    new IoError(url, `changed on the server: ${what} ${then} when opened and ${later} now; reopen it`);
+  if (now.size !== opened.size) throw changed("it had", `${opened.size} bytes`, `has ${now.size}`);
+  if (opened.etag !== null && now.etag !== null) {
+    if (now.etag !== opened.etag) throw changed("its ETag was", opened.etag, `is ${now.etag}`);
+  } else if (opened.lastModified !== null && now.lastModified !== null && now.lastModified !== opened.lastModified) {
+    throw changed("it was last modified", opened.lastModified, `${now.lastModified}`);
+  }
 }
 
 /** The body of a 206 response: exactly `want` bytes, reported to onProgress as they arrive. */

@@ -6,6 +6,7 @@
 //                   but short response)
 //   ?break=N        to a range of more than N bytes, a 206 that promises it all, sends N bytes and drops the connection
 //   ?fail=K         answer 503 to the first K requests for this URL
+// Every 206 carries an ETag of the file's contents, so a file replaced by another of the same size is told apart.
 import { readFile } from "node:fs/promises";
 import { type ServerResponse, createServer } from "node:http";
 import { extname, join, normalize, sep } from "node:path";
@@ -69,6 +70,7 @@ export async function serveRanges(mounts: Record<string, string> = {}): Promise<
       "content-type": type,
       "content-range": `bytes ${first}-${last}/${body.length}`,
       "content-length": cut.length,
+      etag: etagOf(body),
       "cache-control": "no-store",
     });
     const cutoff = limit("break");
@@ -87,6 +89,13 @@ export async function serveRanges(mounts: Record<string, string> = {}): Promise<
       return new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
     },
   };
+}
+
+/** A strong ETag of the contents: their FNV-1a hash and length. */
+function etagOf(body: Uint8Array): string {
+  let h = 0x811c9dc5;
+  for (const b of body) h = Math.imul(h ^ b, 0x01000193);
+  return `"${(h >>> 0).toString(16)}-${body.length}"`;
 }
 
 /** The bytes at `path`: an in-memory file, or a file under a mount (never outside it). */
