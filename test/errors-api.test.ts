@@ -11,6 +11,7 @@ import {
   dequantize,
   dequantizePacked,
   encodeExact,
+  newFlags,
   packCodes,
   packedLength,
   quantize,
@@ -114,6 +115,19 @@ describe("other argument checks", () => {
       "got 5; allowed: a ConversionFlags object",
     );
     expectTyped(() => quantize(Float32Array.of(1), "float8_e4m3fn", { flags: null as never }), ArgumentTypeError, "options.flags", "got null");
+    // Counts it would add to: each must be there, a non-negative integer (an empty object would end up NaN).
+    expectTyped(() => quantize(Float32Array.of(1), "float8_e4m3fn", { flags: {} as never }), ArgumentTypeError, "options.flags.invalid", "got undefined");
+    const flags = { ...newFlags(), overflow: null };
+    expectTyped(() => quantize(Float32Array.of(1), "float8_e4m3fn", { flags: flags as never }), ArgumentTypeError, "options.flags.overflow", "got null");
+    expectTyped(
+      () => quantize(Float32Array.of(1), "float8_e4m3fn", { flags: { ...newFlags(), underflow: -1 } }),
+      ArgumentTypeError,
+      "options.flags.underflow",
+      "got -1",
+    );
+    const counted = { ...newFlags(), invalid: 2 };
+    quantize(Float32Array.of(Number.NaN), "float8_e4m3fn", { flags: counted });
+    expect(counted).toEqual({ invalid: 3, denormal: 0, overflow: 0, underflow: 0 });
   });
 
   it("customFormat rejects a non-boolean signedness and a negative or fractional NaN count", () => {

@@ -68,6 +68,22 @@ export interface QuantizePlan {
   readonly run: QuantizeKernel;
 }
 
+/** The counts a ConversionFlags object holds (src/exact/cast.ts newFlags). */
+const FLAG_COUNTS = ["invalid", "denormal", "overflow", "underflow"] as const;
+
+/** options.flags is added to, so it must hold every count as a non-negative integer already (newFlags() does). */
+function checkFlags(flags: unknown): void {
+  if (typeof flags !== "object" || flags === null) {
+    throw new ArgumentTypeError("options.flags", `got ${describe(flags)}; allowed: a ConversionFlags object, e.g. newFlags()`);
+  }
+  for (const key of FLAG_COUNTS) {
+    const count = (flags as Record<string, unknown>)[key];
+    if (!Number.isSafeInteger(count) || (count as number) < 0) {
+      throw new ArgumentTypeError(`options.flags.${key}`, `got ${describe(count)}; allowed: a non-negative integer count, as newFlags() starts with`);
+    }
+  }
+}
+
 /**
  * Validates quantize(src, fmt, options) and picks its path: the encode kernel for float32 input without flags when
  * the kernels are on (useKernels) and cover (format, projection, random source) exactly, else the reference.
@@ -77,9 +93,7 @@ export function planQuantize(src: unknown, fmt: FormatLike, options: QuantizeOpt
   const { seed, seedIndex, random, out, flags, from, ...projection } = checkOptions(options, QUANTIZE_KEYS);
   const input = requireInput(src, from);
   const type = codeArrayType(f);
-  if (flags !== undefined && (typeof flags !== "object" || flags === null)) {
-    throw new ArgumentTypeError("options.flags", `got ${describe(flags)}; allowed: a ConversionFlags object, e.g. newFlags()`);
-  }
+  if (flags !== undefined) checkFlags(flags);
   const rho = resolveProjection(f, projection as Projection);
   const source = resolveRandom(rho, input.length, { seed, seedIndex, random });
   const given = requireOutputArray<CodeArray>(out, type, input.length);
