@@ -259,6 +259,15 @@ describe("dot kernel vs reference", () => {
     expect(() => matvec(a, Uint8Array.of(1, 2), 2, 2, { formats: "E4M3", scales: { a: new Uint8Array(3) } })).toThrow(
       /options\.scales\.a: has 3 codes; allowed: 2 \(one per row\) or 2/,
     );
+    // matvec(a, x, rows, cols) names its own arguments, not matmul's.
+    const x2 = Uint8Array.of(1, 2);
+    expect(() => matvec(a, x2, 2, 2.5, { formats: "E4M3" })).toThrow(/^cols: got 2.5/);
+    expect(() => matvec(a, x2, -2, 2, { formats: "E4M3" })).toThrow(/^rows: got -2/);
+    expect(() => matvec(a, x2, 3, 2, { formats: "E4M3" })).toThrow(/^a: has length 4; allowed: rows × cols = 6$/);
+    expect(() => matvec(a, Uint8Array.of(1, 2, 3), 2, 2, { formats: "E4M3" })).toThrow(/^x: has length 3; allowed: cols = 2$/);
+    expect(() => matvec(a, x2, 2, 2, { formats: "E4M3", out: new Uint16Array(3) })).toThrow(/^options\.out: has length 3; allowed: rows = 2$/);
+    expect(() => matvec(Uint8Array.of(1, 2, 3, 4), Uint8Array.of(1, 16), 2, 2, { formats: "E2M1" })).toThrow(/^x\[1\]: is 16; allowed: a float4_e2m1fn code/);
+    expect(() => matmul(a, a, 2, 2, 2, { formats: "E4M3", out: new Uint16Array(3) })).toThrow(/^options\.out: has length 3; allowed: m × n = 4$/);
   });
 });
 

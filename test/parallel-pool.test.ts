@@ -576,6 +576,18 @@ describe("batched dot products on the pool", () => {
     }
     const x = b.subarray(0, k);
     expect(same(await pool.matvec(a, x, m, k, options), matvec(a, x, m, k, options))).toBe(0);
+    // Its errors name matvec's arguments, as the single-thread call's do, codes checked on the workers included.
+    await expect(pool.matvec(a, b.subarray(0, k + 1), m, k, options)).rejects.toThrow(/^x: has length 101; allowed: cols = 100$/);
+    const fp4 = { ...options, formats: "float4_e2m1fn" } as const;
+    await expect(
+      pool.matvec(
+        codes(m * k, 16, 11),
+        Uint8Array.from(x, (c, i) => (i === 7 ? 16 : c & 15)),
+        m,
+        k,
+        fp4,
+      ),
+    ).rejects.toThrow(/^x\[7\]: is 16/);
     // The same in the pool's memory (the scales are copied next to the operands for the workers' kernels).
     const [pa, pb] = [pool.allocCodes("float8_e4m3fn", m * k), pool.allocCodes("float8_e4m3fn", n * k)];
     pa.array.set(a);

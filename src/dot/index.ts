@@ -178,7 +178,7 @@ export function matvec<T extends Float32Array | Uint16Array = Float32Array>(
   cols: number,
   options: MatOptions & { out?: T },
 ): T {
-  return matmul(a, x, rows, 1, cols, options);
+  return matmulChecked(a, x, rows, 1, cols, options, matmulArgs(a, x, rows, 1, cols, options, true, MATVEC_NAMES));
 }
 
 /**
@@ -198,9 +198,20 @@ export function matmul<T extends Float32Array | Uint16Array = Float32Array>(
   return matmulChecked(a, b, m, n, k, options, r);
 }
 
+/** What errors call the arguments of a matrix product: its second operand and the dimensions m, n, k. */
+export interface MatNames {
+  readonly b: string;
+  /** The names of m, n and k; n's is "" where the call fixes n = 1 (matvec). */
+  readonly dims: readonly [string, string, string];
+}
+
+const MATMUL_NAMES: MatNames = { b: "b", dims: ["m", "n", "k"] };
+/** matvec(a, x, rows, cols) is matmul(a, x, rows, 1, cols). */
+export const MATVEC_NAMES: MatNames = { b: "x", dims: ["rows", "", "cols"] };
+
 /**
- * Validates the arguments of matmul (and matvec), codes included when `codes` (the worker pool checks them in
- * parallel first), and returns the resolved options. The same typed errors, in the same order, as matmul.
+ * Validates the arguments of matmul (and matvec: `names`), codes included when `codes` (the worker pool checks them
+ * in parallel first), and returns the resolved options. The same typed errors, in the same order, as matmul.
  */
 export function matmulArgs(
   a: Uint8Array,
@@ -210,38 +221,43 @@ export function matmulArgs(
   k: number,
   options: MatOptions & { out?: Float32Array | Uint16Array },
   codes: boolean,
+  names: MatNames = MATMUL_NAMES,
 ): ResolvedDot {
   const r = resolveDot(options as DotOptions, MAT_KEYS);
-  requireMatrices(a, b, { m, n, k }, ["m", "k"], ["n", "k"]);
+  const [mName, nName, kName] = names.dims;
+  const dims = nName ? { [mName]: m, [nName]: n, [kName]: k } : { [mName]: m, [kName]: k };
+  const shape = (...dimNames: string[]) => dimNames.filter((d) => d !== "");
+  requireMatrices(a, b, dims, shape(mName, kName), shape(nName, kName), names.b);
   const out = options.out;
+  const outShape = `${shape(mName, nName).join(" × ")} = ${m * n}`;
   if (out instanceof Uint16Array) {
-    if (out.length !== m * n) throw new CodeRangeError("options.out", `has length ${out.length}; allowed: m × n = ${m * n}`);
+    if (out.length !== m * n) throw new CodeRangeError("options.out", `has length ${out.length}; allowed: ${outShape}`);
   } else if (out !== undefined && (!(out instanceof Float32Array) || out.length !== m * n)) {
-    throw new CodeRangeError("options.out", `got ${describe(out)}; allowed: a Float32Array of length m × n = ${m * n} (or a Uint16Array for binary16 results)`);
+    throw new CodeRangeError("options.out", `got ${describe(out)}; allowed: a Float32Array of length ${outShape} (or a Uint16Array for binary16 results)`);
   }
   scaleFunction(options.scales, m, n, Math.max(1, Math.ceil(k / r.ctx.block)));
   if (codes) {
     requireCodesIn(a, r.fa, "a");
-    requireCodesIn(b, r.fb, "b");
+    requireCodesIn(b, r.fb, names.b);
   }
   return r;
 }
 
 /**
- * Checks row-major code matrices a and b: byte arrays, the named dimensions integers in [0, 2^32] (in order), and
- * each of length rows × columns, its two dimension names given in `aShape` and `bShape`.
+ * Checks row-major code matrices a and b (called `bName`): byte arrays, the named dimensions integers in [0, 2^32]
+ * (in order), and each of the length its dimension names in `aShape` and `bShape` multiply to.
  */
-function requireMatrices(a: Uint8Array, b: Uint8Array, dims: Record<string, number>, aShape: [string, string], bShape: [string, string]): void {
+function requireMatrices(a: Uint8Array, b: Uint8Array, dims: Record<string, number>, aShape: readonly string[], bShape: readonly string[], bName = "b"): void {
   requireBytes(a, "a");
-  requireBytes(b, "b");
+  requireBytes(b, bName);
   for (const [name, value] of Object.entries(dims)) requireInteger(name, value, 0, 2 ** 32);
   requireShape(a, "a", dims, aShape);
-  requireShape(b, "b", dims, bShape);
+  requireShape(b, bName, dims, bShape);
 }
 
-function requireShape(codes: Uint8Array, argument: string, dims: Record<string, number>, [r, c]: [string, string]): void {
-  const length = dims[r]! * dims[c]!;
-  if (codes.length !== length) throw new CodeRangeError(argument, `has length ${codes.length}; allowed: ${r} × ${c} = ${length}`);
+function requireShape(codes: Uint8Array, argument: string, dims: Record<string, number>, shape: readonly string[]): void {
+  const length = shape.reduce((product, d) => product * dims[d]!, 1);
+  if (codes.length !== length) throw new CodeRangeError(argument, `has length ${codes.length}; allowed: ${shape.join(" × ")} = ${length}`);
 }
 
 /** matmul after matmulArgs (codes checked or known valid). */

@@ -1,7 +1,17 @@
 // The batched dot products of a Pool (dotRows, matvec, matmul): the zero-copy kernel path on operands in the pool's
 // shared memory (dotBatch over whole rows on every worker), else dot jobs on parts of shared copies. Each result is
 // one whole dot product computed by one worker, so results equal the single-thread calls bit for bit.
-import { type DotOptions, type MatOptions, type MatScales, type ResolvedDot, dotRows, dotRowsArgs, matmul, matmulArgs } from "../dot/index.js";
+import {
+  type DotOptions,
+  type MatNames,
+  type MatOptions,
+  type MatScales,
+  type ResolvedDot,
+  dotRows,
+  dotRowsArgs,
+  matmulArgs,
+  matmulChecked,
+} from "../dot/index.js";
 import type { DotContext } from "../dot/reference.js";
 import { dotPlan, productKey, productValues, stride, writeDotParams } from "../dot/wasm.js";
 import { quantize } from "../api/bulk.js";
@@ -146,7 +156,7 @@ export class PoolDot {
    * Checks the codes of the operands in parallel before any part computes (formats of fewer than 8 bits only; an
    * error names the first bad code of the first bad part, as the single-thread call names the first bad code).
    */
-  async #checkDotCodes(r: ResolvedDot, operands: ReadonlyArray<readonly [Uint8Array, "a" | "b"]>): Promise<void> {
+  async #checkDotCodes(r: ResolvedDot, operands: ReadonlyArray<readonly [Uint8Array, string]>): Promise<void> {
     const formats = [r.fa.toJSON(), r.fb.toJSON()] as const;
     for (const [codes, argument] of operands) {
       if ((argument === "a" ? r.fa : r.fb).codeCount >= 256) continue;
@@ -232,10 +242,12 @@ export class PoolDot {
     n: number,
     k: number,
     options: MatOptions & { out?: T },
+    names?: MatNames,
   ): Promise<T> {
     this.#w.open();
-    const r = matmulArgs(a, b, m, n, k, options, false);
-    if (m * n * k < this.minElements) return matmul(a, b, m, n, k, options);
+    const small = m * n * k < this.minElements;
+    const r = matmulArgs(a, b, m, n, k, options, small, names);
+    if (small) return matmulChecked(a, b, m, n, k, options, r);
     const given = options.out;
     requireSeparate(given, [a, b, options.scales?.a, options.scales?.b]);
     const target = given && keep<Float32Array | Uint16Array>(given);
@@ -245,7 +257,7 @@ export class PoolDot {
     const scalesB = options.scales?.b && share(options.scales.b);
     await this.#checkDotCodes(r, [
       [sa, "a"],
-      [sb, "b"],
+      [sb, names?.b ?? "b"],
     ]);
     const fast = await this.#dotShared(r, sa, sb, k, m, n, false, options.scales && { a: scalesA, b: scalesB });
     if (fast) {

@@ -27,7 +27,7 @@ import { checkOptions } from "../options.js";
 import { ArgumentTypeError, CodeRangeError, describe, requireInteger } from "../errors.js";
 import type { ConversionFlags } from "../exact/cast.js";
 import type { Format } from "../format/model.js";
-import type { DotOptions, MatOptions } from "../dot/index.js";
+import { type DotOptions, MATVEC_NAMES, type MatOptions } from "../dot/index.js";
 import type { KernelCall } from "../wasm/abi.js";
 import { type WasmTable, type WasmTable16, decodeCall, gatherCall16, uploadTable, uploadTable16 } from "../wasm/decode.js";
 import { BLOCK_WORDS } from "../wasm/encode.js";
@@ -346,7 +346,7 @@ export class Pool {
     cols: number,
     options: MatOptions & { out?: T },
   ): Promise<T> {
-    return this.#dot.matmul(a, x, rows, 1, cols, options);
+    return this.#dot.matmul(a, x, rows, 1, cols, options, MATVEC_NAMES);
   }
 
   /** matmul(a, b, m, n, k, options) on the workers: the same validation, typed errors and results. */

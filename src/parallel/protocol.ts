@@ -73,7 +73,7 @@ export interface DotJob {
   readonly k: number;
   readonly scales?: { readonly a?: Uint8Array; readonly b?: Uint8Array };
   readonly out?: Float32Array | Uint16Array;
-  /** "check": which operand `a` is ("a" or "b"), for the error's argument name. */
+  /** "check": the name of the operand `a` is ("a", else the second operand: "b", or matvec's "x"), for errors. */
   readonly argument?: string;
 }
 

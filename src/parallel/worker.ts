@@ -57,7 +57,7 @@ function runDot(job: DotJob): Reply {
   const formats = [formatFromSpec(job.formats[0]), formatFromSpec(job.formats[1])] as const;
   const options = { ...job.options, formats } as DotOptions;
   if (job.kind === "check") {
-    requireCodesIn(job.a, formats[job.argument === "b" ? 1 : 0], job.argument ?? "a");
+    requireCodesIn(job.a, formats[job.argument === undefined || job.argument === "a" ? 0 : 1], job.argument ?? "a");
   } else if (job.kind === "rows") {
     const o = { ...options, out: job.out as Float32Array };
     dotRowsChecked(job.a, job.b!, job.rows, job.k, o, dotRowsArgs(job.a, job.b!, job.rows, job.k, o, false));
