@@ -59,9 +59,15 @@ describe("convert between formats of at most 16 bits", () => {
     const codes = new Uint8Array([1, 2]);
     expect(() => convert(codes, "float8_e4m3fn", "binary32")).toThrow(CodeRangeError);
     expect(() => convert(codes, "float8_e4m3fn", "binary32")).toThrow(/^to: /);
-    expect(() => convert(codes, "float8_e4m3fn", "binary16", { rounding: "StochasticA", stochasticBits: 4 } as never)).toThrow(
-      /options\.stochasticBits|options\.rounding/,
-    );
+    // A stochastic rounding is refused as such, with or without its stochasticBits.
+    for (const options of [{ rounding: "StochasticA", stochasticBits: 4 }, { rounding: "StochasticC" }]) {
+      expect(() => convert(codes, "float8_e4m3fn", "binary16", options as never)).toThrow(
+        new ArgumentTypeError(
+          "options.rounding",
+          `${options.rounding}: convert rounds through one table per code, so it takes no stochastic rounding; allowed: NearestTiesToEven, NearestTiesToAway, TowardPositive, TowardNegative, TowardZero, ToOdd, TowardMaxMagnitude (or dequantize, then quantize with a seed)`,
+        ),
+      );
+    }
     expect(() => convert(codes, "float8_e4m3fn", "binary16", { out: new Uint8Array(2) })).toThrow(ArgumentTypeError);
     expect(() => convert(codes, "float8_e4m3fn", "binary16", { saturaton: "SatFinite" } as never)).toThrow(/did you mean "saturation"/);
     expect(() => convert(new Uint8Array([16]), "float4_e2m1fn", "binary16")).toThrow(/codes\[0\]/);

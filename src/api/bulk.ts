@@ -2,7 +2,7 @@
 // The Wasm kernels replace the inner loops; validation and the choice of path live in plan.ts.
 import { ArgumentTypeError, CodeRangeError, describe } from "../errors.js";
 import { type ConversionFlags, project } from "../exact/cast.js";
-import { type Projection, type ResolvedProjection, resolveProjection } from "../exact/projection.js";
+import { type Projection, ROUNDINGS, type ResolvedProjection, isStochastic, resolveProjection } from "../exact/projection.js";
 import { beyondOdd32 } from "../exact/round-to-odd.js";
 import { type BulkProjection, conversionTable, decodeTable32, valuesFitFloat32 } from "../exact/tables.js";
 import { format } from "../format/registry.js";
@@ -220,6 +220,15 @@ export function planConvert(
 ): { f: Format; table: Uint8Array | Uint16Array; out: () => Uint8Array | Uint16Array } {
   const f = resolveFormat(from, "from");
   const target = resolveFormat(to, "to");
+  // Before the keys: a stochastic rounding's stochasticBits would otherwise be refused as an unknown option first.
+  const rounding = typeof options === "object" && options !== null ? (options as Projection).rounding : undefined;
+  if (typeof rounding === "string" && (ROUNDINGS as readonly string[]).includes(rounding) && isStochastic(rounding)) {
+    const deterministic = ROUNDINGS.filter((r) => !isStochastic(r)).join(", ");
+    throw new ArgumentTypeError(
+      "options.rounding",
+      `${rounding}: convert rounds through one table per code, so it takes no stochastic rounding; allowed: ${deterministic} (or dequantize, then quantize with a seed)`,
+    );
+  }
   const { out: given, ...projection } = checkOptions(options, CONVERT_KEYS);
   requireCodes(codes, f);
   if (target.K > 16)
