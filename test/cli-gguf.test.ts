@@ -155,6 +155,16 @@ describe("minifloat gguf", () => {
       "convert-missing-scale",
       /tensor "model\.layers\.0\.mlp\.experts\.down_proj_blocks": is a packed E2M1 weight without its scale: the mxfp4 config needs tensor "model\.layers\.0\.mlp\.experts\.down_proj_scales"/,
     ],
+    [
+      "a NaN ModelOpt weight_scale_2 beside a repacked NVFP4 weight",
+      "convert-modelopt-nan-scale2",
+      /tensor "model\.layers\.0\.self_attn\.q_proj\.weight_scale_2" in model\.safetensors: element 0 is NaN; allowed: a finite non-negative scale/,
+    ],
+    [
+      "a negative ModelOpt input_scale beside a repacked NVFP4 weight",
+      "convert-modelopt-negative-input",
+      /tensor "model\.layers\.0\.self_attn\.q_proj\.input_scale" in model\.safetensors: element 0 is -0\.25; allowed: a finite non-negative scale/,
+    ],
     ["a directory of shards without an index", "no-index", /has 2 \.safetensors files and no model\.safetensors\.index\.json/],
   ])("fails on %s and leaves nothing behind", async (_, file, message) => {
     const source = at(`in-${file}`);
@@ -163,7 +173,7 @@ describe("minifloat gguf", () => {
       mkdirSync(source);
       for (const shard of ["model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"])
         copyFileSync(join(FIXTURES, "convert-gpt-oss", shard), join(source, shard));
-    } else if (file === "convert-missing-scale") {
+    } else if (statSync(fixture(file)).isDirectory()) {
       mkdirSync(source);
       for (const f of readdirSync(fixture(file))) copyFileSync(join(fixture(file), f), join(source, f));
     } else copyFileSync(fixture(file), source);
@@ -173,6 +183,18 @@ describe("minifloat gguf", () => {
     expect(err).toMatch(message);
     expect(existsSync(out)).toBe(false);
     expect(readdirSync(dir).filter((f) => f.includes(".tmp"))).toEqual([]);
+  });
+
+  it.each(["q8_0", "mxfp4", "nvfp4"])("--type %s refuses a NaN or infinite weight, naming the tensor and element", async (type) => {
+    const out = at(`non-finite-${type}.gguf`);
+    const { code, err } = await cli("gguf", fixture("convert-non-finite.safetensors"), "--type", type, "-o", out);
+    expect(code).toBe(1);
+    const name = type.toUpperCase();
+    expect(err).toBe(`minifloat gguf: tensor "a.weight": element 133 is -Infinity; allowed: finite values (${name} encodes no NaN or infinity)\n`);
+    expect(existsSync(out)).toBe(false);
+    const only = await cli("gguf", fixture("convert-non-finite.safetensors"), "--type", type, "--only", "b.*", "-o", out);
+    expect(only.err).toContain(`\nminifloat gguf: tensor "b.weight": element 40 is NaN; allowed: finite values (${name} encodes no NaN or infinity)\n`);
+    expect(existsSync(out)).toBe(false);
   });
 
   for (const [name, c] of Object.entries(checkpoints)) {

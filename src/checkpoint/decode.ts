@@ -476,7 +476,8 @@ async function globalValue(r: Recipe): Promise<number> {
   return v;
 }
 
-function checkScale(v: number, e: Entry, index: number, pow2: boolean): void {
+/** Refuses a scale value that is NaN, ±∞, negative or −0 (or, `pow2`, not a power of two), naming its tensor. */
+export function checkScale(v: number, e: Entry, index: number, pow2: boolean): void {
   if (scaleAllowed(v, pow2)) return;
   const allowed = pow2 ? "a power of two (config scale_fmt ue8m0)" : "a finite non-negative scale";
   throw new CheckpointError(`tensor "${e.t.name}" in ${e.file}`, `element ${index} is ${Object.is(v, -0) ? "-0" : v}; allowed: ${allowed}`);

@@ -8,6 +8,7 @@ import type { CheckpointPart, CheckpointTensor } from "../../checkpoint/recogniz
 import type { TensorInfo } from "../header.js";
 import type { SafetensorsReader } from "../reader.js";
 import { mxfp4BlocksFromPairs, nvfp4BlocksFromPairs } from "./encode.js";
+import { CodeRangeError } from "../../errors.js";
 import { GgufError } from "./errors.js";
 import { ALIGNMENT_KEY, DEFAULT_ALIGNMENT, type GgufTensorType, type GgufValue, ggmlTypeByName } from "./format.js";
 import { type PackedTensor, repack } from "./packed.js";
@@ -15,6 +16,7 @@ import { type GgufTensorSpec, GgufWriter, encodeValues } from "./writer.js";
 import { kernelStatus } from "../../wasm/instance.js";
 import { type GgufJob, JOB_CHUNKS, type JobContext, inOrder, writeBehind } from "../../checkpoint/jobs.js";
 import { WorkerRunner, threadOptions } from "../../checkpoint/threads.js";
+import { checkScale } from "../../checkpoint/decode.js";
 
 /** Elements per chunk: a multiple of every block size, a few MB of buffers whatever the tensor size. */
 const CHUNK_ELEMENTS = 1 << 20;
@@ -238,7 +240,15 @@ function floatStep(c: Checkpoint, t: CheckpointTensor, options: GgufPlanOptions,
       const values = exact
         ? await c.readExact(t.name, start, count(k))
         : ((await c.readRounded(t.name, "F32", start, count(k), into(count(k)))) as Float32Array);
-      return encodeValues(type, values);
+      try {
+        return encodeValues(type, values);
+      } catch (e) {
+        // The encoder names the element of its chunk; the user needs the tensor's.
+        const at = e instanceof CodeRangeError ? /^values\[(\d+)\]$/.exec(e.argument) : null;
+        if (!at) throw e;
+        const v = values[Number(at[1])];
+        throw new GgufError(`tensor "${t.name}"`, `element ${start + Number(at[1])} is ${v}; allowed: finite values (${type} encodes no NaN or infinity)`);
+      }
     },
   };
 }
@@ -296,12 +306,17 @@ function biasStep(c: Checkpoint, p: PackedTensor): GgufStep {
   };
 }
 
-/** The F32 scalars beside an NVFP4 weight, copied byte for byte; llama.cpp leaves out a scalar of 1, here only an exact 1. */
+/**
+ * The F32 scalars beside an NVFP4 weight, copied byte for byte (llama.cpp multiplies them in at run time, so each is
+ * checked as dequantize checks it); llama.cpp leaves out a scalar of 1, here only an exact 1.
+ */
 async function sideSteps(c: Checkpoint, p: PackedTensor): Promise<GgufStep[]> {
   const steps: GgufStep[] = [];
   for (const [part, name] of p.sides ?? []) {
     const { reader, t } = stored(c, part);
-    if ((await reader.readValues(t))[0] === 1) continue;
+    const value = (await reader.readValues(t))[0]!;
+    checkScale(value, { t, reader, file: part.file }, 0, false);
+    if (value === 1) continue;
     steps.push({
       spec: { name, type: "F32", shape: [1] },
       how: `${part.name} F32 -> F32`,
