@@ -14,6 +14,7 @@ export const GOOD = [
   "ct-nvfp4",
   "ct-mxfp4",
   "modelopt-fp8",
+  "modelopt-fp8-scale-1",
   "modelopt-nvfp4",
   "gpt-oss-mxfp4",
   "sharded",

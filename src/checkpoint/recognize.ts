@@ -154,7 +154,7 @@ function foreign(e: Entry, byName: ReadonlyMap<string, Entry>, config: QuantConf
         e,
         ws,
         get(".input_scale"),
-        ws.t.shape.length === 0 && config?.method !== "compressed-tensors" ? "modelopt-fp8" : "compressed-tensors-fp8",
+        config?.method === "modelopt" || (ws.t.shape.length === 0 && config?.method !== "compressed-tensors") ? "modelopt-fp8" : "compressed-tensors-fp8",
         config,
       );
     return undefined;
@@ -216,7 +216,8 @@ function fp8(e: Entry, s: Entry, input: Entry | undefined, scheme: CheckpointSch
     checkScale(s, ["F32"], grid, scheme);
   } else if (scheme === "modelopt-fp8") {
     agree(e, scheme, config, "modelopt", "FP8");
-    checkScale(s, ["F32"], [], scheme);
+    // One per-tensor scale: a scalar as ModelOpt writes it, or of shape [1] (under a ModelOpt config).
+    checkScale(s, ["F32"], s.t.shape.join() === "1" ? [1] : [], scheme);
     block = [n, k];
   } else {
     agree(e, scheme, config, "compressed-tensors");
