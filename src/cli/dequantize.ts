@@ -26,7 +26,7 @@ input is never modified.
 
 Options:
   --to <dtype>          f32, f16 or bf16
-  --raw                 decode narrow weights without their scales and keep scale tensors (no conventions applied)
+  --raw                 decode narrow weights without their scales; scale tensors stay, as plain tensors (no conventions applied)
   --only <glob>         convert only tensors whose name matches (* any characters, ? one); repeatable
   -o, --output <path>   output file (directory for a directory input)
   --force               replace an existing output
