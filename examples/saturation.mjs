@@ -1,5 +1,5 @@
-// npm run example:saturation — reproduces the dot-product saturation study "Exploring saturation in low-precision dot products" (docs/blocks-and-dot.md)
-// (shared/seeds/004_…): the worked examples with f = 224 in float8_e4m3fn and float16 partials, then the random
+// npm run example:saturation — reproduces the dot-product saturation study "Exploring saturation in low-precision dot
+// products" (a notebook; docs/blocks-and-dot.md): the worked examples with f = 224 in float8_e4m3fn and float16 partials, then the random
 // experiment (N = 2048, rows scaled to a maximum of 192, v1 = |v1|, 100 × 1000 pairs, BLK = 16) next to the
 // notebook's printed figures. Options: --batches <n> (default 100), --batch-size <n> (1000), --seed <n> (1).
 import { parseArgs } from "node:util";
@@ -15,7 +15,7 @@ const f = encode(224, E4M3);
 const m = encode(-224, E4M3);
 const ones = Uint8Array.of(f, f, f, f);
 const fmt = (v) => (Number.isNaN(v) ? "NaN" : v === Infinity ? "+Inf" : v === -Infinity ? "-Inf" : String(v));
-const run = (a, overflow, block) => fmt(dot(Uint8Array.from(a), ones, { formats: E4M3, partials: "binary16", overflow, block }));
+const run = (a, overflow, block) => fmt(dot(Uint8Array.from(a), ones, { formats: E4M3, partials: "binary16", overflow, blockSize: block }));
 
 console.log("Worked examples (f = 224 in float8_e4m3fn, f·f = 50176, float16 partials; MaxFinite 65504)\n");
 const rows = [

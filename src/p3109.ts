@@ -10,6 +10,7 @@ export {
   FORMAT_QUERIES,
   measureKappa,
   approximate,
+  approximationNames,
   kappaOf,
   conformanceFiles,
   mandatorySpecializations,

@@ -2,7 +2,7 @@
 // published ExpFast / SqrtFast approximations.
 import { describe, expect, it } from "vitest";
 import { FormatError } from "../src/errors.js";
-import { approximate, kappaOf, measureKappa, specialize } from "../src/ops/index.js";
+import { approximate, approximationNames, kappaOf, measureKappa, specialize } from "../src/p3109.js";
 
 const f = "Binary8p4se";
 const sqrt = specialize("Sqrt", { operands: [f], result: f });
@@ -67,6 +67,7 @@ describe("ExpFast and SqrtFast", () => {
     const a = approximate("ExpFast", { operands: [f], result: f });
     expect(a.signature).toBe("ExpFast<Binary8p4se, Binary8p4se, (NearestTiesToEven, SatNone)>");
     expect(a.approximates).toBe("Exp<Binary8p4se, Binary8p4se, (NearestTiesToEven, SatNone)>");
+    expect(approximationNames()).toEqual(["ExpFast", "SqrtFast"]);
     expect(() => approximate("LogFast", { operands: [f], result: f })).toThrow(/allowed: ExpFast, SqrtFast/);
     expect(() => approximate("SqrtFast", { operands: ["Binary12p7se"], result: f })).toThrow(FormatError);
   });
