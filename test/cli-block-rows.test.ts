@@ -1,7 +1,7 @@
 // quantize --block: blocks along K = the product of the dimensions after the first, a partial last block per row
 // quantized in bulk (equal to row-by-row quantizeBlocks), the row_length record, and files of the older layout
 // (blocks along the last dimension of a 4-D tensor, no row_length) still read by dequantize.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -106,5 +106,58 @@ describe("quantize --block: rows of K = product of the trailing dimensions", () 
     const deq = at("old-layout-d.safetensors");
     expect(await cli("dequantize", src, "--to", "f32", "-o", deq)).toBe(0);
     expect((await read(deq)).values.k).toEqual(old.values);
+  });
+});
+
+describe("NaN blocks", () => {
+  /** Tensor w of a file as float32 values (F32, F16 and BF16 read as their values). */
+  async function valuesOf(path: string): Promise<number[]> {
+    const r = await SafetensorsReader.open(path);
+    try {
+      return [...(await r.readValues(r.tensor("w")))];
+    } finally {
+      await r.close();
+    }
+  }
+
+  /** A safetensors file from its header and data bytes (written here, not by minifloat's writer). */
+  function fileOf(header: object, data: Uint8Array): Uint8Array {
+    const json = new TextEncoder().encode(JSON.stringify(header));
+    const out = new Uint8Array(8 + json.length + data.length);
+    new DataView(out.buffer).setBigUint64(0, BigInt(json.length), true);
+    out.set(json, 8);
+    out.set(data, 8 + json.length);
+    return out;
+  }
+
+  it("a block whose scale is the scheme's NaN code decodes to NaN, the others exactly; quantize --block writes it for ±∞", async () => {
+    // mxfp8_e4m3, blocks of 32: block 0 has scale 0xFF (NaN), block 1 scale 128 (2^1) and codes 0x38 (1.0) → 2.
+    const codes = new Uint8Array(64).fill(0x38);
+    const src = at("nan-block.safetensors");
+    const header = {
+      __metadata__: { "minifloat.block.w": "mxfp8_e4m3" },
+      w: { dtype: "F8_E4M3", shape: [1, 64], data_offsets: [0, 64] },
+      "w.scales": { dtype: "F8_E8M0", shape: [1, 2], data_offsets: [64, 66] },
+    };
+    writeFileSync(src, fileOf(header, Uint8Array.of(...codes, 0xff, 128)));
+    for (const to of ["f32", "bf16", "f16"]) {
+      const out = at(`nan-block-${to}.safetensors`);
+      expect(await cli("dequantize", src, "--to", to, "-o", out)).toBe(0);
+      const values = await valuesOf(out);
+      expect(values.slice(0, 32).every(Number.isNaN), to).toBe(true);
+      expect(values.slice(32), to).toEqual(Array(32).fill(2));
+    }
+    // An infinite weight: its block gets the NaN code, and the file reads back (that block NaN, the other exact).
+    const x = Float32Array.from({ length: 64 }, (_, i) => (i === 40 ? Number.NEGATIVE_INFINITY : i / 64));
+    const input = at("inf-weight.safetensors");
+    const data = new Uint8Array(x.buffer);
+    writeFileSync(input, fileOf({ w: { dtype: "F32", shape: [2, 32], data_offsets: [0, data.length] } }, data));
+    const q = at("inf-weight-mxfp4.safetensors");
+    expect(await cli("quantize", input, "--block", "mxfp4", "-o", q)).toBe(0);
+    const back = at("inf-weight-back.safetensors");
+    expect(await cli("dequantize", q, "--to", "f32", "-o", back)).toBe(0);
+    const values = await valuesOf(back);
+    expect(values.slice(32).every(Number.isNaN)).toBe(true);
+    expect(values.slice(0, 32)).toEqual(Array.from(dequantizeBlocks(quantizeBlocks(x.subarray(0, 32), "mxfp4"))));
   });
 });

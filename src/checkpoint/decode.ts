@@ -180,7 +180,8 @@ async function buildCodedTables(r: Recipe, to: Target): Promise<CodedTables> {
   const exact = new Float64Array(256 * n);
   for (let k = 0; k < 256; k++) {
     const v = s.table![k] ?? Number.NaN;
-    valid[k] = Number(scaleAllowed(v, s.pow2));
+    // minifloat's NaN blocks: every entry NaN (entryValue of a NaN scale), rounded as NaN.
+    valid[k] = Number(scaleAllowed(v, s.pow2) || (s.nanBlocks === true && v !== v));
     // An invalid scale code is refused before any gather reads its table; its entries are left at 0.
     if (valid[k] === 0) continue;
     for (let c = 0; c < n; c++) {
@@ -454,7 +455,9 @@ async function scaleValues(r: Recipe, start: number, count: number): Promise<Flo
   for (let i = 0; i < count; i++) {
     const v = values[i]!;
     // The common case without a call: positive, finite, and for ue8m0 a power of two (zero float64 fraction bits).
-    if (!(v > 0 && v < Number.POSITIVE_INFINITY) || (s.pow2 && !fractionZero(v))) checkScale(v, s.entry, start + i, s.pow2);
+    if (!(v > 0 && v < Number.POSITIVE_INFINITY) || (s.pow2 && !fractionZero(v))) {
+      if (!(s.nanBlocks && v !== v)) checkScale(v, s.entry, start + i, s.pow2);
+    }
   }
   return values;
 }

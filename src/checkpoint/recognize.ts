@@ -62,7 +62,14 @@ export interface Recipe {
   readonly table?: Float64Array;
   /** The codes' format when no scale applies to them (readRounded rounds its decoded codes, NaN signs included). */
   readonly format?: Format;
-  readonly scale?: { readonly entry: Entry; readonly table?: Float64Array; readonly block: readonly [number, number]; readonly pow2: boolean };
+  readonly scale?: {
+    readonly entry: Entry;
+    readonly table?: Float64Array;
+    readonly block: readonly [number, number];
+    readonly pow2: boolean;
+    /** minifloat's own blocks: the scheme's NaN scale code (a block that held NaN or ±∞) decodes its block to NaN. */
+    readonly nanBlocks?: boolean;
+  };
   readonly global?: { readonly entry: Entry; readonly divide: boolean };
   /** minifloat's recorded second-level scale (1 when none). */
   readonly constant: number;
@@ -91,7 +98,7 @@ export function recognize(entries: readonly Entry[], blocks: ReadonlyMap<string,
       elements: e,
       kind: "codes",
       table: elementValues(b.scheme),
-      scale: { entry: s, table: scaleValues(b.scheme), block: [1, b.scheme.blockSize], pow2: false },
+      scale: { entry: s, table: scaleValues(b.scheme), block: [1, b.scheme.blockSize], pow2: false, nanBlocks: true },
       constant: b.tensorScale,
       rowLength: b.rowLength,
     });
