@@ -219,6 +219,29 @@ describe("minifloat CLI (in-process)", () => {
     expect(r.out).not.toMatch(/format: pt/);
   });
 
+  it("inspect states no moments for a tensor without finite values (empty, or NaN and ±∞ only)", async () => {
+    const file = at("no-finite.safetensors");
+    const header = JSON.stringify({ e: { dtype: "F32", shape: [0], data_offsets: [0, 0] }, n: { dtype: "F32", shape: [2], data_offsets: [0, 8] } });
+    const bytes = new Uint8Array(8 + header.length + 8);
+    const view = new DataView(bytes.buffer);
+    view.setBigUint64(0, BigInt(header.length), true);
+    bytes.set(new TextEncoder().encode(header), 8);
+    view.setFloat32(8 + header.length, Number.NaN, true);
+    view.setFloat32(12 + header.length, Number.POSITIVE_INFINITY, true);
+    writeFileSync(file, bytes);
+    const r = await cli("inspect", file);
+    expect(r.code).toBe(0);
+    const cells = (name: string) =>
+      r.out
+        .split("\n")
+        .find((line) => line.startsWith(`${name} `))!
+        .trim()
+        .split(/\s+/);
+    // tensor, dtype, shape, elements, min, max, mean, std, zeros, NaN/Inf
+    expect(cells("e")).toEqual(["e", "F32", "[0]", "0", "-", "-", "-", "-", "-", "0"]);
+    expect(cells("n")).toEqual(["n", "F32", "[2]", "2", "-", "-", "-", "-", "0%", "2"]);
+  });
+
   it("stochastic rounding with a seed does not depend on chunking (a tensor larger than one chunk)", async () => {
     const big = at("big.safetensors");
     const x = sample((1 << 20) + 4099, 3);

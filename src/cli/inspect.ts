@@ -59,7 +59,9 @@ export const inspectCommand: Command = {
           const step = Math.max(1, Math.floor(CHUNK_ELEMENTS / K)) * K;
           for (let start = 0; start < t.length; start += step) s.add(await c.read(t.name, start, Math.min(step, t.length - start)));
           all.merge(s);
-          rows.push([...head, num(s.min), num(s.max), num(s.mean), num(s.std), percent(s.zeros, s.count), String(s.nan + s.infinite), block]);
+          // Without finite values (an empty tensor, or NaN/±∞ only) there is nothing to state.
+          const moments = s.finite > 0 ? [num(s.min), num(s.max), num(s.mean), num(s.std)] : ["-", "-", "-", "-"];
+          rows.push([...head, ...moments, percent(s.zeros, s.count), String(s.nan + s.infinite), block]);
         }
         for (const [i, part] of t.parts.slice(1).entries()) {
           rows.push([part.name, `${part.dtype} (${note(t)} ${part.role}s)`, `[${part.shape.join(", ")}]`, String(scaleElements[i])]);

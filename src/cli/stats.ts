@@ -54,21 +54,26 @@ export class ValueStats {
   infinite = 0;
   min = Infinity;
   max = -Infinity;
-  private sum = 0;
-  private sumSquares = 0;
+  /** Mean of the finite values and the sum of their squared deviations from it (Chan et al.'s pairwise update). */
+  private runningMean = 0;
+  private m2 = 0;
   /** Count of nonzero finite |x| in [2^e, 2^(e+1)), by e. */
   readonly binades = new Map<number, number>();
 
   add(x: Float32Array | Float64Array): void {
     this.count += x.length;
+    const before = this.finite;
+    // Sums of x − shift (the chunk's first value): small next to x when the spread is, so the mean keeps its digits.
+    let shift = Number.NaN;
+    let sum = 0;
     for (let i = 0; i < x.length; i++) {
       const v = x[i]!;
       if (Number.isNaN(v)) this.nan++;
       else if (!Number.isFinite(v)) this.infinite++;
       else {
         this.finite++;
-        this.sum += v;
-        this.sumSquares += v * v;
+        if (shift !== shift) shift = v;
+        sum += v - shift;
         if (v < this.min) this.min = v;
         if (v > this.max) this.max = v;
         if (v === 0) this.zeros++;
@@ -78,6 +83,25 @@ export class ValueStats {
         }
       }
     }
+    // A second pass for the chunk's squared deviations from its own mean: Σx² − n·mean² would cancel
+    // catastrophically when the spread is small next to the mean (norm gains near 1).
+    const n = this.finite - before;
+    if (n === 0) return;
+    const mean = shift + sum / n;
+    let m2 = 0;
+    for (let i = 0; i < x.length; i++) {
+      const d = x[i]! - mean;
+      if (Number.isFinite(d)) m2 += d * d;
+    }
+    this.combine(n, mean, m2);
+  }
+
+  /** Adds a group of n finite values with mean `mean` and squared deviations m2 to the running moments. */
+  private combine(n: number, mean: number, m2: number): void {
+    const before = this.finite - n;
+    const delta = mean - this.runningMean;
+    this.runningMean += (delta * n) / this.finite;
+    this.m2 += m2 + ((delta * delta * before) / this.finite) * n;
   }
 
   merge(other: ValueStats): void {
@@ -88,19 +112,17 @@ export class ValueStats {
     this.infinite += other.infinite;
     this.min = Math.min(this.min, other.min);
     this.max = Math.max(this.max, other.max);
-    this.sum += other.sum;
-    this.sumSquares += other.sumSquares;
+    if (other.finite > 0) this.combine(other.finite, other.runningMean, other.m2);
     for (const [e, n] of other.binades) this.binades.set(e, (this.binades.get(e) ?? 0) + n);
   }
 
   get mean(): number {
-    return this.finite === 0 ? NaN : this.sum / this.finite;
+    return this.finite === 0 ? NaN : this.runningMean;
   }
 
+  /** The population standard deviation of the finite values (NumPy's np.std). */
   get std(): number {
-    if (this.finite === 0) return NaN;
-    const m = this.mean;
-    return Math.sqrt(Math.max(0, this.sumSquares / this.finite - m * m));
+    return this.finite === 0 ? NaN : Math.sqrt(this.m2 / this.finite);
   }
 }
 
