@@ -57,10 +57,12 @@ export function packReference(codes: Uint8Array, bits: PackedBits, out: Uint8Arr
   }
   out.fill(0);
   for (let i = 0; i < codes.length; i++) {
+    // Bit offsets pass 2^31 from 358 M six-bit codes on: byte indices by division, not by a signed shift.
     const bit = i * bits;
+    const byte = Math.floor(bit / 8);
     const word = codes[i]! << (bit & 7);
-    out[bit >> 3]! |= word & 255;
-    if (word > 255) out[(bit >> 3) + 1]! |= word >> 8;
+    out[byte]! |= word & 255;
+    if (word > 255) out[byte + 1]! |= word >> 8;
   }
   return out;
 }
@@ -69,7 +71,8 @@ export function packReference(codes: Uint8Array, bits: PackedBits, out: Uint8Arr
 export function unpackReference(bytes: Uint8Array, bits: PackedBits, n: number, out: Uint8Array): Uint8Array {
   for (let i = 0; i < n; i++) {
     const bit = i * bits;
-    const word = bytes[bit >> 3]! | ((bit & 7) + bits > 8 ? bytes[(bit >> 3) + 1]! << 8 : 0);
+    const byte = Math.floor(bit / 8);
+    const word = bytes[byte]! | ((bit & 7) + bits > 8 ? bytes[byte + 1]! << 8 : 0);
     out[i] = (word >> (bit & 7)) & (2 ** bits - 1);
   }
   return out;

@@ -102,7 +102,7 @@ export interface DotCall extends DotPlan {
 /** Writes dotBatch's parameter block at `ptr` (layout in assembly/dot.ts); `k` and `carry` override the call's. */
 export function writeDotParams(heap: Heap, ptr: number, c: DotCall, k = c.k, carry = c.carry): void {
   const { i32, f64 } = heap.views;
-  const at = ptr >> 2;
+  const at = ptr >>> 2; // addresses reach 2^32: unsigned shifts
   i32[at] = k;
   i32[at + 1] = c.table;
   i32[at + 2] = c.blk;
@@ -115,7 +115,7 @@ export function writeDotParams(heap: Heap, ptr: number, c: DotCall, k = c.k, car
   i32[at + 9] = c.pairs ? 1 : 0;
   i32[at + 10] = c.grid;
   i32[at + 11] = carry ? 1 : 0;
-  f64[(ptr + 48) >> 3] = c.max;
+  f64[(ptr + 48) >>> 3] = c.max;
 }
 
 /**

@@ -82,8 +82,9 @@ export class Heap {
     const buffer = this.buffer;
     this.#views ??= {
       u8: new Uint8Array(buffer),
-      i32: new Int32Array(buffer, 0, buffer.byteLength >> 2),
-      f64: new Float64Array(buffer, 0, buffer.byteLength >> 3),
+      // Unsigned shifts: memory may exceed 2 GiB (wasm32 allows 4), where a signed shift of the length turns negative.
+      i32: new Int32Array(buffer, 0, buffer.byteLength >>> 2),
+      f64: new Float64Array(buffer, 0, buffer.byteLength >>> 3),
     };
     return this.#views;
   }

@@ -230,7 +230,9 @@ function scratchBase(need: number, nested: boolean): number {
   if (nested) return allocBytesRaw(need);
   if (scratchBytes < need) {
     if (scratchPtr >= 0) freeBytesRaw(scratchPtr, scratchBytes);
+    // Forgotten before allocating: a refused allocation must leave no freed block behind as the scratch.
     scratchPtr = -1;
+    scratchBytes = 0;
     scratchPtr = allocBytesRaw(need);
     scratchBytes = need;
   }
