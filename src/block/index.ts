@@ -100,11 +100,15 @@ export function dequantizeBlocks(q: BlockTensor, options?: { out?: Float32Array 
   }
   const T = q.tensorScale ?? 1;
   if (typeof T !== "number" || !(T > 0)) throw new CodeRangeError("q.tensorScale", `got ${describe(T)}; allowed: a positive float32`);
-  const out = checkOptions(options, OUT_KEYS).out ?? new Float32Array(n);
-  if (!(out instanceof Float32Array) || out.length !== n)
-    throw new CodeRangeError("options.out", `got ${describe(out)}; allowed: a Float32Array of length ${n}`);
+  requireAttached(q.scales, "q.scales");
+  requireAttached(q.elements, "q.elements");
+  const given = checkOptions(options, OUT_KEYS).out;
+  if (given !== undefined && (!(given instanceof Float32Array) || given.length !== n))
+    throw new CodeRangeError("options.out", `got ${describe(given)}; allowed: a Float32Array of length ${n}`);
+  if (given !== undefined) requireAttached(given, "options.out");
   const ev = elementValues(s);
   const sv = scaleValues(s);
+  // Every code is checked before the first write: a refused call leaves out as it was.
   const limit = s.twosComplement ? 256 : s.element.codeCount;
   if (!s.packed && limit < 256) {
     for (let i = 0; i < n; i++) {
@@ -114,7 +118,10 @@ export function dequantizeBlocks(q: BlockTensor, options?: { out?: Float32Array 
   for (let k = 0; k * B < n; k++) {
     const c = q.scales[k]!;
     if (c >= sv.length) throw new CodeRangeError(`q.scales[${k}]`, `is ${c}; allowed: a ${s.scale.name} code in [0, ${sv.length - 1}]`);
-    const X = sv[c]! * T; // ≤ 8 + 24 significant bits: exact
+  }
+  const out = given ?? new Float32Array(n);
+  for (let k = 0; k * B < n; k++) {
+    const X = sv[q.scales[k]!]! * T; // ≤ 8 + 24 significant bits: exact
     const end = Math.min(n, (k + 1) * B);
     for (let i = k * B; i < end; i++) {
       const code = s.packed ? (i & 1 ? q.elements[i >> 1]! >> 4 : q.elements[i >> 1]! & 15) : q.elements[i]!;

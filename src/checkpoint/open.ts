@@ -10,6 +10,7 @@ import { type QuantConfig, isObject, parseQuantConfig } from "./config.js";
 import { type Target, codedBlocks, into, readRange, readRounded, roundTo } from "./decode.js";
 import { CheckpointError } from "./errors.js";
 import { quantize } from "../api/bulk.js";
+import { requireAttached } from "../api/validate.js";
 import { kernels } from "../wasm/instance.js";
 import { WasmArray } from "../wasm/memory.js";
 import { type CheckpointTensor, type Entry, recognize } from "./recognize.js";
@@ -106,6 +107,7 @@ export class Checkpoint {
     const type = to === "F32" ? Float32Array : Uint16Array;
     if (out !== undefined && (!(out instanceof type) || out.length !== n))
       throw new CodeRangeError("out", `has ${out?.length} elements; allowed: a ${type.name} of ${n}`);
+    if (out !== undefined) requireAttached(out, "out");
     return this.round(t, start, n, to, out, room);
   }
 
@@ -114,6 +116,7 @@ export class Checkpoint {
     const exact = await this.readExact(name, start, count);
     if (out !== undefined && (!(out instanceof Float32Array) || out.length !== exact.length))
       throw new CodeRangeError("out", `has ${out?.length} elements; allowed: a Float32Array of ${exact.length}`);
+    if (out !== undefined) requireAttached(out, "out");
     const target = out ?? new Float32Array(exact.length);
     target.set(exact); // float64 → float32 conversion is one round to nearest even
     return target;

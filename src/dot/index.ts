@@ -235,6 +235,7 @@ export function matmulArgs(
   } else if (out !== undefined && (!(out instanceof Float32Array) || out.length !== m * n)) {
     throw new CodeRangeError("options.out", `got ${describe(out)}; allowed: a Float32Array of length ${outShape} (or a Uint16Array for binary16 results)`);
   }
+  if (out !== undefined) requireAttached(out, "options.out");
   scaleFunction(options.scales, m, n, Math.max(1, Math.ceil(k / r.ctx.block)));
   if (codes) {
     requireCodesIn(a, r.fa, "a");
@@ -318,6 +319,7 @@ export function dotRowsArgs(
   const out = options.out;
   if (out !== undefined && (!(out instanceof Float32Array) || out.length !== rows))
     throw new CodeRangeError("options.out", `got ${describe(out)}; allowed: a Float32Array of length rows = ${rows}`);
+  if (out !== undefined) requireAttached(out, "options.out");
   if (codes) {
     requireCodesIn(a, r.fa, "a");
     requireCodesIn(b, r.fb, "b");

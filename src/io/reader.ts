@@ -3,6 +3,7 @@
 // (a local file, a Blob, an HTTP server with range requests).
 import type { CodeArray } from "../api/bulk.js";
 import { CodeRangeError, describe } from "../errors.js";
+import { requireAttached } from "../api/validate.js";
 import { bytesToCodes, bytesToValues } from "./convert.js";
 import { SafetensorsError } from "./errors.js";
 import { type TensorInfo, MAX_HEADER_BYTES, parseHeader } from "./header.js";
@@ -92,6 +93,7 @@ export class SafetensorsReader {
   async readValues(t: TensorInfo, start = 0, count = t.length - start, out?: Float32Array): Promise<Float32Array | Float64Array> {
     if (out !== undefined && (!(out instanceof Float32Array) || out.length !== count || t.dtype === "F64"))
       throw new CodeRangeError("out", `is ${describe(out)}; allowed: a Float32Array of ${count} elements, for a tensor that is not F64`);
+    if (out !== undefined) requireAttached(out, "out");
     const { bytes, skip } = await this.readElementBytes(t, start, count);
     if (out === undefined) return bytesToValues(t, bytes, skip + count).subarray(skip);
     if (skip === 0) return bytesToValues(t, bytes, count, out);
