@@ -102,6 +102,56 @@ describe("map", () => {
     expect(diff).toBe(0);
   });
 
+  it("tables of three and four small operands (FMA, Clamp, ScaledAdd) equal scalar calls on every combination", () => {
+    /** Every combination of the operands' codes, operand 0 slowest (as the tables number them). */
+    const combos = (counts: readonly number[]): Uint8Array[] => {
+      const total = counts.reduce((a, b) => a * b, 1);
+      return counts.map((_, k) => {
+        const inner = counts.slice(k + 1).reduce((a, b) => a * b, 1);
+        return new Uint8Array(total).map((_, i) => Math.floor(i / inner) % counts[k]!);
+      });
+    };
+    const cases = [
+      specialize("FMA", { operands: ["Binary4p2sf", "Binary4p2sf", "Binary4p2sf"], result: "Binary4p2se" }),
+      specialize("FMA", { operands: ["Binary4p2sf", "Binary4p2sf", "Binary8p3se"], result: "Binary8p3se", rounding: "TowardPositive" }),
+      specialize("FMA", { operands: ["Binary5p3sf", "Binary5p3sf", "Binary5p3sf"], result: "Binary5p3sf", saturation: "SatFinite" }),
+      specialize("Clamp", { operands: ["Binary4p2sf", "Binary4p2sf", "Binary4p2sf"], result: "Binary4p2sf" }),
+      specialize("ScaledAdd", { operands: ["Binary4p2sf", "Binary4p2sf", "Binary4p2sf", "Binary4p2sf"], result: "Binary4p2sf" }),
+    ];
+    for (const s of cases) {
+      const arrays = combos(
+        s.signature
+          .match(/Binary\d+p\d+s[ef]/g)!
+          .slice(0, -1)
+          .map((name) => 2 ** Number(/Binary(\d+)/.exec(name)![1])),
+      );
+      for (const on of [true, false]) {
+        useKernels(on);
+        try {
+          const got = s.map(...arrays);
+          let diff = 0;
+          for (let i = 0; i < got.length; i++) if (got[i] !== s(...arrays.map((a) => a[i]!))) diff++;
+          expect(diff, `${s.signature}, kernels ${on}`).toBe(0);
+        } finally {
+          useKernels(true);
+        }
+      }
+    }
+    // A stochastic rounding: the tables' R thresholds for three operands, against scalar calls with the same R.
+    const sto = specialize("FMA", {
+      operands: ["Binary4p2sf", "Binary4p2sf", "Binary4p2sf"],
+      result: "Binary4p2sf",
+      rounding: "StochasticA",
+      stochasticBits: 4,
+    });
+    const [x, y, z] = combos([16, 16, 16]);
+    const random = new Uint8Array(x!.length).map((_, i) => (i * 7) % 16);
+    const got = sto.map(x!, y!, z!, { random });
+    let diff = 0;
+    for (let i = 0; i < got.length; i++) if (got[i] !== sto(x![i]!, y![i]!, z![i]!, { random: random[i]! })) diff++;
+    expect(diff).toBe(0);
+  });
+
   it("binary64 codes: bigint scalars, BigUint64Array or Float64Array arrays", () => {
     const s = specialize("Sqrt", { operands: ["binary64"], result: "binary64" });
     expect(s(0x4000000000000000n)).toBe(0x3ff6a09e667f3bcdn); // √2 correctly rounded

@@ -311,6 +311,18 @@ function build(info: OpInfo, operands: readonly Format[], result: Format | undef
     return (thresholds = { lo, hi, t });
   };
 
+  /** Each element's table index: Σ code_k · stride_k over every operand, row-major as forEachCombination numbers them. */
+  const tableIndex = (arrays: readonly Uint8Array[]): ArrayLike<number> => {
+    if (arity === 1) return arrays[0]!;
+    const index = new Uint32Array(arrays[0]!.length);
+    for (let k = 0; k < arity; k++) {
+      const codes = arrays[k]!;
+      const count = operands[k]!.codeCount;
+      for (let i = 0; i < index.length; i++) index[i] = index[i]! * count + codes[i]!;
+    }
+    return index;
+  };
+
   const map = (...args: (CodeArrayLike | MapOptions)[]): CodeArrayLike => {
     if (arity === 0) throw new ArgumentTypeError("map", `${info.name} has no operands to map over`);
     let options: MapOptions = {};
@@ -336,26 +348,27 @@ function build(info: OpInfo, operands: readonly Format[], result: Format | undef
       if (resultTable) {
         const t = resultTable;
         const b8 = arity === 2 ? (arrays[1] as Uint8Array) : undefined;
-        if (t instanceof Uint8Array && outNum instanceof Uint8Array && applyTableWasm(t, a, b8, arity === 2 ? operands[1]!.codeCount : 0, outNum)) return out;
-        if (arity === 1) for (let i = 0; i < n; i++) outNum![i] = t[a[i]!]!;
-        else {
-          const b = arrays[1] as Uint8Array;
-          const nb = operands[1]!.codeCount;
-          for (let i = 0; i < n; i++) outNum![i] = t[a[i]! * nb + b[i]!]!;
+        if (
+          arity <= 2 &&
+          t instanceof Uint8Array &&
+          outNum instanceof Uint8Array &&
+          applyTableWasm(t, a, b8, arity === 2 ? operands[1]!.codeCount : 0, outNum)
+        ) {
+          return out;
         }
+        const index = tableIndex(arrays as Uint8Array[]);
+        for (let i = 0; i < n; i++) outNum![i] = t[index[i]!]!;
       } else if (n >= 4 * combinations || thresholds) {
         const { lo, hi, t } = thresholdTables();
-        const nb = arity === 2 ? operands[1]!.codeCount : 0;
-        const b = arity === 2 ? (arrays[1] as Uint8Array) : undefined;
+        const index = tableIndex(arrays as Uint8Array[]);
         for (let i = 0; i < n; i++) {
-          const k = b ? a[i]! * nb + b[i]! : a[i]!;
+          const k = index[i]!;
           outNum![i] = lo[k] !== hi[k] && random!(i) >= t[k]! ? hi[k]! : lo[k]!;
         }
       } else {
         const t = omegaTable!;
-        const nb = arity === 2 ? operands[1]!.codeCount : 0;
-        const b = arity === 2 ? (arrays[1] as Uint8Array) : undefined;
-        for (let i = 0; i < n; i++) outNum![i] = encode(t[b ? a[i]! * nb + b[i]! : a[i]!]!, random!(i)) as number;
+        const index = tableIndex(arrays as Uint8Array[]);
+        for (let i = 0; i < n; i++) outNum![i] = encode(t[index[i]!]!, random!(i)) as number;
       }
       return out;
     }
