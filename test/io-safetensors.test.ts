@@ -401,6 +401,30 @@ describe("safetensors writer safety", () => {
     expect(leftovers()).toEqual([]);
   });
 
+  it("writeCodes refuses codes of the wrong array type or beyond the format, and integer tensors, before writing", async () => {
+    const path = tmp();
+    const w = await SafetensorsWriter.create(path, [
+      { name: "h", dtype: "BF16", shape: [4] },
+      { name: "s", dtype: "U8", shape: [4], format: format("Binary6p3se") },
+      { name: "i", dtype: "I32", shape: [1] },
+    ]);
+    await expect(w.writeCodes(Uint8Array.of(1, 2, 3, 4))).rejects.toThrow(
+      expect.objectContaining({ argument: "codes", message: "codes: got Uint8Array(4); allowed: a Uint16Array of bfloat16 codes" }),
+    );
+    await w.writeCodes(Uint16Array.of(0x3f80, 0x4000, 0, 0x8000));
+    await expect(w.writeCodes(Uint8Array.of(1, 2, 200, 4))).rejects.toThrow(new CodeRangeError("codes[2]", "is 200; allowed: a Binary6p3se code in [0, 63]"));
+    await w.writeCodes(Uint8Array.of(1, 2, 63, 4));
+    await expect(w.writeCodes(Int32Array.of(7) as never)).rejects.toThrow(
+      /^codes: got Int32Array\(1\); allowed: the 32-bit elements of I32 tensor "i" as unsigned integers$/,
+    );
+    await w.writeCodes(Uint32Array.of(7));
+    await w.commit();
+    const r = await SafetensorsReader.open(path);
+    expect(Array.from(await r.readCodes(r.tensor("s")))).toEqual([1, 2, 63, 4]);
+    expect(Array.from(await r.readValues(r.tensor("h")))).toEqual([1, 2, 0, -0]);
+    await r.close();
+  });
+
   it("keeps one write in flight but never the caller's array: a buffer reused for the next chunk cannot change written data", async () => {
     const path = tmp();
     const w = await SafetensorsWriter.create(path, [

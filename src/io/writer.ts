@@ -5,7 +5,8 @@ import { existsSync } from "node:fs";
 import { type FileHandle, open, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { CodeArray, QuantizeOptions } from "../api/bulk.js";
-import { CodeRangeError } from "../errors.js";
+import { requireCodes } from "../api/validate.js";
+import { ArgumentTypeError, CodeRangeError, describe } from "../errors.js";
 import { codesToBytes, valuesToBytes, valuesToCodes } from "./convert.js";
 import { fsyncOption, outputTarget, pending, placeWithoutClobbering, temporaryPath } from "./atomic.js";
 import { IoError, SafetensorsError } from "./errors.js";
@@ -114,11 +115,35 @@ export class SafetensorsWriter {
     return { path: this.tempPath, position };
   }
 
-  /** Appends codes of the current tensor's format (F4/F6 are packed; chunks of any length). */
+  /**
+   * Appends codes of the current tensor's format (F4/F6 are packed; chunks of any length): a Uint8Array for formats of
+   * up to 8 bits, a Uint16Array up to 16, every code below 2^K; an integer tensor's elements as the unsigned array of
+   * their width.
+   */
   async writeCodes(codes: CodeArray): Promise<void> {
-    const t = this.requireCount(codes.length);
+    const t = this.requireCurrent();
+    const f = t.format;
+    if (f) requireCodes(codes, f);
+    else {
+      const type = { 8: Uint8Array, 16: Uint16Array, 32: Uint32Array }[t.info.bits];
+      if (!type || !(codes instanceof type)) {
+        const allowed = type
+          ? `the ${t.info.bits}-bit elements of ${t.dtype} tensor "${t.name}" as unsigned integers`
+          : `writeBytes for ${t.dtype} tensor "${t.name}"`;
+        throw new ArgumentTypeError("codes", `got ${describe(codes)}; allowed: ${allowed}`);
+      }
+    }
+    this.requireCount(codes.length);
     let all = codes;
     const bits = t.info.bits;
+    // Codes of narrow formats in whole bytes (a 6-bit format in U8, a 12-bit one in U16) could hold any value: a
+    // file whose codes its reader refuses is never committed. F4/F6 packing checks its own.
+    if (f && bits !== 4 && bits !== 6 && f.codeCount < 2 ** (8 * codes.BYTES_PER_ELEMENT)) {
+      const limit = f.codeCount;
+      for (let i = 0; i < codes.length; i++) {
+        if (codes[i]! >= limit) throw new CodeRangeError(`codes[${i}]`, `is ${codes[i]}; allowed: a ${f.name} code in [0, ${limit - 1}]`);
+      }
+    }
     if (bits === 4 || bits === 6) {
       const group = bits === 4 ? 2 : 4;
       const merged = new Uint8Array(this.carry.length + codes.length);
