@@ -32,6 +32,15 @@ export function startWorker(source: string, init: WorkerInit): WorkerHandle {
       worker.on("exit", (code) => listener(new Error(`minifloat worker exited (code ${code})`)));
     },
     keepAlive: (busy) => void (busy ? worker.ref() : worker.unref()),
-    terminate: async () => void (await worker.terminate()),
+    // A timer holds Node open while the worker stops: an idle worker is unref'd (a reply arriving meanwhile unrefs it
+    // again), and with nothing else running Node would exit before the caller's await of close() settled.
+    terminate: async () => {
+      const hold = setInterval(() => {}, 2 ** 30);
+      try {
+        await worker.terminate();
+      } finally {
+        clearInterval(hold);
+      }
+    },
   };
 }
