@@ -109,7 +109,7 @@ describe("quantize --block: rows of K = product of the trailing dimensions", () 
   });
 });
 
-describe("NaN blocks", () => {
+describe("NaN blocks and empty tensors", () => {
   /** Tensor w of a file as float32 values (F32, F16 and BF16 read as their values). */
   async function valuesOf(path: string): Promise<number[]> {
     const r = await SafetensorsReader.open(path);
@@ -159,5 +159,21 @@ describe("NaN blocks", () => {
     const values = await valuesOf(back);
     expect(values.slice(32).every(Number.isNaN)).toBe(true);
     expect(values.slice(0, 32)).toEqual(Array.from(dequantizeBlocks(quantizeBlocks(x.subarray(0, 32), "mxfp4"))));
+  });
+
+  it("an empty tensor after the others gets empty element and scale tensors", async () => {
+    const x = new Float32Array(64).fill(1);
+    const data = new Uint8Array(x.buffer);
+    const src = at("empty-last.safetensors");
+    const header = { w: { dtype: "F32", shape: [2, 32], data_offsets: [0, 256] }, empty: { dtype: "F32", shape: [0, 32], data_offsets: [256, 256] } };
+    writeFileSync(src, fileOf(header, data));
+    for (const scheme of ["mxfp4", "nvfp4"]) {
+      const out = at(`empty-last-${scheme}.safetensors`);
+      expect(await cli("quantize", src, "--block", scheme, "-o", out)).toBe(0);
+      const r = await SafetensorsReader.open(out);
+      expect(r.tensor("empty").shape).toEqual([0, 32]);
+      expect(r.tensor("empty.scales").length).toBe(0);
+      await r.close();
+    }
   });
 });

@@ -288,7 +288,8 @@ function blockTarget(p: Parsed): Target {
             s.overflowed += countOverflows(x, limits[0], limits[1], { rowLength: L, blockSize: B, scale: (b) => scaleValue[q.scales[b]!]! * T });
           },
           async finish(writer) {
-            await writer.writeCodes(scales);
+            // An empty tensor has no scales: the writer has already moved past its empty scale tensor.
+            if (scales.length > 0) await writer.writeCodes(scales);
           },
         },
       };
