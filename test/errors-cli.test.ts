@@ -6,7 +6,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SafetensorsWriter } from "../src/io/index.js";
+import { SafetensorsReader, SafetensorsWriter } from "../src/io/index.js";
 import { bundleCli } from "./cli-bundle.js";
 
 const dir = mkdtempSync(join(tmpdir(), "minifloat-errors-cli-"));
@@ -57,6 +57,37 @@ describe("CLI and the operating system", () => {
     } finally {
       closeSync(full);
     }
+  });
+
+  it("standard output and error closed early (`… 2>&1 | head -1`): the conversion still completes its file", async () => {
+    mkdirSync(at("piped"));
+    // Several tensors: a progress line each, written after the reader has gone.
+    const several = at("several.safetensors");
+    const names = ["a", "b", "c", "d", "e", "f"];
+    const w = await SafetensorsWriter.create(
+      several,
+      names.map((name) => ({ name, dtype: "F32", shape: [512, 512] })),
+    );
+    for (const _ of names) await w.writeValues(new Float32Array(512 * 512).map((_, i) => Math.cos(i)));
+    await w.commit();
+    const out = at("piped", "out.safetensors");
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const child = spawn(process.execPath, [cliPath, "quantize", several, "--to", "float8_e4m3fn", "-o", out], { stdio: ["ignore", "pipe", "pipe"] });
+      // The reader goes away at the first byte, as head -1 does after its line.
+      const close = () => {
+        child.stdout!.destroy();
+        child.stderr!.destroy();
+      };
+      child.stdout!.once("data", close);
+      child.stderr!.once("data", close);
+      child.on("error", reject);
+      child.on("close", resolve);
+    });
+    expect(code).toBe(0);
+    expect(readdirSync(at("piped"))).toEqual(["out.safetensors"]);
+    const r = await SafetensorsReader.open(out);
+    expect(r.tensors.map((t) => t.name)).toEqual(names);
+    await r.close();
   });
 
   it("a file write that fails midway (file-size limit, EFBIG): one line, no output, no temporary file", async () => {

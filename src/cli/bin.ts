@@ -7,6 +7,7 @@ import { main } from "./main.js";
 for (const [signal, code] of [
   ["SIGINT", 130],
   ["SIGTERM", 143],
+  ["SIGHUP", 129],
 ] as const) {
   process.on(signal, () => {
     abortPendingWrites();
@@ -14,16 +15,23 @@ for (const [signal, code] of [
     process.exit(code);
   });
 }
-// `minifloat table … | head` closes stdout early: that is not an error. Any other failure (a full disk) is one line.
+// `minifloat table … | head` (or `quantize … 2>&1 | head -1`) closes a stream early: that is not an error, the
+// command goes on without writing to it (a conversion still completes its file). Any other failure of standard
+// output (a full disk) is one line and exit 1.
+const open = { stdout: true, stderr: true };
 process.stdout.on("error", (e: NodeJS.ErrnoException) => {
-  if (e.code === "EPIPE") process.exit(0);
+  open.stdout = false;
+  if (e.code === "EPIPE") return;
   abortPendingWrites();
-  process.stderr.write(`minifloat: cannot write to standard output: ${e.message}\n`);
+  if (open.stderr) process.stderr.write(`minifloat: cannot write to standard output: ${e.message}\n`);
   process.exit(1);
+});
+process.stderr.on("error", () => {
+  open.stderr = false;
 });
 
 process.exitCode = await main(process.argv.slice(2), {
-  stdout: (s) => process.stdout.write(s),
-  stderr: (s) => process.stderr.write(s),
+  stdout: (s) => void (open.stdout && process.stdout.write(s)),
+  stderr: (s) => void (open.stderr && process.stderr.write(s)),
   isTTY: process.stderr.isTTY === true,
 });
