@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -328,6 +328,16 @@ describe("minifloat CLI (in-process)", () => {
     const self = await cli("quantize", model, "--to", "float8_e4m3fn", "-o", model, "--force");
     expect(self.err).toMatch(/is also an input; allowed: a different output path/);
     expect(Buffer.compare(readFileSync(model), before)).toBe(0);
+    // A directory is refused before any work, --force or not, under the name given.
+    const folder = at("a-folder");
+    mkdirSync(folder);
+    const dir = await cli("quantize", model, "--to", "float8_e4m3fn", "-o", folder, "--force");
+    expect(dir).toEqual({
+      code: 1,
+      out: "",
+      err: `minifloat quantize: ${folder}: is a directory; allowed: a file path (--force replaces a file, never a directory)\n`,
+    });
+    expect(readdirSync(folder)).toEqual([]);
   });
 
   it("quantize: the same file and report with the kernels (in place in Wasm memory) as with the TypeScript reference", async () => {

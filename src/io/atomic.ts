@@ -1,6 +1,6 @@
 // Atomic file creation: write a temporary file next to the target, then move it into place, so a reader never
 // sees a partial file and an interrupted process leaves nothing behind.
-import { existsSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, realpathSync, rmSync, statSync } from "node:fs";
 import { link, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { ArgumentTypeError } from "../errors.js";
@@ -31,6 +31,10 @@ export function outputTarget(path: string, options: { readonly force?: boolean; 
     }
   }
   if (!options.force && existsSync(target)) throw new IoError(path, "exists; allowed: a new path, or --force to replace it");
+  // Before any work: the final rename could not replace a directory by the file.
+  if (existsSync(target) && statSync(target).isDirectory()) {
+    throw new IoError(path, "is a directory; allowed: a file path (--force replaces a file, never a directory)");
+  }
   return target;
 }
 
