@@ -91,6 +91,24 @@ describe("views of freed Wasm memory", () => {
     }
   });
 
+  it("a view from before a growth of Wasm memory is refused as such by dot products and block decoding, not by its length", () => {
+    const h = allocFloat32(64);
+    const stale = h.array;
+    const grow = allocBytes(stale.buffer.byteLength + (64 << 20));
+    const c = new Uint8Array(64).fill(0x38);
+    const q = quantizeBlocks(new Float32Array(64).fill(1), "mxfp4");
+    for (const call of [
+      () => dotRows(c, c, 64, 1, { formats: "float8_e4m3fn", out: stale }),
+      () => matvec(c, c.subarray(0, 1), 64, 1, { formats: "float8_e4m3fn", out: stale }),
+      () => dequantizeBlocks(q, { out: stale }),
+    ]) {
+      expect(call).toThrow(ArgumentTypeError);
+      expect(call).toThrow(/^options\.out: is a Float32Array whose ArrayBuffer was detached/);
+    }
+    grow.free();
+    h.free();
+  });
+
   it("dequantizeBlocks checks every scale code before it writes: a refused call leaves out as it was", () => {
     const scheme = blockScheme({ element: "float4_e2m1fn", scale: "Binary6p1ue", blockSize: 32 });
     const q = quantizeBlocks(

@@ -92,6 +92,9 @@ export function dequantizeBlocks(q: BlockTensor, options?: { out?: Float32Array 
   if (typeof n !== "number" || !Number.isInteger(n) || n < 0) throw new CodeRangeError("q.length", `got ${describe(n)}; allowed: a non-negative integer`);
   const B = q.blockSize ?? s.blockSize;
   if (!Number.isInteger(B) || B < 1) throw new CodeRangeError("q.blockSize", `got ${describe(B)}; allowed: a positive integer`);
+  // Attached first: a freed or transferred array must not be read, nor misreported by its length.
+  if (q.scales instanceof Uint8Array) requireAttached(q.scales, "q.scales");
+  if (q.elements instanceof Uint8Array) requireAttached(q.elements, "q.elements");
   if (!(q.scales instanceof Uint8Array) || q.scales.length !== Math.ceil(n / B)) {
     throw new CodeRangeError("q.scales", `got ${describe(q.scales)}; allowed: a Uint8Array of ceil(${n} / ${B}) = ${Math.ceil(n / B)} scale codes`);
   }
@@ -100,12 +103,10 @@ export function dequantizeBlocks(q: BlockTensor, options?: { out?: Float32Array 
   }
   const T = q.tensorScale ?? 1;
   if (typeof T !== "number" || !(T > 0)) throw new CodeRangeError("q.tensorScale", `got ${describe(T)}; allowed: a positive float32`);
-  requireAttached(q.scales, "q.scales");
-  requireAttached(q.elements, "q.elements");
   const given = checkOptions(options, OUT_KEYS).out;
+  if (given instanceof Float32Array) requireAttached(given, "options.out");
   if (given !== undefined && (!(given instanceof Float32Array) || given.length !== n))
     throw new CodeRangeError("options.out", `got ${describe(given)}; allowed: a Float32Array of length ${n}`);
-  if (given !== undefined) requireAttached(given, "options.out");
   const ev = elementValues(s);
   const sv = scaleValues(s);
   // Every code is checked before the first write: a refused call leaves out as it was.

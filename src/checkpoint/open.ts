@@ -105,18 +105,18 @@ export class Checkpoint {
     checkRange(t, start, n);
     if (!t.decodable) throw new CheckpointError(`tensor "${name}"`, `has dtype ${t.dtype}, which holds integers; allowed: floating-point tensors`);
     const type = to === "F32" ? Float32Array : Uint16Array;
+    if (out instanceof type) requireAttached(out, "out");
     if (out !== undefined && (!(out instanceof type) || out.length !== n))
       throw new CodeRangeError("out", `has ${out?.length} elements; allowed: a ${type.name} of ${n}`);
-    if (out !== undefined) requireAttached(out, "out");
     return this.round(t, start, n, to, out, room);
   }
 
   /** Values of elements [start, start + count) rounded once to float32, into `out` when given. */
   async read(name: string, start = 0, count?: number, out?: Float32Array): Promise<Float32Array> {
     const exact = await this.readExact(name, start, count);
+    if (out instanceof Float32Array) requireAttached(out, "out");
     if (out !== undefined && (!(out instanceof Float32Array) || out.length !== exact.length))
       throw new CodeRangeError("out", `has ${out?.length} elements; allowed: a Float32Array of ${exact.length}`);
-    if (out !== undefined) requireAttached(out, "out");
     const target = out ?? new Float32Array(exact.length);
     target.set(exact); // float64 → float32 conversion is one round to nearest even
     return target;

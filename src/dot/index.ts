@@ -230,12 +230,12 @@ export function matmulArgs(
   requireMatrices(a, b, dims, shape(mName, kName), shape(nName, kName), names.b);
   const out = options.out;
   const outShape = `${shape(mName, nName).join(" × ")} = ${m * n}`;
+  if (out instanceof Uint16Array || out instanceof Float32Array) requireAttached(out, "options.out");
   if (out instanceof Uint16Array) {
     if (out.length !== m * n) throw new CodeRangeError("options.out", `has length ${out.length}; allowed: ${outShape}`);
   } else if (out !== undefined && (!(out instanceof Float32Array) || out.length !== m * n)) {
     throw new CodeRangeError("options.out", `got ${describe(out)}; allowed: a Float32Array of length ${outShape} (or a Uint16Array for binary16 results)`);
   }
-  if (out !== undefined) requireAttached(out, "options.out");
   scaleFunction(options.scales, m, n, Math.max(1, Math.ceil(k / r.ctx.block)));
   if (codes) {
     requireCodesIn(a, r.fa, "a");
@@ -317,9 +317,10 @@ export function dotRowsArgs(
   const r = resolveDot(options as DotOptions, ROWS_KEYS);
   requireMatrices(a, b, { rows, cols }, ["rows", "cols"], ["rows", "cols"]);
   const out = options.out;
+  // Attached first: a view from before a growth reads as empty, and its length would be the wrong complaint.
+  if (out instanceof Float32Array) requireAttached(out, "options.out");
   if (out !== undefined && (!(out instanceof Float32Array) || out.length !== rows))
     throw new CodeRangeError("options.out", `got ${describe(out)}; allowed: a Float32Array of length rows = ${rows}`);
-  if (out !== undefined) requireAttached(out, "options.out");
   if (codes) {
     requireCodesIn(a, r.fa, "a");
     requireCodesIn(b, r.fb, "b");

@@ -91,9 +91,9 @@ export class SafetensorsReader {
    * in place, where a new array's pages would each fault in.
    */
   async readValues(t: TensorInfo, start = 0, count = t.length - start, out?: Float32Array): Promise<Float32Array | Float64Array> {
+    if (out instanceof Float32Array) requireAttached(out, "out");
     if (out !== undefined && (!(out instanceof Float32Array) || out.length !== count || t.dtype === "F64"))
       throw new CodeRangeError("out", `is ${describe(out)}; allowed: a Float32Array of ${count} elements, for a tensor that is not F64`);
-    if (out !== undefined) requireAttached(out, "out");
     const { bytes, skip } = await this.readElementBytes(t, start, count);
     if (out === undefined) return bytesToValues(t, bytes, skip + count).subarray(skip);
     if (skip === 0) return bytesToValues(t, bytes, count, out);
