@@ -12,6 +12,7 @@ export type { QuantizeOptions, RandomArray, RandomOptions } from "./api/plan.js"
 export type { CodeArray } from "./api/validate.js";
 export { packCodes, unpackCodes, quantizePacked, dequantizePacked, packedLength, type PackedBits } from "./api/packed.js";
 export { allocFloat32, allocCodes, allocBytes } from "./api/wasm-memory.js";
+export { memoryStats } from "./wasm/memory.js";
 export { WasmArray } from "./wasm/memory.js";
 // The one kernel switch: useKernels(false) makes every bulk call (here, in minifloat/parallel and its workers) run the reference.
 export { useKernels, kernelStatus } from "./wasm/instance.js";

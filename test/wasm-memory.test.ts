@@ -1,6 +1,6 @@
 // The JS-side Wasm allocator, handles across memory growth, and the streaming driver.
 import { describe, expect, it } from "vitest";
-import { ArgumentTypeError, CodeRangeError, allocBytes, allocCodes, allocFloat32, dequantize, packCodes } from "../src/index.js";
+import { ArgumentTypeError, CodeRangeError, allocBytes, allocCodes, allocFloat32, dequantize, memoryStats as publicStats, packCodes } from "../src/index.js";
 import { initKernels } from "../src/api/init.js";
 import { kernelStatus, kernels, useKernels } from "../src/wasm/instance.js";
 import { CHUNK, MAX_MEMORY_BYTES, allocBytesRaw, freeBytesRaw, memoryStats, stream } from "../src/wasm/memory.js";
@@ -113,6 +113,19 @@ describe("allocator and handles", () => {
     expect(memoryStats().liveBytes).toBe(live - 64);
     expect(() => h.array).toThrow(/^handle: was freed/);
     expect(() => h.ptr).toThrow(ArgumentTypeError);
+  });
+
+  it("memoryStats (public) returns to its value once handles are freed, and after a refused call", () => {
+    // The kernels' tables and stream scratch, cached from the first calls on.
+    dequantize(new Uint8Array(70000), "float4_e2m1fn");
+    const before = publicStats().liveBytes;
+    const handles = [allocFloat32(1000), allocCodes("Binary8p3se", 77), allocBytes(3)];
+    expect(publicStats().liveBytes).toBe(before + 4032 + 128 + 64);
+    const bad = new Uint8Array(70000).fill(1);
+    bad[69999] = 16;
+    expect(() => dequantize(bad, "float4_e2m1fn")).toThrow(CodeRangeError);
+    for (const h of handles) h.free();
+    expect(publicStats()).toMatchObject({ liveBytes: before });
   });
 });
 

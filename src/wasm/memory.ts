@@ -113,7 +113,10 @@ export function withUploaded<T>(small: WasmView, call: (ptr: number) => T, back 
   }
 }
 
-/** Allocator state, for tests and diagnostics. */
+/**
+ * The library's Wasm memory: its size, the bytes live in allocations (handles, and the kernels' cached tables and
+ * 64K-element scratch), the allocator's top and free blocks: to check that handles are freed.
+ */
 export function memoryStats(): ReturnType<Heap["stats"]> {
   return runtimeHeap().stats();
 }
