@@ -22,7 +22,7 @@ export interface ModelExpected {
   fake?: Record<string, Record<string, string>>;
 }
 
-export const expected: Record<"mlp" | "conv" | "mlp16" | "ir3", ModelExpected> = JSON.parse(readFileSync(join(FIXTURES, "expected.json"), "utf8"));
+export const expected: Record<"mlp" | "conv" | "mlp16" | "ir3" | "top16", ModelExpected> = JSON.parse(readFileSync(join(FIXTURES, "expected.json"), "utf8"));
 
 export function fixture(name: string): Uint8Array {
   return readFileSync(join(FIXTURES, `${name}.onnx`));
@@ -43,7 +43,7 @@ ort.env.wasm.numThreads = 1;
 /** Runs a fixture-shaped model (input x, output y) on the fixture's input; returns y as exact values. */
 export async function run(model: Uint8Array, name: keyof typeof expected): Promise<Float64Array> {
   const e = expected[name];
-  const float16 = name === "mlp16";
+  const float16 = name === "mlp16" || name === "top16";
   const x = bytes(e.x);
   const input = float16 ? new ort.Tensor("float16", new Uint16Array(x.buffer), e.xShape) : new ort.Tensor("float32", new Float32Array(x.buffer), e.xShape);
   const session = await ort.InferenceSession.create(model);

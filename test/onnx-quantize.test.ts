@@ -25,7 +25,7 @@ function quantized(name: Name, options: OnnxQuantizeOptions) {
   return { result, model, tensor };
 }
 
-const f32 = (name: Name) => values(bytes(expected[name].y), name === "mlp16");
+const f32 = (name: Name) => values(bytes(expected[name].y), name === "mlp16" || name === "top16");
 
 describe("qdq models run in onnxruntime-web and agree with the float32 model", () => {
   const cases: [Name, OnnxQuantizeOptions, number][] = [
@@ -42,6 +42,8 @@ describe("qdq models run in onnxruntime-web and agree with the float32 model", (
     ["mlp", { to: "mxfp8_e5m2", mode: "qdq", block: 16 }, 0.1],
     ["conv", { to: "mxfp8_e4m3", mode: "qdq" }, 0.05],
     ["mlp16", { to: "mxfp8_e4m3", mode: "qdq" }, 0.05],
+    ["top16", { to: "float8_e4m3fn", mode: "qdq" }, 0.05],
+    ["top16", { to: "int4", mode: "qdq", scale: "tensor" }, 0.2],
   ];
   it.each(cases)("%s %j (tol %f)", async (name, options, tol) => {
     const { result } = quantized(name, options);
@@ -51,7 +53,8 @@ describe("qdq models run in onnxruntime-web and agree with the float32 model", (
     expect(relativeMaxDifference(y, reference)).toBeLessThanOrEqual(tol);
     // The fake model holds the values DequantizeLinear computes: both run the same arithmetic.
     const fake = await run(quantizeOnnx(fixture(name), { ...options, mode: "fake" }).bytes, name);
-    expect(relativeMaxDifference(y, fake)).toBeLessThanOrEqual(name === "mlp16" ? 2 ** -10 : 1e-6);
+    expect(relativeMaxDifference(y, fake)).toBeLessThanOrEqual(name === "mlp16" || name === "top16" ? 2 ** -10 : 1e-6);
+    expect(y.every(Number.isFinite)).toBe(true);
   });
 });
 
@@ -64,6 +67,8 @@ describe("codes, scales and values equal the independent computation", () => {
     ["conv", "float8_e4m3fn/block2", { to: "float8_e4m3fn", mode: "qdq", block: 2 }],
     ["conv", "int4/axis", { to: "int4", mode: "qdq" }],
     ["mlp16", "float8_e4m3fn/axis", { to: "float8_e4m3fn", mode: "qdq" }],
+    // float16 weights reaching 65504: the scale one step below amax / 448 rounded, so 448 · s stays finite.
+    ["top16", "float8_e4m3fn/axis", { to: "float8_e4m3fn", mode: "qdq" }],
   ];
   it.each(cases)("%s %s", (name, key, options) => {
     const want = expected[name].qdq![key]!;
@@ -231,6 +236,10 @@ describe("refusals name what is wrong", () => {
 
   it("external data, formats without a DequantizeLinear type, bad options, bytes that are no model", () => {
     expect(() => quantizeOnnx(fixture("external"), { to: "int4", mode: "fake" })).toThrow(/^W1: keeps its data in an external file/);
+    // A fake value float16 cannot hold (65504 is 65536 in bfloat16) is refused, not written as ∞.
+    expect(() => quantizeOnnx(fixture("top16"), { to: "bfloat16", mode: "fake", scale: "none" })).toThrow(
+      new OnnxError("W", "element 0 (65504) becomes 65536 in bfloat16, beyond FLOAT16's range; allowed: a target whose values FLOAT16 holds"),
+    );
     expect(() => quantizeOnnx(fixture("mlp"), { to: "Binary8p3se", mode: "qdq" })).toThrow(/^options.to: Binary8p3se has no DequantizeLinear data type/);
     expect(() => quantizeOnnx(fixture("mlp"), { to: "mxint8", mode: "qdq" })).toThrow(OnnxError);
     expect(() => quantizeOnnx(fixture("mlp"), { to: "float8_e4m3fn", mode: "qdq", scale: "none" })).toThrow(

@@ -140,8 +140,17 @@ export function quantizeModel(model: ModelProto, s: ModelQuantizeSettings): Quan
       }
     }
     const bytes = roundInto(exact, type);
-    if (mode === "fake") replaceTensor(w, withRawData(w.tensor, bytes), initializers, nodes);
     const stored = type === DataType.FLOAT ? new Float32Array(bytes.buffer, bytes.byteOffset, values.length) : readFloats(w.name, withRawData(w.tensor, bytes));
+    // A finite weight must stay finite: a value rounded beyond the weight's type (a bfloat16 65536 written back into
+    // float16) is refused rather than written as ∞.
+    const overflow = stored.findIndex((v) => !Number.isFinite(v));
+    if (overflow >= 0) {
+      throw new OnnxError(
+        w.name,
+        `element ${overflow} (${values[overflow]}) becomes ${exact[overflow]} in ${target.name}, beyond ${dataTypeName(type)}'s range; allowed: a target whose values ${dataTypeName(type)} holds`,
+      );
+    }
+    if (mode === "fake") replaceTensor(w, withRawData(w.tensor, bytes), initializers, nodes);
     const scales = granularity.kind === "none" ? 0 : q.scales.length;
     reports.push({ name: w.name, ops: w.ops, dtype: dataTypeName(type), shape: dims, scales, ...errors(values, stored) });
   }

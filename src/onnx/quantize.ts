@@ -2,7 +2,9 @@
 //
 // Scale rule: s = amax / MaxFinite(format) rounded once to the scale's type (float32, or float16 for float16
 // weights), over the tensor, an output channel or a block along the reduction axis; amax = 0 gives s = 1, and a
-// quotient that underflows gives the smallest positive subnormal of the scale type (s is never 0, ∞ or NaN).
+// quotient that underflows gives the smallest positive subnormal of the scale type (s is never 0, ∞ or NaN). Where s
+// rounded up so far that MaxFinite · s rounds to ∞ in the weight's type (amax near float16's 65504: 448 · 146.25 =
+// 65520 is ∞ in float16), s is the next value down, and the largest weights saturate to MaxFinite · s instead.
 //
 // Codes: q = quantize(w / s, format, SatFinite) with the library's exact quantize: round to nearest, ties to even,
 // overflow after rounding clamps to ±MaxFinite.
@@ -88,12 +90,22 @@ function requireFinite(name: string, values: Float32Array): void {
   }
 }
 
-/** One scale, rounded once into the scale type (FLOAT or FLOAT16). */
+/** x rounded once (to nearest even) into FLOAT or FLOAT16; ∞ beyond the type's range. */
+function roundToType(x: number, type: number): number {
+  return type === DataType.FLOAT16 ? dequantize(quantize(Float64Array.of(x), "binary16"), "binary16")[0]! : Math.fround(x);
+}
+
+/** One scale, rounded once into the scale type (FLOAT or FLOAT16), which is also the weight's type. */
 function scaleOf(amax: number, max: number, scaleType: number): number {
   if (amax === 0) return 1;
-  const q = amax / max;
-  const s = scaleType === DataType.FLOAT16 ? dequantize(quantize(Float64Array.of(q), "binary16"), "binary16")[0]! : Math.fround(q);
-  return s > 0 ? s : scaleType === DataType.FLOAT16 ? 2 ** -24 : 2 ** -149;
+  const s = roundToType(amax / max, scaleType);
+  if (!(s > 0)) return scaleType === DataType.FLOAT16 ? 2 ** -24 : 2 ** -149;
+  if (Number.isFinite(roundToType(max * s, scaleType))) return s;
+  // The next value down of s (a normal far above MinNormal here): one step of its binade, or of the binade below
+  // when s is a power of two.
+  const e = Math.floor(Math.log2(s));
+  const step = 2 ** (e - (scaleType === DataType.FLOAT16 ? 10 : 23));
+  return s - (s === 2 ** e ? step / 2 : step);
 }
 
 /** Element format codes and scales of a weight (`values` hold the weight's exact values). */
