@@ -236,6 +236,11 @@ describe("refusals name what is wrong", () => {
 
   it("external data, formats without a DequantizeLinear type, bad options, bytes that are no model", () => {
     expect(() => quantizeOnnx(fixture("external"), { to: "int4", mode: "fake" })).toThrow(/^W1: keeps its data in an external file/);
+    // Any tensor in an external file, not only a weight: the output, written elsewhere, would point at nothing.
+    const model = decodeModel(fixture("mlp"));
+    const bias = model.graph!.initializer.find((t) => t.name === "C")!;
+    Object.assign(bias, { data_location: 1, external_data: [{ key: "location", value: "model.data" }] });
+    expect(() => quantizeOnnx(encodeModel(model), { to: "float8_e4m3fn", mode: "qdq" })).toThrow(/^C: keeps its data in an external file/);
     // A fake value float16 cannot hold (65504 is 65536 in bfloat16) is refused, not written as ∞.
     expect(() => quantizeOnnx(fixture("top16"), { to: "bfloat16", mode: "fake", scale: "none" })).toThrow(
       new OnnxError("W", "element 0 (65504) becomes 65536 in bfloat16, beyond FLOAT16's range; allowed: a target whose values FLOAT16 holds"),

@@ -8,7 +8,7 @@ import { type Skipped, type Weight, allNames, findWeights } from "./plan.js";
 import { type Granularity, type ScaledWeight, quantizeBlockScheme, quantizeScaled, roundInto } from "./quantize.js";
 import { type ModelProto, type NodeProto, type TensorProto, int, newAttribute, newNode } from "./schema.js";
 import { QDQ_TYPES, type Target } from "./target.js";
-import { rawTensor, readFloats, tensorDims, withRawData } from "./tensor.js";
+import { rawTensor, readFloats, requireInternal, tensorDims, withRawData } from "./tensor.js";
 
 export interface WeightReport {
   readonly name: string;
@@ -78,6 +78,7 @@ function errors(w: Float32Array, stored: Float32Array): { relativeError: number;
 export function quantizeModel(model: ModelProto, s: ModelQuantizeSettings): QuantizeReport {
   const graph = model.graph;
   if (!graph) throw new OnnxError("model", "has no graph; allowed: an ONNX model (ModelProto with a graph)");
+  requireInternal(graph);
   const { weights: found, skipped } = findWeights(graph, int(model.ir_version));
   const weights = found.filter((w) => s.select(w.name));
   const { target, mode, granularity } = s;

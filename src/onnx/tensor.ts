@@ -2,7 +2,7 @@
 import { dequantize } from "../api/bulk.js";
 import { DataType, dataTypeName, rawBytes } from "./dtypes.js";
 import { OnnxError } from "./errors.js";
-import { type TensorProto, int, newTensor } from "./schema.js";
+import { type GraphProto, type TensorProto, int, newTensor } from "./schema.js";
 
 export function tensorDims(t: TensorProto): number[] {
   return t.dims.map(int);
@@ -17,6 +17,34 @@ export function isExternal(t: TensorProto): boolean {
   return t.data_location === 1 || t.external_data.length > 0;
 }
 
+/** The tensors a graph holds: initializers (sparse ones' values and indices too) and node attributes', subgraphs included. */
+export function* graphTensors(graph: GraphProto): Generator<TensorProto> {
+  const sparse = (s: { values?: TensorProto; indices?: TensorProto }) => [s.values, s.indices].filter((t): t is TensorProto => t !== undefined);
+  yield* graph.initializer;
+  for (const s of (graph as { sparse_initializer?: { values?: TensorProto; indices?: TensorProto }[] }).sparse_initializer ?? []) yield* sparse(s);
+  for (const node of graph.node) {
+    for (const a of node.attribute) {
+      const more = a as { tensors?: TensorProto[]; sparse_tensor?: { values?: TensorProto }; sparse_tensors?: { values?: TensorProto }[] };
+      if (a.t) yield a.t;
+      yield* more.tensors ?? [];
+      for (const s of [...(more.sparse_tensor ? [more.sparse_tensor] : []), ...(more.sparse_tensors ?? [])]) yield* sparse(s);
+      for (const g of [...(a.g ? [a.g] : []), ...a.graphs]) yield* graphTensors(g);
+    }
+  }
+}
+
+/**
+ * Refuses a model with any tensor in an external data file (not only a weight): the output, written elsewhere, would
+ * point at a file that is not beside it.
+ */
+export function requireInternal(graph: GraphProto): void {
+  for (const t of graphTensors(graph)) if (isExternal(t)) throw externalError(t.name ?? "(unnamed tensor)");
+}
+
+function externalError(name: string): OnnxError {
+  return new OnnxError(name, "keeps its data in an external file; allowed: tensors stored inside the model (raw_data or typed fields)");
+}
+
 /** Bytes the tensor's data takes in its data type (4-bit types packed). */
 export function tensorBytes(t: TensorProto): number {
   return rawBytes(t.data_type ?? 0, tensorLength(t));
@@ -25,7 +53,7 @@ export function tensorBytes(t: TensorProto): number {
 /** The exact values of a FLOAT or FLOAT16 tensor as float32. */
 export function readFloats(name: string, t: TensorProto): Float32Array {
   const type = t.data_type ?? 0;
-  if (isExternal(t)) throw new OnnxError(name, "keeps its data in an external file; allowed: tensors stored inside the model (raw_data or typed fields)");
+  if (isExternal(t)) throw externalError(name);
   const n = tensorLength(t);
   const raw = t.raw_data !== undefined && t.raw_data.length > 0 ? t.raw_data : undefined;
   let out: Float32Array;
