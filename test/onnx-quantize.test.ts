@@ -234,6 +234,33 @@ describe("refusals name what is wrong", () => {
     expect(quantizeOnnx(fixture("clip9"), { to: "float8_e4m3fn", mode: "fake" }).weights.map((w) => w.name)).toEqual(["W1"]);
   });
 
+  it("local functions: their operators count for the raise, and their default opset follows the model's", () => {
+    /** mlp.onnx (opset 13) with a local function whose body is one node of `op`, importing opset 13. */
+    const withFunction = (op: string): Uint8Array => {
+      const model = decodeModel(fixture("mlp"));
+      const node = { op_type: op, input: ["a"], output: ["b"], attribute: [] };
+      (model.functions as object[]).push({
+        name: "f",
+        domain: "local",
+        input: ["a"],
+        output: ["b"],
+        node: [node],
+        opset_import: [{ domain: "", version: 13 }],
+      });
+      model.opset_import.push({ domain: "local", version: 1 });
+      return encodeModel(model);
+    };
+    const raised = decodeModel(quantizeOnnx(withFunction("Relu"), { to: "float8_e4m3fn", mode: "qdq" }).bytes);
+    expect(
+      (raised.functions as { opset_import: { domain: string; version: unknown }[] }[])[0]!.opset_import.map((o) => [o.domain, int(o.version as number)]),
+    ).toEqual([["", 19]]);
+    expect(() => quantizeOnnx(withFunction("Reshape"), { to: "float8_e4m3fn", mode: "qdq" })).toThrow(/raising it would change Reshape \(changed at 14\);/);
+    // A DequantizeLinear already in the graph counts like any other operator (only the added ones are new).
+    const dql = decodeModel(fixture("mlp"));
+    dql.graph!.node.push({ op_type: "DequantizeLinear", input: ["q", "s"], output: ["d"], attribute: [] });
+    expect(() => quantizeOnnx(encodeModel(dql), { to: "float8_e4m3fn", mode: "qdq" })).toThrow(/raising it would change DequantizeLinear \(changed at 19\)/);
+  });
+
   it("external data, formats without a DequantizeLinear type, bad options, bytes that are no model", () => {
     expect(() => quantizeOnnx(fixture("external"), { to: "int4", mode: "fake" })).toThrow(/^W1: keeps its data in an external file/);
     // Any tensor in an external file, not only a weight: the output, written elsewhere, would point at nothing.

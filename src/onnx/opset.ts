@@ -3,14 +3,20 @@ import { OnnxError } from "./errors.js";
 import { LATEST_OPSET, OP_HISTORY } from "./op-history.js";
 import { type GraphProto, type ModelProto, int } from "./schema.js";
 
+type OpsetEntry = { domain?: string; version?: number | { toNumber(): number } };
+/** A model-local function (FunctionProto): its body and the opsets it imports, which follow the model's. */
+type LocalFunction = { node?: GraphProto["node"]; opset_import?: OpsetEntry[] };
+
+const isDefault = (domain: string | undefined) => domain === undefined || domain === "" || domain === "ai.onnx";
+
 /** The default-domain opset entry of a model. */
-export function defaultOpset(model: ModelProto): { domain?: string; version?: number | { toNumber(): number } } | undefined {
-  return model.opset_import.find((o) => o.domain === undefined || o.domain === "" || o.domain === "ai.onnx");
+export function defaultOpset(model: ModelProto): OpsetEntry | undefined {
+  return model.opset_import.find((o) => isDefault(o.domain));
 }
 
-function opTypes(graph: GraphProto, out: Set<string>): Set<string> {
+function opTypes(graph: Pick<GraphProto, "node">, out: Set<string>): Set<string> {
   for (const node of graph.node) {
-    if (node.domain === undefined || node.domain === "" || node.domain === "ai.onnx") out.add(node.op_type ?? "");
+    if (isDefault(node.domain)) out.add(node.op_type ?? "");
     for (const a of node.attribute) for (const g of [...(a.g ? [a.g] : []), ...a.graphs]) opTypes(g, out);
   }
   return out;
@@ -25,8 +31,12 @@ export function requireOpset(model: ModelProto, needed: number, why: string): { 
   const entry = defaultOpset(model);
   const from = int(entry?.version);
   if (from >= needed) return { from, to: from };
-  const changed = [...opTypes(model.graph!, new Set(["DequantizeLinear"]))]
-    .filter((op) => op !== "DequantizeLinear")
+  // The operators already there, in the graph and in local functions' bodies (a DequantizeLinear among them too:
+  // only the one the rewrite adds is written for the new opset).
+  const functions = model.functions as LocalFunction[];
+  const used = opTypes(model.graph!, new Set());
+  for (const f of functions) opTypes({ node: f.node ?? [] }, used);
+  const changed = [...used]
     .map((op) => ({ op, versions: (OP_HISTORY[op] ?? []).filter((v) => v > from && v <= needed) }))
     .filter((c) => c.versions.length > 0 || !(c.op in OP_HISTORY));
   if (changed.length > 0 || from > LATEST_OPSET) {
@@ -39,6 +49,10 @@ export function requireOpset(model: ModelProto, needed: number, why: string): { 
   model.opset_import = entry
     ? model.opset_import.map((o) => (o === entry ? { ...o, version: needed } : o))
     : [...model.opset_import, { domain: "", version: needed }];
+  // A local function must import the model's version of a domain (onnx.checker): its default opset follows.
+  for (const f of functions) {
+    f.opset_import = (f.opset_import ?? []).map((o) => (isDefault(o.domain) && int(o.version) < needed ? { ...o, version: needed } : o));
+  }
   return { from, to: needed };
 }
 
