@@ -47,6 +47,11 @@ describe("minifloat onnx", () => {
       [["onnx", "quantize", at("mlp.onnx"), "--mode", "qdq", "-o", at("x.onnx")], 2, /--to: is required/],
       [["onnx", "quantize", at("mlp.onnx"), "--to", "int4", "--mode", "qdq"], 2, /--output: is required/],
       [["onnx", "quantize", at("mlp.onnx"), "--to", "int4", "--mode", "qdq", "--block", "x", "-o", at("x.onnx")], 2, /--block: got "x"/],
+      [
+        ["onnx", "quantize", at("mlp.onnx"), "--to", "int4", "--mode", "qdq", "--scale", "tensor", "--block", "4", "-o", at("x.onnx")],
+        1,
+        /^minifloat onnx: --scale: cannot be combined with --block \(blocked scales run along the reduction axis\)$/m,
+      ],
       [["onnx", "quantize", at("mlp.onnx"), "--to", "nvfp4", "--mode", "qdq", "-o", at("x.onnx")], 1, /--to: nvfp4 has no DequantizeLinear data type/],
       [
         ["onnx", "quantize", at("mlp.onnx"), "--to", "float9", "--mode", "fake", "-o", at("x.onnx")],

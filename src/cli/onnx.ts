@@ -50,13 +50,13 @@ const OPTIONS = {
   force: { type: "boolean" },
 } as const;
 
-/** A library error about `options.<name>` as one about the command's `--<name>` (same class, same words). */
+/** A library error about `options.<name>` as one about the command's `--<name>` (same class; options named in its words too). */
 function asOption(e: unknown): unknown {
   const argument = (e as { argument?: unknown }).argument;
   if (!(e instanceof Error) || typeof argument !== "string" || !argument.startsWith("options.")) return e;
   const option = `--${argument.slice("options.".length)}`;
-  const renamed = new (e.constructor as new (argument: string, message: string) => Error)(option, e.message.slice(argument.length + 2));
-  return renamed;
+  const words = e.message.slice(argument.length + 2).replace(/\boptions\.(\w+)/g, "--$1");
+  return new (e.constructor as new (argument: string, message: string) => Error)(option, words);
 }
 
 async function quantize(args: readonly string[], io: CliIO): Promise<number> {
