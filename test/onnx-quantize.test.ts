@@ -184,6 +184,23 @@ describe("graph rewriting", () => {
     expect(() => quantizeOnnx(fixture("mlp"), { to: "nvfp4", mode: "qdq" })).toThrow(/^options.to: nvfp4 has no DequantizeLinear data type/);
   });
 
+  it("MX on a float16 weight with an all-zero block: that block's scale is 1 (2^−127 is no float16), its values 0", async () => {
+    const model = decodeModel(fixture("mlp16"));
+    const w = model.graph!.initializer.find((t) => t.name === "W")!;
+    for (let r = 0; r < 32; r++) w.int32_data[r * 16] = 0; // W[0:32, 0]: the first block of column 0
+    const { result, tensor } = ((bytes: Uint8Array) => {
+      const out = quantizeOnnx(bytes, { to: "mxfp8_e4m3", mode: "qdq" });
+      const m = decodeModel(out.bytes);
+      return { result: out, tensor: (n: string) => m.graph!.initializer.find((t) => t.name === n)! };
+    })(encodeModel(model));
+    const scale = new Uint16Array(new Uint8Array(tensor("W_scale").raw_data!).buffer);
+    expect(Array.from(tensor("W_scale").dims.map(int))).toEqual([2, 16]);
+    expect(scale[0]).toBe(0x3c00);
+    expect(scale.slice(1).every((s) => s !== 0x3c00 && s !== 0)).toBe(true);
+    expect(Array.from(tensor("W_quantized").raw_data!.subarray(0, 32 * 16)).filter((_, i) => i % 16 === 0)).toEqual(Array(32).fill(0));
+    expect(result.weights[0]!.maxAbsError).toBeLessThan(0.1);
+  });
+
   it("IR < 4: initializers listed as graph inputs are weights; qdq drops the listing of the weights it computes", async () => {
     const { result, model } = quantized("ir3", { to: "float8_e4m3fn", mode: "qdq" });
     expect([result.weights.map((w) => w.name), result.opset, int(model.ir_version)]).toEqual([["W1"], { from: 8, to: 19 }, 9]);

@@ -112,7 +112,7 @@ export function quantizeModel(model: ModelProto, s: ModelQuantizeSettings): Quan
     const values = readFloats(w.name, w.tensor);
     const blocked = target.kind === "block";
     const q = blocked
-      ? quantizeBlockScheme(w.name, values, w.blockDims, w.axes, target.scheme, granularity.kind === "block" ? granularity.size : target.scheme.blockSize)
+      ? quantizeBlockScheme(w.name, values, w.blockDims, w.axes, target.scheme, granularity.kind === "block" ? granularity.size : target.scheme.blockSize, type)
       : quantizeScaled(w.name, values, granularity.kind === "block" ? w.blockDims : dims, w.axes, target.format, granularity, type);
     // INT4 stores no −0 (its sign–magnitude −0 code becomes 0): DequantizeLinear gives +0.
     const exact = onnxType === DataType.INT4 ? q.values.map((v) => v + 0) : q.values;

@@ -152,7 +152,9 @@ export function quantizeScaled(
  * A block scheme (MXFP8, MXFP4, NVFP4, …) along the reduction axis, as the library's quantizeBlocks computes it on
  * each row of the weight with that axis made contiguous and zero-padded to whole blocks (zeros change no block's
  * amax): element codes in the weight's order, the block scales' values (NVFP4: S · T, not a float32 in general) laid
- * out as DequantizeLinear's blocked scales, and the exact values, element value · scale value (· NVFP4's T).
+ * out as DequantizeLinear's blocked scales, and the exact values, element value · scale value (· NVFP4's T). An
+ * all-zero block of a FLOAT16 weight gets the scale 1 instead of MX's 2^−127, which float16 cannot hold (any scale
+ * gives its zeros).
  */
 export function quantizeBlockScheme(
   name: string,
@@ -161,6 +163,7 @@ export function quantizeBlockScheme(
   axes: WeightAxes,
   scheme: BlockScheme,
   B: number,
+  scaleType: number = DataType.FLOAT,
 ): ScaledWeight {
   requireFinite(name, values);
   const axis = axes.reduction;
@@ -181,7 +184,10 @@ export function quantizeBlockScheme(
   const scales = new Float64Array(rows * nb);
   for (let r = 0; r < rows; r++) {
     const scaleRow = Math.floor(r / inner) * nb * inner + (r % inner);
-    for (let k = 0; k < nb; k++) scales[scaleRow + k * inner] = sv[q.scales[r * nb + k]!]! * t;
+    for (let k = 0; k < nb; k++) {
+      const zero = scaleType === DataType.FLOAT16 && flat.subarray(r * padded + k * B, r * padded + (k + 1) * B).every((v) => v === 0);
+      scales[scaleRow + k * inner] = zero ? 1 : sv[q.scales[r * nb + k]!]! * t;
+    }
     for (let a = 0; a < d; a++) {
       const i = r * padded + a;
       const code = scheme.packed ? (q.elements[i >> 1]! >> ((i & 1) * 4)) & 0xf : q.elements[i]!;
