@@ -7,7 +7,7 @@
 // 4-bit formats and block schemes (INT4, FP4, MXFP4, NVFP4).
 import { describe, expect, it } from "vitest";
 import { FormatError } from "../src/index.js";
-import { DataType, OnnxError, type OnnxQuantizeOptions, quantizeOnnx } from "../src/onnx/index.js";
+import { DataType, OnnxError, type OnnxQuantizeOptions, inspectOnnx, quantizeOnnx } from "../src/onnx/index.js";
 import { decodeModel, encodeModel, int } from "../src/onnx/schema.js";
 import { bytes, expected, fixture, relativeMaxDifference, run, values } from "./onnx-fixtures.js";
 
@@ -237,6 +237,33 @@ describe("graph rewriting", () => {
   it("FLOAT4E2M1 (opset 23) has no DequantizeLinear kernel in onnxruntime-web 1.30", async () => {
     const { result } = quantized("mlp", { to: "float4_e2m1fn", mode: "qdq" });
     await expect(run(result.bytes, "mlp")).rejects.toThrow(/Could not find an implementation for DequantizeLinear\(23\)/);
+  });
+});
+
+describe("inspectOnnx", () => {
+  it("lists every initializer (the newer sub-byte types, strings, sparse ones) and every form of Constant", () => {
+    const model = decodeModel(fixture("mlp"));
+    const graph = model.graph! as typeof model.graph & { sparse_initializer: object[] };
+    const raw = (name: string, data_type: number, dims: number[], bytes: number[]) => ({ name, data_type, dims, raw_data: Uint8Array.from(bytes) });
+    graph.initializer.push(raw("i2", DataType.INT2, [5], [0x1b, 0x02]) as never, raw("f6", DataType.FLOAT6E2M3, [4], [1, 2, 3]) as never);
+    graph.initializer.push({ name: "s", data_type: DataType.STRING, dims: [2], string_data: [Uint8Array.of(97, 98), Uint8Array.of(99, 100, 101)] } as never);
+    graph.sparse_initializer = [
+      { values: raw("sp", DataType.FLOAT, [2], [0, 0, 128, 63, 0, 0, 0, 64]), indices: raw("", DataType.INT64, [2], Array(16).fill(0)), dims: [10] },
+    ];
+    const constant = (output: string, attribute: object) => ({ op_type: "Constant", input: [], output: [output], attribute: [attribute] });
+    graph.node.push(
+      constant("cf", { name: "value_floats", type: 6, floats: [1, 2, 3] }) as never,
+      constant("ci", { name: "value_int", type: 2, i: 4 }) as never,
+    );
+    const listed = inspectOnnx(encodeModel(model)).tensors.filter((t) => !["W1", "W2", "C"].includes(t.name));
+    expect(listed.map((t) => [t.name, t.source, t.dtype, t.shape, t.bytes])).toEqual([
+      ["i2", "initializer", "INT2", [5], 2],
+      ["f6", "initializer", "FLOAT6E2M3", [4], 3],
+      ["s", "initializer", "STRING", [2], 5],
+      ["sp", "sparse initializer", "FLOAT", [10], 24],
+      ["cf", "constant", "FLOAT", [3], 12],
+      ["ci", "constant", "INT64", [], 8],
+    ]);
   });
 });
 

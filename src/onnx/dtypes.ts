@@ -25,6 +25,10 @@ export const DataType = {
   INT4: 22,
   FLOAT4E2M1: 23,
   FLOAT8E8M0: 24,
+  UINT2: 25,
+  INT2: 26,
+  FLOAT6E2M3: 27,
+  FLOAT6E3M2: 28,
 } as const;
 
 /** Bits per element of each data type (0 for STRING: variable). */
@@ -53,6 +57,10 @@ const BITS: Readonly<Record<number, number>> = {
   22: 4,
   23: 4,
   24: 8,
+  25: 2,
+  26: 2,
+  27: 6,
+  28: 6,
 };
 
 const NAMES = new Map<number, string>(Object.entries(DataType).map(([name, code]) => [code, name]));
@@ -67,7 +75,7 @@ export function dataTypeBits(code: number): number | undefined {
   return BITS[code];
 }
 
-/** Bytes of n elements in raw_data (4-bit types pack two per byte, the first in the low bits). */
+/** Bytes of n elements in raw_data (sub-byte types packed, the first element in the low bits). */
 export function rawBytes(code: number, n: number): number {
   return Math.ceil((n * (BITS[code] ?? 0)) / 8);
 }

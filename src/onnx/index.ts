@@ -9,7 +9,7 @@ import { dataTypeName } from "./dtypes.js";
 import { OnnxError } from "./errors.js";
 import { type QuantizeReport, quantizeModel } from "./model.js";
 import type { Granularity } from "./quantize.js";
-import { type ModelProto, decodeModel, encodeModel, int } from "./schema.js";
+import { type AttributeProto, type ModelProto, type TensorProto, decodeModel, encodeModel, int, newTensor } from "./schema.js";
 import { type Target, resolveTarget } from "./target.js";
 import { isExternal, tensorBytes, tensorDims } from "./tensor.js";
 
@@ -90,8 +90,8 @@ export async function quantizeOnnxFile(input: string, output: string, options: O
 
 export interface TensorListing {
   readonly name: string;
-  /** "initializer", or "constant" for the value of a Constant node. */
-  readonly source: "initializer" | "constant";
+  /** "initializer", "sparse initializer" (its values and indices counted in `bytes`), or "constant" for the value of a Constant node. */
+  readonly source: "initializer" | "sparse initializer" | "constant";
   readonly dtype: string;
   readonly shape: readonly number[];
   readonly bytes: number;
@@ -105,28 +105,54 @@ export interface ModelListing {
   readonly tensors: readonly TensorListing[];
 }
 
-/** The initializers and Constant tensors of a model's main graph with their data type, shape and size. */
+type Sparse = { values?: TensorProto; indices?: TensorProto; dims?: (number | { toNumber(): number })[] };
+/** A Constant node's value in any of its attribute forms (value, sparse_value, value_float(s), value_int(s), value_string(s)). */
+type ConstantAttribute = AttributeProto & { f?: number; floats?: number[]; ints?: unknown[]; s?: Uint8Array; strings?: Uint8Array[]; sparse_tensor?: Sparse };
+
+/** The initializers (sparse ones too) and Constant tensors of a model's main graph with their data type, shape and size. */
 export function inspectOnnx(bytes: Uint8Array): ModelListing {
   const model = readModel(bytes);
   const graph = model.graph!;
+  const listing = (name: string, source: TensorListing["source"], t: TensorProto): TensorListing => ({
+    name,
+    source,
+    dtype: dataTypeName(t.data_type ?? 0),
+    shape: tensorDims(t),
+    bytes: tensorBytes(t),
+    external: isExternal(t),
+  });
+  const sparse = (name: string, source: TensorListing["source"], s: Sparse): TensorListing => {
+    const [values, indices] = [s.values ?? newTensor({}), s.indices ?? newTensor({})];
+    const of = listing(name, source, values);
+    return { ...of, shape: (s.dims ?? []).map(int), bytes: of.bytes + tensorBytes(indices), external: of.external || isExternal(indices) };
+  };
+  const constant = (name: string, a: ConstantAttribute): TensorListing | undefined => {
+    const list = (dtype: string, shape: number[], size: number) => ({ name, source: "constant" as const, dtype, shape, bytes: size, external: false });
+    if (a.name === "value" && a.t) return listing(name, "constant", a.t);
+    if (a.name === "sparse_value" && a.sparse_tensor) return sparse(name, "constant", a.sparse_tensor);
+    if (a.name === "value_float") return list("FLOAT", [], 4);
+    if (a.name === "value_floats") return list("FLOAT", [a.floats?.length ?? 0], 4 * (a.floats?.length ?? 0));
+    if (a.name === "value_int") return list("INT64", [], 8);
+    if (a.name === "value_ints") return list("INT64", [a.ints?.length ?? 0], 8 * (a.ints?.length ?? 0));
+    if (a.name === "value_string") return list("STRING", [], a.s?.length ?? 0);
+    if (a.name === "value_strings")
+      return list(
+        "STRING",
+        [a.strings?.length ?? 0],
+        (a.strings ?? []).reduce((n, s) => n + s.length, 0),
+      );
+    return undefined;
+  };
   const constants = graph.node.flatMap((n) =>
-    n.op_type === "Constant" ? n.attribute.filter((a) => a.name === "value" && a.t).map((a) => ({ name: n.output[0] ?? "", t: a.t! })) : [],
+    n.op_type === "Constant" ? n.attribute.flatMap((a) => constant(n.output[0] ?? "", a as ConstantAttribute) ?? []) : [],
   );
-  const list = [
-    ...graph.initializer.map((t) => ({ name: t.name ?? "", t, source: "initializer" as const })),
-    ...constants.map((c) => ({ ...c, source: "constant" as const })),
-  ];
+  const sparseInitializers = ((graph as { sparse_initializer?: Sparse[] }).sparse_initializer ?? []).map((s) =>
+    sparse(s.values?.name ?? "", "sparse initializer", s),
+  );
   return {
     irVersion: int(model.ir_version),
     opsets: model.opset_import.map((o) => ({ domain: o.domain ?? "", version: int(o.version) })),
     nodes: graph.node.length,
-    tensors: list.map(({ name, t, source }) => ({
-      name,
-      source,
-      dtype: dataTypeName(t.data_type ?? 0),
-      shape: tensorDims(t),
-      bytes: tensorBytes(t),
-      external: isExternal(t),
-    })),
+    tensors: [...graph.initializer.map((t) => listing(t.name ?? "", "initializer", t)), ...sparseInitializers, ...constants],
   };
 }

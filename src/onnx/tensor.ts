@@ -47,6 +47,7 @@ function externalError(name: string): OnnxError {
 
 /** Bytes the tensor's data takes in its data type (4-bit types packed). */
 export function tensorBytes(t: TensorProto): number {
+  if (t.data_type === DataType.STRING) return t.string_data.reduce((n, s) => n + s.length, 0);
   return rawBytes(t.data_type ?? 0, tensorLength(t));
 }
 
