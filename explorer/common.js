@@ -77,8 +77,22 @@ export function fmtNumber(v, digits = 4) {
 export const fmtLog = (l) => (Number.isInteger(l) ? String(l) : l.toFixed(3));
 export const pct = (share) => `${(100 * share).toFixed(2)} %`;
 /** A finite exact value: the float64 that holds it, or an exact hex float where none does. */
+/** A number field's value; NaN when empty (Number("") would be 0, a silent bias or seed). */
+export function fieldNumber(id) {
+  const text = $(id).value.trim();
+  return text === "" ? Number.NaN : Number(text);
+}
+
 export function exactText(x) {
   const v = approx(x);
   const exact = bitLength(x.significand) <= 53 && v !== 0 && Number.isFinite(v) && Math.abs(Math.log2(Math.abs(v))) < 1000;
-  return exact ? String(v) : hexFloat(x);
+  return exact ? decimalText(v) : hexFloat(x);
+}
+
+/**
+ * A float64 value in decimal, every digit exact: String() gives the shortest digits that round back, which for an
+ * integer from 2^54 up are not its value (2^62 printed 4611686018427388000): those go through BigInt.
+ */
+export function decimalText(v) {
+  return Number.isInteger(v) && Math.abs(v) >= 2 ** 53 ? BigInt(v).toString() : String(v);
 }

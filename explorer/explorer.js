@@ -2,7 +2,7 @@
 // minifloat format, all computed in the page by the browser bundle. Plain DOM and SVG, no framework.
 import * as mf from "minifloat";
 import { OVERFLOW_MODES } from "minifloat/p3109";
-import { $, MAX_K, NARROW, approx, bitLength, chartWidth, el, exactText, fmtLog, hexFloat, log2Exact, showError } from "./common.js";
+import { $, MAX_K, NARROW, approx, bitLength, chartWidth, decimalText, el, exactText, fieldNumber, fmtLog, hexFloat, log2Exact, showError } from "./common.js";
 import { runQuantization } from "./quantization.js";
 import { renderExamples, runSaturation } from "./saturation.js";
 import { readUrl, showUrlNotes, writeUrl } from "./url-state.js";
@@ -76,7 +76,7 @@ function fillFormatSelect() {
 function choose(name) {
   try {
     const trimmed = name.trim();
-    const f = TESLA_NEEDS_BIAS.test(trimmed) ? mf.format(trimmed, { bias: Number($("bias").value) }) : mf.format(trimmed);
+    const f = TESLA_NEEDS_BIAS.test(trimmed) ? mf.format(trimmed, { bias: fieldNumber("bias") }) : mf.format(trimmed);
     showError("format-error", undefined);
     state.fmt = f;
     state.name = trimmed;
@@ -148,7 +148,7 @@ function valueText(f, code, x) {
   if (x.kind === "infinity") return x.sign > 0 ? "+Inf" : "-Inf";
   try {
     const v = mf.decode(code, f);
-    return Object.is(v, -0) ? "-0" : String(v);
+    return Object.is(v, -0) ? "-0" : decimalText(v);
   } catch {
     return hexFloat(x); // a float64 cannot hold it
   }
@@ -368,11 +368,21 @@ async function main() {
   $("bias").addEventListener("change", () => TESLA_NEEDS_BIAS.test($("name").value.trim()) && choose($("name").value));
   $("page-prev").addEventListener("click", () => gotoPage(state.page - 1));
   $("page-next").addEventListener("click", () => gotoPage(state.page + 1));
-  $("page").addEventListener("change", () => gotoPage(Number($("page").value) - 1));
+  // A page field holding no whole number (1.3, empty) shows the nearest page, or the current one.
+  $("page").addEventListener("change", () => {
+    const n = Number($("page").value);
+    gotoPage($("page").value.trim() !== "" && Number.isFinite(n) ? Math.round(n) - 1 : state.page);
+  });
+  $("goto").addEventListener("input", () => $("goto").setCustomValidity(""));
   $("goto-form").addEventListener("submit", (e) => {
     e.preventDefault();
-    const code = Number.parseInt($("goto").value.trim().replace(/^0x/i, ""), 16);
-    if (!Number.isInteger(code) || code < 0 || code >= state.fmt.codeCount) return;
+    const text = $("goto").value.trim();
+    const code = /^(0x)?[0-9a-f]+$/i.test(text) ? Number.parseInt(text.replace(/^0x/i, ""), 16) : Number.NaN;
+    if (!Number.isInteger(code) || code >= state.fmt.codeCount) {
+      $("goto").setCustomValidity(`a code in hex, 0x0…${hex(state.fmt.codeCount - 1, state.fmt)}`);
+      $("goto").reportValidity();
+      return;
+    }
     gotoPage(Math.floor(code / ROWS_PER_PAGE));
     const row = $("values").querySelector(`tr[data-code="${hex(code, state.fmt)}"]`);
     const cell = row?.querySelector("th");

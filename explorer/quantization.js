@@ -15,9 +15,10 @@ function generator(seed) {
   };
 }
 
+/** n samples in float64 (quantize rounds float64 once): a scale beyond float32's range must not flush or overflow them. */
 function samples(dist, scale, n) {
   const u = generator(12345);
-  const x = new Float32Array(n);
+  const x = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     if (dist === "normal") x[i] = scale * Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u());
     else if (dist === "uniform") x[i] = scale * (2 * u() - 1);

@@ -1,7 +1,7 @@
 // (d) of the explorer: the dot-product saturation experiment (saturationExperiment) and the worked example (dot).
 import * as mf from "minifloat";
 import { saturationExperiment } from "minifloat/p3109";
-import { $, el, fmtNumber, pct, showError } from "./common.js";
+import { $, el, fieldNumber, fmtNumber, pct, showError } from "./common.js";
 
 export function runSaturation() {
   showError("sat-error", undefined);
@@ -15,7 +15,7 @@ export function runSaturation() {
     batches: 1,
     batchSize: Number($("sat-pairs").value),
     partials: $("sat-partials").value,
-    seed: Number($("sat-seed").value),
+    seed: fieldNumber("sat-seed"),
   };
   status.textContent = "running…";
   // Let the status paint before the synchronous run.

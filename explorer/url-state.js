@@ -86,7 +86,10 @@ export function writeUrl(view) {
   if (view.page > 0) params.set("page", String(view.page + 1));
   for (const field of CONTROLS) {
     if (field.key === "bias" && !view.biased) continue;
-    const value = $(field.id).value;
+    const control = $(field.id);
+    const value = control.value;
+    // A value the page refuses (empty, out of range) is not linked: the link would not restore it.
+    if (value === "" || (control instanceof HTMLInputElement && !control.validity.valid)) continue;
     if (value !== defaults[field.key]) params.set(field.key, value);
   }
   const query = params.toString();

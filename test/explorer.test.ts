@@ -242,3 +242,33 @@ it("shows defaults and a note for the parts of a link it cannot take, without fa
   expect(problems).toEqual([]);
   await page.close();
 }, 60_000);
+
+it("takes odd input as a user types it: a fractional page, an empty bias, a scale beyond float32, large integers exactly", async () => {
+  const { page, problems } = await open("?format=binary16", 1200);
+  await page.fill("#page", "1.3");
+  await page.press("#page", "Enter");
+  expect(await page.locator("#page").inputValue()).toBe("1");
+  expect(await query(page)).toBe("?format=binary16");
+  // Integers beyond 2^53 in every digit: String(2 ** 62) would print 4611686018427388000.
+  await page.fill("#name", "Binary8p1se");
+  await page.press("#name", "Enter");
+  expect(await value(page, "0x7e")).toBe("4611686018427387904");
+  expect(await page.locator("#range-facts").textContent()).toContain("MaxFinite 4611686018427387904 = 2^62");
+  // Samples in float64: a scale of 1e-50 flushes every one of them to zero in Binary8p3se.
+  await page.fill("#name", "Binary8p3se");
+  await page.press("#name", "Enter");
+  await page.fill("#scale", "1e-50");
+  await page.fill("#samples", "1000");
+  await page.click("#quant-run");
+  await expect.poll(() => page.evaluate(() => document.body.dataset.quantized)).toBe("1000");
+  expect((await page.locator("#quant-stats").textContent()) ?? "").toMatch(/% flushed100\.00 %/);
+  // An empty bias is an error, not bias 0, and stays out of the link.
+  await page.fill("#name", "cfloat8_1_4_3");
+  await page.press("#name", "Enter");
+  await page.fill("#bias", "");
+  await page.dispatchEvent("#bias", "change");
+  expect(await page.locator("#format-error").isVisible()).toBe(true);
+  expect(await query(page)).not.toContain("bias=");
+  expect(problems).toEqual([]);
+  await page.close();
+}, 60_000);
