@@ -107,6 +107,17 @@ describe("other argument checks", () => {
     expect(encodeExact({ kind: "finite", sign: -1, significand: 3n, exponent: -1 }, "float8_e4m3fn")).toBe(0xbc);
   });
 
+  it("empty arrays convert where SharedArrayBuffer is not defined (a page that is not cross-origin isolated)", () => {
+    const saved = Object.getOwnPropertyDescriptor(globalThis, "SharedArrayBuffer")!;
+    delete (globalThis as { SharedArrayBuffer?: unknown }).SharedArrayBuffer;
+    try {
+      expect(quantize(new Float32Array(0), "float8_e4m3fn")).toEqual(new Uint8Array(0));
+      expect(dequantize(new Uint8Array(0), "float8_e4m3fn")).toEqual(new Float32Array(0));
+    } finally {
+      Object.defineProperty(globalThis, "SharedArrayBuffer", saved);
+    }
+  });
+
   it("quantize options.flags must be a flags object (it is written to)", () => {
     expectTyped(
       () => quantize(Float64Array.of(Number.NaN), "float8_e4m3fn", { flags: 5 as never }),

@@ -64,7 +64,8 @@ function widen(bits: Uint16Array, f: Format): Float32Array {
  */
 export function requireAttached<T extends ArrayBufferView>(a: T, argument: string): T {
   requireUnfreed(a, argument);
-  if (a.byteLength > 0 || a.buffer instanceof SharedArrayBuffer || a.buffer.byteLength > 0) return a;
+  // SharedArrayBuffer is not defined in pages that are not cross-origin isolated.
+  if (a.byteLength > 0 || (typeof SharedArrayBuffer !== "undefined" && a.buffer instanceof SharedArrayBuffer) || a.buffer.byteLength > 0) return a;
   try {
     new Uint8Array(a.buffer);
   } catch {
