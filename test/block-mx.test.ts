@@ -34,6 +34,14 @@ describe("OCP MX scale rule", () => {
     expect(q.scales[0]).toBe(127);
     expect([...dequantizeBlocks(q)]).toEqual([6, -6, 0]);
   });
+  it("dequantizeBlocks gives the canonical quiet NaN for ∞ · 0 (a scale format with ∞), whatever the hardware's NaN", () => {
+    const scheme = blockScheme({ element: "float4_e2m1fn", scale: "float8_e5m2", blockSize: 2 });
+    const q = { scheme, length: 4, blockSize: 2, scales: Uint8Array.of(0x7c, 0xfc), elements: Uint8Array.of(0x80, 0x20) };
+    // Block 0: +∞ · (+0, −0); block 1: −∞ · (+0, 1).
+    const bits = new Uint32Array(dequantizeBlocks(q).buffer);
+    expect([...bits]).toEqual([0x7fc00000, 0x7fc00000, 0x7fc00000, 0xff800000]);
+  });
+
   it("emax per element type: E4M3 8, E5M2 15, E3M2 4, E2M3 2, E2M1 2, INT8 0", () => {
     expect(["mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4", "mxint8"].map((s) => blockScheme(s as "mxfp4").emax)).toEqual([8, 15, 4, 2, 2, 0]);
     for (const s of ["mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4", "mxint8"] as const) {

@@ -126,7 +126,10 @@ export function dequantizeBlocks(q: BlockTensor, options?: { out?: Float32Array 
     const end = Math.min(n, (k + 1) * B);
     for (let i = k * B; i < end; i++) {
       const code = s.packed ? (i & 1 ? q.elements[i >> 1]! >> 4 : q.elements[i >> 1]! & 15) : q.elements[i]!;
-      out[i] = X * ev[code]!; // exact float64 product, rounded once to float32 by the store
+      // The exact float64 product, rounded once to float32 by the store; ∞ · 0 as the canonical quiet NaN (the
+      // hardware's own NaN for it has the sign bit set on x86 and not on Arm or GPUs).
+      const v = X * ev[code]!;
+      out[i] = v === v ? v : Number.NaN;
     }
   }
   return out;
