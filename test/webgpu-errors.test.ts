@@ -9,6 +9,7 @@ import {
   dequantizeGpu,
   matvecGpu,
   quantizeGpu,
+  wgsl,
   type GpuBuffer,
   type GpuDevice,
 } from "../src/webgpu/index.js";
@@ -62,5 +63,30 @@ describe("WebGPU kernel arguments", () => {
     expect(() => matvecGpu(untouched, w, buffer(32), 9, 8)).toThrow(/^w\.codes: has 64 bytes; allowed: at least 72/);
     expect(() => matvecGpu(untouched, w, buffer(12), 4, 4)).toThrow(/^x: has 12 bytes/);
     expect(() => matvecGpu(untouched, w, buffer(16), 65536, 65536)).toThrow(/^rows: rows · cols/);
+  });
+
+  it("a format wider than 16 bits is a FormatError naming the argument that gave it, as wgsl() says", () => {
+    const wide = "fmt: binary32 has 32-bit codes; allowed: a format of at most 16 bits";
+    expect(() => wgsl("float32", "decode")).toThrow(new FormatError("fmt", wide.slice(5)));
+    expect(() => quantizeGpu(untouched, buffer(16), 4, "float32")).toThrow(new FormatError("fmt", wide.slice(5)));
+    expect(() => dequantizeGpu(untouched, { format: "float32", codes: buffer(16) }, 4)).toThrow(new FormatError("src.format", wide.slice(5)));
+  });
+
+  it("wgsl() refuses a function name WGSL would not compile: a keyword, or a name the function itself uses", () => {
+    for (const op of ["decode", "decodeBits", "encodeBits"] as const) {
+      for (const name of ["let", "fn", "loop", "while", "override", "u32"]) {
+        expect(() => wgsl("float8_e4m3fn", op, { name }), `${op} ${name}`).toThrow(ArgumentTypeError);
+      }
+    }
+    // Built-in functions the generated code calls (decode's bitcast, encodeBits' select and countLeadingZeros).
+    for (const [op, name] of [
+      ["decode", "bitcast"],
+      ["encodeBits", "select"],
+      ["encodeBits", "countLeadingZeros"],
+    ] as const) {
+      expect(() => wgsl("float8_e4m3fn", op, { name }), `${op} ${name}`).toThrow(ArgumentTypeError);
+    }
+    expect(() => wgsl("float8_e4m3fn", "decode", { name: "f32" })).toThrow(/^options\.name: got "f32", which is a WGSL keyword or a name this function uses/);
+    expect(wgsl("float8_e4m3fn", "decode", { name: "decodeE4M3" })).toMatch(/^fn decodeE4M3\(code: u32\) -> f32 \{$/m);
   });
 });

@@ -3,7 +3,7 @@
 // storage buffers (bytes little-endian, as the CPU's typed arrays lay them out).
 import { type FormatLike, resolveFormat } from "../api/scalar.js";
 import { type BlockScheme, blockScheme, type CustomScheme, type SchemeName } from "../block/mx.js";
-import { ArgumentTypeError, CodeRangeError, ProjectionError, describe } from "../errors.js";
+import { ArgumentTypeError, CodeRangeError, FormatError, ProjectionError, describe } from "../errors.js";
 import { type Projection, isStochastic, resolveProjection } from "../exact/projection.js";
 import { valuesFitFloat32 } from "../exact/tables.js";
 import type { Format } from "../format/model.js";
@@ -72,6 +72,13 @@ function requireCount(n: unknown, argument: string): number {
   return n;
 }
 
+/** A format of at most 16 bits (the kernels' widest layout), or a FormatError naming the argument that gave it. */
+function narrowFormat(fmt: FormatLike, argument: string): Format {
+  const f = resolveFormat(fmt, argument);
+  if (f.K > 16) throw new FormatError(argument, `${f.name} has ${f.K}-bit codes; allowed: a format of at most 16 bits`);
+  return f;
+}
+
 /** The resolved layout of codes of f: bits per code and the nibble order. */
 function resolveLayout(f: Format, l: CodeLayout, argument: string): { bits: 4 | 8 | 16; order: NonNullable<CodeLayout["nibbleOrder"]> } {
   const layout = l.layout ?? (f.K > 8 ? "u16" : "u8");
@@ -104,7 +111,7 @@ function fetchWgsl(name: string, buffer: string, bits: number, order: string, bl
 function codesSource(w: GpuCodes, n: number, argument: string): Source {
   if (w === null || typeof w !== "object") throw new ArgumentTypeError(argument, `got ${describe(w)}; allowed: { format, codes, layout?, nibbleOrder? }`);
   checkOptions(w, ["format", "codes", "layout", "nibbleOrder"], argument);
-  const f = resolveFormat(w.format, `${argument}.format`);
+  const f = narrowFormat(w.format, `${argument}.format`);
   const { bits, order } = resolveLayout(f, w, argument);
   if (order === "split-half")
     throw new ArgumentTypeError(`${argument}.nibbleOrder`, "split-half applies to block-scaled tensors; allowed: low-first, high-first");
@@ -239,7 +246,7 @@ export interface GpuQuantizeOptions extends CodeLayout {
 export function quantizeGpu(device: GpuDevice, src: GpuBuffer, n: number, fmt: FormatLike, options?: GpuQuantizeOptions): GpuBuffer {
   requireCount(n, "n");
   const o = checkOptions(options, ["projection", "out", "layout", "nibbleOrder"]);
-  const f = resolveFormat(fmt);
+  const f = narrowFormat(fmt, "fmt");
   const { bits, order } = resolveLayout(f, o, "options");
   if (order === "split-half") throw new ArgumentTypeError("options.nibbleOrder", "split-half applies to block-scaled tensors; allowed: low-first, high-first");
   requireSize(src, 4 * n, "src");

@@ -45,15 +45,33 @@ export function wgsl(fmt: FormatLike, op: WgslOp, options?: WgslOptions): string
   if (typeof name !== "string" || !/^[A-Za-z][A-Za-z0-9_]*$/.test(name)) {
     throw new ArgumentTypeError("options.name", `got ${describe(name)}; allowed: a WGSL identifier (a letter, then letters, digits, _)`);
   }
-  if (op === "encodeBits") return encodeWgsl(f, name, o.projection);
-  if (o.projection !== undefined) throw new ArgumentTypeError("options.projection", `only allowed with op "encodeBits" (op is ${op})`);
-  if (op === "decodeBits") return decodeBitsWgsl(f, name);
-  return `${decodeBitsWgsl(f, `${name}_bits`)}
-fn ${name}(code: u32) -> f32 {
-  return bitcast<f32>(${name}_bits(code));
+  if (op !== "encodeBits" && o.projection !== undefined) throw new ArgumentTypeError("options.projection", `only allowed with op "encodeBits" (op is ${op})`);
+  const source = (n: string) => {
+    if (op === "encodeBits") return encodeWgsl(f, n, o.projection);
+    if (op === "decodeBits") return decodeBitsWgsl(f, n);
+    return `${decodeBitsWgsl(f, `${n}_bits`)}
+fn ${n}(code: u32) -> f32 {
+  return bitcast<f32>(${n}_bits(code));
 }
 `;
+  };
+  // The name must not be a keyword nor anything the function itself uses (u32, bitcast, select, max, its locals…):
+  // WGSL would fail to compile it, asynchronously, far from this call.
+  const used = new Set(source(PLACEHOLDER).match(/[A-Za-z_][A-Za-z0-9_]*/g));
+  if (WGSL_KEYWORDS.has(name) || used.has(name)) {
+    throw new ArgumentTypeError("options.name", `got ${describe(name)}, which is a WGSL keyword or a name this function uses; allowed: another identifier`);
+  }
+  return source(name);
 }
+
+/** The name the function is generated under to list the identifiers it uses. */
+const PLACEHOLDER = "minifloat_placeholder_name";
+/** WGSL's keywords (W3C WGSL §15.1), which no declaration may take. */
+const WGSL_KEYWORDS: ReadonlySet<string> = new Set(
+  "alias break case const const_assert continue continuing default diagnostic discard else enable false fn for if let loop override requires return struct switch true var while".split(
+    " ",
+  ),
+);
 
 /** The field arithmetic of every format (decodeTable32 is the proof, not the code: see fieldRule). */
 function decodeBitsWgsl(f: Format, name: string): string {
