@@ -234,7 +234,9 @@ export function dotBatch(p: usize, a: usize, b: usize, m: i32, n: i32, sa: usize
           kb++;
         }
       }
-      store<f32>(slot, <f32>(total == 0 ? 0 : total));
+      // One NaN for every NaN result: the sign of a NaN the hardware makes (∞ − ∞) differs between V8's baseline and
+      // optimising compilers, so results would differ between a fresh worker and a warm thread.
+      store<f32>(slot, total != total ? <f32>NaN : <f32>(total == 0 ? 0 : total));
     }
   }
 }

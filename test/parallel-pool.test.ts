@@ -274,6 +274,10 @@ describe("the pool's shared memory (zero-copy kernels on every worker)", () => {
     await expect(pool.dequantize(codes.array, "float6_e3m2fn", { to: "bfloat16", out: new Float32Array(n) as never })).rejects.toThrow(ArgumentTypeError);
     await expect(pool.dequantize(codes.array, "float6_e3m2fn", { to: "int8" as never })).rejects.toThrow(/options.to/);
     await expect(pool.dequantize(codes.array, "float6_e3m2fn", { to: "float16", bits: 1 as never })).rejects.toThrow(/options.bits/);
+    // The float32 route takes no bits, but checks them as one thread does.
+    await expect(pool.dequantize(codes.array, "float6_e3m2fn", { bits: 1 as never })).rejects.toThrow(
+      new ArgumentTypeError("options.bits", "got 1; allowed: true or false"),
+    );
     await expect(pool.convert(codes.array, "float6_e3m2fn", "binary32")).rejects.toThrow(CodeRangeError);
     await expect(pool.dequantize(codes.array, "float6_e3m2fn", { to: "float16", out: codes.array as never })).rejects.toThrow(ArgumentTypeError);
     for (const h of [codes, out]) h.free();

@@ -222,8 +222,10 @@ export class Pool {
     this.#w.open();
     const f = resolveFormat(fmt);
     const { out: given, to = "float32", bits = false } = checkOptions(options, DEQUANTIZE_KEYS);
+    // Refused here as on one thread, whatever the route (the float32 one takes no bits).
+    if (typeof bits !== "boolean") return dequantize(codes, f, options as never);
     if (to !== "float32") {
-      if (!this.#inPlace(codes, f) || (to !== "float16" && to !== "bfloat16") || typeof bits !== "boolean") return dequantize(codes, f, options as never);
+      if (!this.#inPlace(codes, f) || (to !== "float16" && to !== "bfloat16")) return dequantize(codes, f, options as never);
       requireCodes(codes, f);
       const plan = planDequantize16(codes, to, given, bits);
       requireSeparate(plan.dst(), [codes]);
