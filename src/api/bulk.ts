@@ -15,7 +15,7 @@ import { kernels } from "../wasm/instance.js";
 import { roundToOddWasm } from "../wasm/odd.js";
 import { quantizeWasm } from "../wasm/encode.js";
 import { type QuantizeOptions, type QuantizePlan, planQuantize, wasmRandom } from "./plan.js";
-import { type CodeArray, type Float16ArrayLike, float16ArrayType, requireAttached, requireCodes, requireOutput } from "./validate.js";
+import { type CodeArray, type Float16ArrayLike, float16ArrayType, requireAttached, requireCodes, requireOutput, requireSeparate } from "./validate.js";
 
 export type { Float16ArrayLike } from "./validate.js";
 import { checkOptions } from "../options.js";
@@ -124,6 +124,7 @@ export function dequantize(codes: CodeArray, fmt: FormatLike, options?: Dequanti
   requireCodes(codes, f);
   if (to !== "float32") return dequantize16(codes, f, to, given, bits);
   const out = requireOutput(given as Float32Array | undefined, Float32Array, codes.length);
+  requireSeparate(out, [[codes, "codes"]]);
   const fast = dequantizeWasm(codes, f, out, decodeTable32);
   if (fast) return fast;
   gather(codes, f, decodeTable32(f), new Uint32Array(out.buffer, out.byteOffset, out.length));
@@ -173,6 +174,7 @@ export function planDequantize16(codes: CodeArray, to: "float16" | "bfloat16", g
     throw new ArgumentTypeError("options.out", `got ${describe(out)}; allowed: ${allowed} of length ${n} for ${to}`);
   const view = requireAttached(out as Uint16Array, "options.out");
   if (view.length !== n) throw new CodeRangeError("options.out", `has length ${view.length}; allowed: ${n} (the input length)`);
+  requireSeparate(view, [[codes, "codes"]]);
   const target = format(TARGETS[to]);
   // A Float16Array output is written through a Uint16Array over its bytes; keep() re-creates an output in Wasm memory
   // (of its own type) when building or uploading the table grows the memory.
@@ -235,11 +237,12 @@ export function planConvert(
     throw new CodeRangeError("to", `${target.name} has ${target.K}-bit codes; allowed: a format of at most 16 bits (use dequantize for float32)`);
   const rho = resolveProjection(target, projection, "options");
   // Taken before the table is built: building it may grow the Wasm memory an output there lives in.
-  const out = keep(
+  const checked =
     target.K <= 8
       ? requireOutput(given as Uint8Array | undefined, Uint8Array, codes.length)
-      : requireOutput(given as Uint16Array | undefined, Uint16Array, codes.length),
-  );
+      : requireOutput(given as Uint16Array | undefined, Uint16Array, codes.length);
+  requireSeparate(checked, [[codes, "codes"]]);
+  const out = keep(checked);
   return { f, table: conversionTable(f, target, rho, kernelProjection) as Uint8Array | Uint16Array, out };
 }
 

@@ -10,7 +10,7 @@ import { type RandomArray, type RandomOptions, type RandomSource, resolveRandom 
 import { type WasmRandom, encodeBlock, encodeVariant } from "../wasm/encode.js";
 import { kernels } from "../wasm/instance.js";
 import { type FormatLike, resolveFormat } from "./scalar.js";
-import { type CodeArray, codeArrayType, requireInput, requireOutputArray } from "./validate.js";
+import { type CodeArray, codeArrayType, requireInput, requireOutputArray, requireSeparate } from "./validate.js";
 import { checkOptions } from "../options.js";
 
 // The random-bit options and their validator live in random.ts (block and operation APIs share them).
@@ -97,6 +97,10 @@ export function planQuantize(src: unknown, fmt: FormatLike, options: QuantizeOpt
   const rho = resolveProjection(f, projection as Projection);
   const source = resolveRandom(rho, input.length, { seed, seedIndex, random });
   const given = requireOutputArray<CodeArray>(out, type, input.length);
+  requireSeparate(given, [
+    [input, "src"],
+    [source?.kind === "array" ? source.array : undefined, "options.random"],
+  ]);
   // float64 input takes the kernel through rounding to odd under deterministic roundings (stochastic ones read more
   // fraction bits than float32 keeps; a vendor cast is defined on float32 input).
   const viaOdd = input instanceof Float64Array && rho.stochasticBits === 0 && rho.vendor === "none" && odd32Covers(f);

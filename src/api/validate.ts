@@ -74,6 +74,23 @@ export function requireAttached<T extends ArrayBufferView>(a: T, argument: strin
   return a;
 }
 
+/**
+ * Refuses an output sharing bytes with an input (each named as the caller's argument): every path would read bytes it
+ * has already written over, and the pool's parts would race.
+ */
+export function requireSeparate(
+  out: ArrayBufferView | undefined,
+  inputs: ReadonlyArray<readonly [ArrayBufferView | undefined, string]>,
+  outName = "options.out",
+): void {
+  for (const [input, name] of inputs) {
+    if (!out || !input || out.buffer !== input.buffer || out.byteLength === 0 || input.byteLength === 0) continue;
+    if (out.byteOffset < input.byteOffset + input.byteLength && input.byteOffset < out.byteOffset + out.byteLength) {
+      throw new ArgumentTypeError(outName, `overlaps ${name}; allowed: a separate array`);
+    }
+  }
+}
+
 /** Checks a caller's output array (undefined stays undefined: the caller allocates). */
 export function requireOutputArray<T extends CodeArray | Float32Array>(
   out: unknown,

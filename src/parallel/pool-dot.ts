@@ -20,7 +20,8 @@ import { kernelStatus } from "../wasm/instance.js";
 import { keep } from "../wasm/memory.js";
 import type { HeapView } from "./heap.js";
 import type { DotJob } from "./protocol.js";
-import { type ArrayType, type Workers, copyBack, isShared, requireSeparate, share, sharedArray } from "./workers.js";
+import { type ArrayType, type Workers, copyBack, isShared, share, sharedArray } from "./workers.js";
+import { requireSeparate } from "../api/validate.js";
 
 const BINARY16 = format("binary16");
 
@@ -195,7 +196,10 @@ export class PoolDot {
     const r = dotRowsArgs(a, b, rows, cols, options, false);
     if (rows * cols < this.minElements) return dotRows(a, b, rows, cols, options);
     const given = options.out;
-    requireSeparate(given, [a, b]);
+    requireSeparate(given, [
+      [a, "a"],
+      [b, "b"],
+    ]);
     const target = given && keep(given);
     const sa = share(a);
     const sb = share(b);
@@ -249,7 +253,12 @@ export class PoolDot {
     const r = matmulArgs(a, b, m, n, k, options, small, names);
     if (small) return matmulChecked(a, b, m, n, k, options, r);
     const given = options.out;
-    requireSeparate(given, [a, b, options.scales?.a, options.scales?.b]);
+    requireSeparate(given, [
+      [a, "a"],
+      [b, names?.b ?? "b"],
+      [options.scales?.a, "options.scales.a"],
+      [options.scales?.b, "options.scales.b"],
+    ]);
     const target = given && keep<Float32Array | Uint16Array>(given);
     const sa = share(a);
     const sb = share(b);

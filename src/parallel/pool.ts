@@ -37,7 +37,8 @@ import { type HeapView, type PoolArray, SharedHeap } from "./heap.js";
 import { hardwareThreads, startWorker } from "./host.js";
 import { PoolDot } from "./pool-dot.js";
 import type { Job, WorkerInit } from "./protocol.js";
-import { type ArrayType, Thread, Workers, copyBack, isShared, requireSeparate, share, sharedArray } from "./workers.js";
+import { type ArrayType, Thread, Workers, copyBack, isShared, share, sharedArray } from "./workers.js";
+import { requireSeparate } from "../api/validate.js";
 
 /** Smallest call sent to the workers by default: below about 4M elements one thread is as fast or faster (bench/parallel.mjs, README "Multi-core"). */
 export const DEFAULT_MIN_ELEMENTS = 1 << 22;
@@ -108,7 +109,10 @@ export class Pool {
     if (n < this.minElements) return runQuantize(plan);
     const { f, random, flags } = plan;
     const given = plan.out;
-    requireSeparate(given, [src, random?.kind === "array" ? random.array : undefined]);
+    requireSeparate(given, [
+      [src, "src"],
+      [random?.kind === "array" ? random.array : undefined, "options.random"],
+    ]);
     // Taken before the first await: a Wasm view given as out is re-created if the memory grows meanwhile.
     const target = given && keep(given);
     if (plan.run.kernel === "encodeF32" && this.#w.heap.owns(plan.src)) return this.#quantizeShared(plan, plan.run.block, target);
@@ -228,7 +232,7 @@ export class Pool {
       if (!this.#inPlace(codes, f) || (to !== "float16" && to !== "bfloat16")) return dequantize(codes, f, options as never);
       requireCodes(codes, f);
       const plan = planDequantize16(codes, to, given, bits);
-      requireSeparate(plan.dst(), [codes]);
+      requireSeparate(plan.dst(), [[codes, "codes"]]);
       const table = table16(f, plan.target, plan.rho);
       await this.#tableKernel(codes as Uint8Array | Uint16Array, f, Uint16Array, plan.dst, () =>
         gatherCall16(this.#table16(f, table), codes.BYTES_PER_ELEMENT),
@@ -238,7 +242,7 @@ export class Pool {
     const n = requireCodes(codes, f).length;
     if (given !== undefined) requireOutput(given as Float32Array, Float32Array, n);
     if (n < this.minElements || f.K > 16) return dequantize(codes, f, options as { out?: Float32Array });
-    requireSeparate(given, [codes]);
+    requireSeparate(given, [[codes, "codes"]]);
     const kernels = kernelStatus().enabled;
     if (kernels && this.#w.heap.owns(codes) && !(codes instanceof Uint32Array)) return this.#dequantizeShared(codes, f, given as Float32Array | undefined);
     const shared = share(codes);
@@ -262,7 +266,7 @@ export class Pool {
     if (!this.#inPlace(codes, f)) return convert(codes, f, to, options);
     const { table, out } = planConvert(codes, f, to, options);
     if (!(table instanceof Uint16Array)) return convert(codes, f, to, options);
-    requireSeparate(out(), [codes]);
+    requireSeparate(out(), [[codes, "codes"]]);
     await this.#tableKernel(codes as Uint8Array | Uint16Array, f, Uint16Array, out as () => Uint16Array, () =>
       gatherCall16(this.#table16(f, table), codes.BYTES_PER_ELEMENT),
     );

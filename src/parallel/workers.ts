@@ -33,16 +33,6 @@ export function sharedArray<T extends SharedView>(type: ArrayType<T>, n: number)
   return new type(buffer);
 }
 
-/** Rejects an output overlapping an input, as the single-thread calls do (parts would race on shared memory). */
-export function requireSeparate(out: ArrayBufferView | undefined, inputs: ReadonlyArray<ArrayBufferView | undefined>): void {
-  for (const input of inputs) {
-    if (!out || !input || out.buffer !== input.buffer || out.byteLength === 0 || input.byteLength === 0) continue;
-    if (out.byteOffset < input.byteOffset + input.byteLength && input.byteOffset < out.byteOffset + out.byteLength) {
-      throw new ArgumentTypeError("options.out", "overlaps an input; allowed: a separate array");
-    }
-  }
-}
-
 /** `a` itself when it is shared, else a shared copy. */
 export function share<T extends SharedView>(a: T): T {
   if (isShared(a)) return a;
