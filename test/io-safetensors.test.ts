@@ -228,6 +228,14 @@ describe("safetensors round trips", () => {
     });
   });
 
+  it("reads tensor names that are escaped in the header or repeat a name inside an entry, and names with commas and braces", async () => {
+    const header =
+      '{"__metadata__":{"w":"x","dtype":"y"},"a,{b}[c]\\"":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}';
+    const r = await SafetensorsReader.open(rawFile(undefined, new Uint8Array(8), header));
+    expect(r.tensors.map((t) => t.name)).toEqual(['a,{b}[c]"', "w"]);
+    await r.close();
+  });
+
   it("accepts empty and scalar tensors", async () => {
     const path = tmp();
     await write(
@@ -296,6 +304,17 @@ describe("safetensors header validation", () => {
       /shape: is \[-2\]; allowed: an array of non-negative integers/,
     ],
     ["an unknown field", () => rawFile({ w: { ...ok.w, extra: 1 } }, new Uint8Array(8)), /unknown field\(s\) extra/],
+    [
+      // Equal entries too: JSON.parse would keep one of them silently. Keys in nested objects may repeat names above.
+      "a tensor named twice",
+      () =>
+        rawFile(
+          undefined,
+          new Uint8Array(8),
+          '{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"v":{"dtype":"F32","shape":[0],"data_offsets":[8,8]},"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}',
+        ),
+      /header names "w" twice; allowed: each tensor \(and __metadata__\) once/,
+    ],
     ["non-string metadata", () => rawFile({ __metadata__: { a: 1 }, ...ok }, new Uint8Array(8)), /__metadata__\["a"\]: is 1; allowed: a string/],
     [
       "a recorded format on a float dtype",

@@ -32,6 +32,32 @@ export interface Header {
 const TENSOR_KEYS = ["dtype", "shape", "data_offsets"];
 
 /** Parses and validates the JSON header against the size of the data buffer that follows it. */
+/** The first key the top-level object of valid JSON text repeats, if any (nested objects are not looked into). */
+function repeatedKey(text: string): string | undefined {
+  const seen = new Set<string>();
+  let depth = 0;
+  let key = false; // the next string at depth 1 is a key
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      let end = i + 1;
+      while (text.charCodeAt(end) !== 0x22) end += text.charCodeAt(end) === 0x5c ? 2 : 1;
+      if (depth === 1 && key) {
+        const name = JSON.parse(text.slice(i, end + 1)) as string;
+        if (seen.has(name)) return name;
+        seen.add(name);
+        key = false;
+      }
+      i = end;
+    } else if (c === 0x7b || c === 0x5b) {
+      depth++;
+      key = depth === 1;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0x2c && depth === 1) key = true;
+  }
+  return undefined;
+}
+
 export function parseHeader(bytes: Uint8Array, dataLength: number, file = "header"): Header {
   let text: string;
   try {
@@ -46,6 +72,9 @@ export function parseHeader(bytes: Uint8Array, dataLength: number, file = "heade
     throw new SafetensorsError(file, `header is not valid JSON (${(e as Error).message})`);
   }
   if (!isObject(json)) throw new SafetensorsError(file, "header must be a JSON object {tensor name: {dtype, shape, data_offsets}}");
+  // JSON.parse keeps the last of two equal keys: a tensor named twice would lose its first entry silently.
+  const twice = repeatedKey(text);
+  if (twice !== undefined) throw new SafetensorsError(file, `header names ${JSON.stringify(twice)} twice; allowed: each tensor (and __metadata__) once`);
   const metadata = parseMetadata(json.__metadata__, file);
   const records = new Map<string, string>();
   for (const [key, value] of Object.entries(metadata)) {
