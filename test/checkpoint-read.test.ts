@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { roundToOddFloat32 } from "../src/exact/round-to-odd.js";
 import { quantize, useKernels } from "../src/index.js";
+import { ArgumentTypeError } from "../src/errors.js";
 import { CheckpointError, openCheckpoint } from "../src/io/index.js";
 import { GOOD, bits, checkpoint, expectedTensors } from "./checkpoint-fixtures.js";
 import { bitsOf, expected as ggufExpected, fixture as ggufFixture } from "./io-gguf-fixtures.js";
@@ -223,6 +224,20 @@ describe("openCheckpoint: malformed checkpoints are refused, naming what is wron
       expect((error as Error).message).toMatch(message);
     });
   }
+
+  it("its arguments: an unknown option, an input of another type, a path where there is no file system", async () => {
+    const path = join(checkpoint("modelopt-fp8"), "model.safetensors");
+    await expect(openCheckpoint(path, { bogus: 1 } as never)).rejects.toThrow(/^options.bogus: is not an option here/);
+    await expect(openCheckpoint(42 as never)).rejects.toThrow(new ArgumentTypeError("input", "got 42; allowed: a path, a Blob or File, or a ByteSource"));
+    // As in a browser: no process.versions.node.
+    const process = globalThis.process;
+    Object.defineProperty(globalThis, "process", { value: undefined, configurable: true, writable: true });
+    try {
+      await expect(openCheckpoint(path)).rejects.toThrow(/^input: got the string ".*"; allowed here: a Blob, File or ByteSource/);
+    } finally {
+      Object.defineProperty(globalThis, "process", { value: process, configurable: true, writable: true });
+    }
+  });
 
   it("GGUF: an unknown type is named when read; a truncated file when opened", async () => {
     const c = await openCheckpoint(join(checkpoint("bad-gguf"), "unknown-type.gguf"));

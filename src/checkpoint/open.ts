@@ -5,7 +5,8 @@
 import { blockLayouts, type BlockLayout } from "../io/blocks.js";
 import { SafetensorsReader } from "../io/reader.js";
 import { BlobSource, type ByteSource } from "../io/source.js";
-import { CodeRangeError } from "../errors.js";
+import { ArgumentTypeError, CodeRangeError, describe } from "../errors.js";
+import { checkOptions } from "../options.js";
 import { type QuantConfig, isObject, parseQuantConfig } from "./config.js";
 import { type Target, codedBlocks, into, readRange, readRounded, roundTo } from "./decode.js";
 import { CheckpointError } from "./errors.js";
@@ -135,7 +136,9 @@ export class Checkpoint {
   }
 
   /** Opens a checkpoint (see the file comment); the caller closes it. */
-  static async open(input: CheckpointInput, options: CheckpointOptions = {}): Promise<Checkpoint> {
+  static async open(input: CheckpointInput, given?: CheckpointOptions): Promise<Checkpoint> {
+    const options: CheckpointOptions = checkOptions(given, ["raw", "config", "hfQuantConfig"]);
+    requireCheckpointInput(input);
     if (typeof input !== "string") {
       const source = input instanceof Blob ? new BlobSource(input) : input;
       if (await sourceIsGguf(source)) return openGgufCheckpoint(source, source.name);
@@ -183,6 +186,29 @@ export class Checkpoint {
 /** Opens a checkpoint: see Checkpoint.open. */
 export function openCheckpoint(input: CheckpointInput, options?: CheckpointOptions): Promise<Checkpoint> {
   return Checkpoint.open(input, options);
+}
+
+/** A path where there is a file system (Node), a Blob or File, or a ByteSource; anything else is a typed error. */
+function requireCheckpointInput(input: unknown): void {
+  const node = typeof (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node === "string";
+  if (typeof input === "string") {
+    if (node) return;
+    throw new ArgumentTypeError(
+      "input",
+      `got the string ${JSON.stringify(input)}; allowed here: a Blob, File or ByteSource (paths are Node's; for a URL, HttpSource.open(url))`,
+    );
+  }
+  if (typeof Blob !== "undefined" && input instanceof Blob) return;
+  const source = input as Partial<ByteSource> | null;
+  if (
+    source !== null &&
+    typeof source === "object" &&
+    typeof source.read === "function" &&
+    typeof source.close === "function" &&
+    typeof source.size === "number"
+  )
+    return;
+  throw new ArgumentTypeError("input", `got ${describe(input)}; allowed: ${node ? "a path, " : ""}a Blob or File, or a ByteSource`);
 }
 
 /** A Checkpoint of safetensors readers; the caller closes them if this throws. */
