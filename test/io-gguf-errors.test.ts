@@ -110,10 +110,33 @@ describe("GgufReader refuses", () => {
       /tensor "w" ends at byte 144 but the file has 136: tensor data beyond the file/,
     );
     await refused(rawGguf({ tensors: [F32, F32], data }), /tensor name "w" appears twice/);
+    // Data where ggml reads it: the next aligned offset after the previous tensor, no overlap, no gap, in order.
+    const v = { ...F32, name: "v" };
+    await refused(rawGguf({ tensors: [F32, v], data }), /tensor "v" has data offset 0, expected 32; allowed: each tensor's data right after/);
+    await refused(rawGguf({ tensors: [F32, { ...v, offset: 64 }], data: new Uint8Array(96) }), /tensor "v" has data offset 64, expected 32/);
+    await refused(
+      rawGguf({
+        tensors: [
+          { ...F32, offset: 32 },
+          { ...v, offset: 0 },
+        ],
+        data,
+      }),
+      /tensor "w" has data offset 32, expected 0/,
+    );
     await refused(
       rawGguf({ tensors: [{ ...F32, dims: [33], type: 8 }], data }),
       /tensor "w" has rows of 33 Q8_0 elements; allowed: a multiple of the block size 32/,
     );
+  });
+
+  it("keeps a string's leading U+FEFF (the default UTF-8 decoder drops it) in values, keys and tensor names", async () => {
+    const bom = "\ufeff";
+    const path = file(rawGguf({ kvs: [kv(`${bom}key`, 8, str(`${bom}value`))], tensors: [{ ...F32, name: `${bom}w` }], data: new Uint8Array(32) }));
+    const r = await GgufReader.open(path);
+    expect([...r.metadata.entries()].find(([k]) => k.endsWith("key"))).toEqual([`${bom}key`, { type: "STRING", value: `${bom}value` }]);
+    expect(r.tensors[0]!.name).toBe(`${bom}w`);
+    await r.close();
   });
 
   it("decoding a tensor of an unknown type id, naming the tensor and the id (opening succeeds)", async () => {

@@ -5,7 +5,15 @@ import type { ByteSource } from "../source.js";
 import { GgufError } from "./errors.js";
 
 const WINDOW = 1 << 20;
-const utf8 = new TextDecoder("utf-8");
+// ignoreBOM: a string's bytes are its value, a leading U+FEFF included (the default decoder drops it). Invalid UTF-8
+// becomes U+FFFD, as in any JavaScript string (ggml keeps bytes; docs/files.md).
+const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
+/**
+ * Metadata items (array elements, nested arrays counted as items too) a header may hold: each becomes a JavaScript
+ * value of 10–16 times its bytes in the file, so this bounds the memory opening a file can take (≈ 1 GB) where the
+ * file size alone does not. Tokenizer arrays of real models hold about a million in all.
+ */
+export const MAX_METADATA_ITEMS = 1 << 25;
 
 export class HeaderCursor {
   /** Absolute file offset of the next read. */
@@ -14,7 +22,21 @@ export class HeaderCursor {
   private view = new DataView(this.window.buffer);
   private windowStart = 0;
 
+  /** Metadata items read so far (see MAX_METADATA_ITEMS). */
+  private items = 0;
+
   constructor(private readonly source: ByteSource) {}
+
+  /** Counts n more metadata items, refusing a header that holds more than MAX_METADATA_ITEMS in all. */
+  countItems(n: number, what: string): void {
+    this.items += n;
+    if (this.items > MAX_METADATA_ITEMS) {
+      throw new GgufError(
+        this.path,
+        `${what} brings the metadata to ${this.items} items; allowed: at most ${MAX_METADATA_ITEMS} in all (each takes memory many times its bytes)`,
+      );
+    }
+  }
 
   get path(): string {
     return this.source.name;

@@ -28,6 +28,7 @@ export async function readValue(c: HeaderCursor, type: GgufValueType, argument: 
   await c.need(4, argument);
   const itemType = valueType(c.u32(), `${c.path}: the items of ${argument}`);
   const n = await c.count(`the item count of ${argument}`, minimumBytes(itemType));
+  c.countItems(n, `the ${n} items of ${argument}`);
   if (itemType === "ARRAY") {
     // An array item is its own item type, count and items, with no value type before it (as the gguf package writes).
     const items: GgufValue[] = [];

@@ -83,6 +83,18 @@ export class GgufReader {
         tensors.push(t);
       }
       const dataOffset = alignUp(c.position, alignment);
+      // ggml reads a tensor only at the offset the ones before it leave (each aligned): no overlap, no gap, in order.
+      let expected = 0;
+      for (const t of tensors) {
+        if (t.byteSize === undefined) break; // an unknown type's size is unknown (named when the tensor is read)
+        if (t.offset !== expected) {
+          throw new GgufError(
+            path,
+            `tensor "${t.name}" has data offset ${t.offset}, expected ${expected}; allowed: each tensor's data right after the previous one's, aligned to ${alignment} (as ggml reads them)`,
+          );
+        }
+        expected = alignUp(expected + t.byteSize, alignment);
+      }
       for (const t of tensors) {
         const end = dataOffset + t.offset + (t.byteSize ?? 0);
         if (end > size)
