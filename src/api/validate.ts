@@ -74,6 +74,14 @@ export function requireAttached<T extends ArrayBufferView>(a: T, argument: strin
   return a;
 }
 
+/** Checks every code of `codes` below f's code count (nothing to check when the array's width holds only codes). */
+export function requireCodesIn(codes: CodeArray, f: Format, argument: string): void {
+  if (f.codeCount >= 2 ** (8 * codes.BYTES_PER_ELEMENT)) return;
+  for (let i = 0; i < codes.length; i++) {
+    if (codes[i]! >= f.codeCount) throw new CodeRangeError(`${argument}[${i}]`, `is ${codes[i]}; allowed: a ${f.name} code in [0, ${f.codeCount - 1}]`);
+  }
+}
+
 /**
  * Refuses an output sharing bytes with an input (each named as the caller's argument): every path would read bytes it
  * has already written over, and the pool's parts would race.

@@ -8,7 +8,9 @@ import { OVERFLOW_MODES, type OverflowMode, type PartialsName, overflowMode, par
 import { type DotContext, dotContext, dotReference } from "./reference.js";
 import { dotKernel } from "./wasm.js";
 import { quantize } from "../api/bulk.js";
-import { rejectRemoved, requireAttached } from "../api/validate.js";
+import { rejectRemoved, requireAttached, requireCodesIn } from "../api/validate.js";
+
+export { requireCodesIn };
 import { checkOptions } from "../options.js";
 import { format } from "../format/registry.js";
 
@@ -96,13 +98,6 @@ export function unpackNibbles(src: Uint8Array, n: number, argument: string): Uin
 }
 
 /** CodeRangeError naming `argument[i]` for the first code ≥ 2^K (formats of fewer than 8 bits). */
-export function requireCodesIn(codes: Uint8Array, f: Format, argument: string): void {
-  if (f.codeCount >= 256) return;
-  for (let i = 0; i < codes.length; i++) {
-    if (codes[i]! >= f.codeCount) throw new CodeRangeError(`${argument}[${i}]`, `is ${codes[i]}; allowed: a ${f.name} code in [0, ${f.codeCount - 1}]`);
-  }
-}
-
 /**
  * The dot product Σ a_i·b_i of two code vectors with narrow partials: each product rounded into the
  * partials format (RNE), each block of BLK products summed exactly and projected once, the block results added

@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { type FileHandle, open, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { CodeArray, QuantizeOptions } from "../api/bulk.js";
-import { requireCodes } from "../api/validate.js";
+import { requireCodes, requireCodesIn } from "../api/validate.js";
 import { ArgumentTypeError, CodeRangeError, describe } from "../errors.js";
 import { codesToBytes, valuesToBytes, valuesToCodes } from "./convert.js";
 import { fsyncOption, outputTarget, pending, placeWithoutClobbering, temporaryPath } from "./atomic.js";
@@ -138,12 +138,7 @@ export class SafetensorsWriter {
     const bits = t.info.bits;
     // Codes of narrow formats in whole bytes (a 6-bit format in U8, a 12-bit one in U16) could hold any value: a
     // file whose codes its reader refuses is never committed. F4/F6 packing checks its own.
-    if (f && bits !== 4 && bits !== 6 && f.codeCount < 2 ** (8 * codes.BYTES_PER_ELEMENT)) {
-      const limit = f.codeCount;
-      for (let i = 0; i < codes.length; i++) {
-        if (codes[i]! >= limit) throw new CodeRangeError(`codes[${i}]`, `is ${codes[i]}; allowed: a ${f.name} code in [0, ${limit - 1}]`);
-      }
-    }
+    if (f && bits !== 4 && bits !== 6) requireCodesIn(codes, f, "codes");
     if (bits === 4 || bits === 6) {
       const group = bits === 4 ? 2 : 4;
       const merged = new Uint8Array(this.carry.length + codes.length);

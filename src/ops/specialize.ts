@@ -17,7 +17,7 @@ import { NextGreaterThan, NextLessThan } from "./next.js";
 import { type QueryResult, RoundOf, SatOf, formatQuery } from "./queries.js";
 import { type OpInfo, operationInfo, operationNames } from "./registry.js";
 import { stickyPrecision } from "./sticky.js";
-import { requireAttached } from "../api/validate.js";
+import { requireAttached, requireCodesIn } from "../api/validate.js";
 
 /** A code: a number for formats of up to 32 bits; a bigint (the IEEE bit pattern) for binary64. */
 export type Code = number | bigint;
@@ -342,7 +342,7 @@ function build(info: OpInfo, operands: readonly Format[], result: Format | undef
     const outNum = outBig ? undefined : (out as Uint8Array | Uint16Array | Uint32Array);
 
     if (tableable) {
-      arrays.forEach((a, i) => checkCodes(a as Uint8Array, operands[i]!, `arrays[${i}]`));
+      arrays.forEach((a, i) => requireCodesIn(a as Uint8Array, operands[i]!, `arrays[${i}]`));
       tables();
       const a = arrays[0] as Uint8Array;
       if (resultTable) {
@@ -415,13 +415,6 @@ function requireCodeArray(a: unknown, f: Format, argument: string): CodeArrayLik
 }
 
 /** Codes of formats narrower than their array's element must still be < 2^K. */
-function checkCodes(a: Uint8Array, f: Format, argument: string): void {
-  if (f.codeCount >= 256) return;
-  for (let i = 0; i < a.length; i++) {
-    if (a[i]! >= f.codeCount) throw new CodeRangeError(`${argument}[${i}]`, `is ${a[i]}; allowed: a ${f.name} code in [0, ${f.codeCount - 1}]`);
-  }
-}
-
 function outputArray(info: OpInfo, result: Format | undefined, n: number, out: unknown): CodeArrayLike {
   const type = info.kind === "numeric" || info.kind === "next" ? codeArrayFor(result!) : Uint8Array;
   if (out === undefined) return new type(n);

@@ -56,15 +56,15 @@ fn ${n}(code: u32) -> f32 {
 `;
   };
   // The name must not be a keyword nor anything the function itself uses (u32, bitcast, select, max, its locals…):
-  // WGSL would fail to compile it, asynchronously, far from this call.
-  const used = new Set(source(PLACEHOLDER).match(/[A-Za-z_][A-Za-z0-9_]*/g));
-  if (WGSL_KEYWORDS.has(name) || used.has(name)) {
+  // WGSL would fail to compile it, asynchronously, far from this call. Generated once, under a placeholder name.
+  const text = source(PLACEHOLDER);
+  if (WGSL_KEYWORDS.has(name) || new Set(text.match(/[A-Za-z_][A-Za-z0-9_]*/g)).has(name)) {
     throw new ArgumentTypeError("options.name", `got ${describe(name)}, which is a WGSL keyword or a name this function uses; allowed: another identifier`);
   }
-  return source(name);
+  return text.replaceAll(PLACEHOLDER, name);
 }
 
-/** The name the function is generated under to list the identifiers it uses. */
+/** The name the function is generated under (to list the identifiers it uses), then replaced by the caller's. */
 const PLACEHOLDER = "minifloat_placeholder_name";
 /** WGSL's keywords (W3C WGSL §15.1), which no declaration may take. */
 const WGSL_KEYWORDS: ReadonlySet<string> = new Set(
