@@ -9,7 +9,7 @@ import { dataTypeName } from "./dtypes.js";
 import { OnnxError } from "./errors.js";
 import { type QuantizeReport, quantizeModel } from "./model.js";
 import type { Granularity } from "./quantize.js";
-import { type AttributeProto, type ModelProto, type TensorProto, decodeModel, encodeModel, int, newTensor } from "./schema.js";
+import { type AttributeProto, type ModelProto, type SparseTensorProto, type TensorProto, decodeModel, encodeModel, int, newTensor } from "./schema.js";
 import { type Target, resolveTarget } from "./target.js";
 import { isExternal, tensorBytes, tensorDims } from "./tensor.js";
 
@@ -105,10 +105,6 @@ export interface ModelListing {
   readonly tensors: readonly TensorListing[];
 }
 
-type Sparse = { values?: TensorProto; indices?: TensorProto; dims?: (number | { toNumber(): number })[] };
-/** A Constant node's value in any of its attribute forms (value, sparse_value, value_float(s), value_int(s), value_string(s)). */
-type ConstantAttribute = AttributeProto & { f?: number; floats?: number[]; ints?: unknown[]; s?: Uint8Array; strings?: Uint8Array[]; sparse_tensor?: Sparse };
-
 /** The initializers (sparse ones too) and Constant tensors of a model's main graph with their data type, shape and size. */
 export function inspectOnnx(bytes: Uint8Array): ModelListing {
   const model = readModel(bytes);
@@ -121,12 +117,13 @@ export function inspectOnnx(bytes: Uint8Array): ModelListing {
     bytes: tensorBytes(t),
     external: isExternal(t),
   });
-  const sparse = (name: string, source: TensorListing["source"], s: Sparse): TensorListing => {
+  const sparse = (name: string, source: TensorListing["source"], s: SparseTensorProto): TensorListing => {
     const [values, indices] = [s.values ?? newTensor({}), s.indices ?? newTensor({})];
     const of = listing(name, source, values);
     return { ...of, shape: (s.dims ?? []).map(int), bytes: of.bytes + tensorBytes(indices), external: of.external || isExternal(indices) };
   };
-  const constant = (name: string, a: ConstantAttribute): TensorListing | undefined => {
+  /** A Constant node's value in any of its attribute forms (value, sparse_value, value_float(s), value_int(s), value_string(s)). */
+  const constant = (name: string, a: AttributeProto): TensorListing | undefined => {
     const list = (dtype: string, shape: number[], size: number) => ({ name, source: "constant" as const, dtype, shape, bytes: size, external: false });
     if (a.name === "value" && a.t) return listing(name, "constant", a.t);
     if (a.name === "sparse_value" && a.sparse_tensor) return sparse(name, "constant", a.sparse_tensor);
@@ -143,12 +140,8 @@ export function inspectOnnx(bytes: Uint8Array): ModelListing {
       );
     return undefined;
   };
-  const constants = graph.node.flatMap((n) =>
-    n.op_type === "Constant" ? n.attribute.flatMap((a) => constant(n.output[0] ?? "", a as ConstantAttribute) ?? []) : [],
-  );
-  const sparseInitializers = ((graph as { sparse_initializer?: Sparse[] }).sparse_initializer ?? []).map((s) =>
-    sparse(s.values?.name ?? "", "sparse initializer", s),
-  );
+  const constants = graph.node.flatMap((n) => (n.op_type === "Constant" ? n.attribute.flatMap((a) => constant(n.output[0] ?? "", a) ?? []) : []));
+  const sparseInitializers = (graph.sparse_initializer ?? []).map((s) => sparse(s.values?.name ?? "", "sparse initializer", s));
   return {
     irVersion: int(model.ir_version),
     opsets: model.opset_import.map((o) => ({ domain: o.domain ?? "", version: int(o.version) })),

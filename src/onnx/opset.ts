@@ -1,16 +1,12 @@
 // The opset a rewritten graph needs, and whether raising the model's opset to it leaves every operator as it was.
 import { OnnxError } from "./errors.js";
 import { LATEST_OPSET, OP_HISTORY } from "./op-history.js";
-import { type GraphProto, type ModelProto, int } from "./schema.js";
-
-type OpsetEntry = { domain?: string; version?: number | { toNumber(): number } };
-/** A model-local function (FunctionProto): its body and the opsets it imports, which follow the model's. */
-type LocalFunction = { node?: GraphProto["node"]; opset_import?: OpsetEntry[] };
+import { type GraphProto, type ModelProto, type OperatorSetId, int } from "./schema.js";
 
 const isDefault = (domain: string | undefined) => domain === undefined || domain === "" || domain === "ai.onnx";
 
 /** The default-domain opset entry of a model. */
-export function defaultOpset(model: ModelProto): OpsetEntry | undefined {
+export function defaultOpset(model: ModelProto): OperatorSetId | undefined {
   return model.opset_import.find((o) => isDefault(o.domain));
 }
 
@@ -33,7 +29,7 @@ export function requireOpset(model: ModelProto, needed: number, why: string): { 
   if (from >= needed) return { from, to: from };
   // The operators already there, in the graph and in local functions' bodies (a DequantizeLinear among them too:
   // only the one the rewrite adds is written for the new opset).
-  const functions = model.functions as LocalFunction[];
+  const functions = model.functions;
   const used = opTypes(model.graph!, new Set());
   for (const f of functions) opTypes({ node: f.node ?? [] }, used);
   const changed = [...used]

@@ -95,13 +95,26 @@ export interface TensorProto {
   data_location?: number;
   segment?: unknown;
 }
+export interface SparseTensorProto {
+  values?: TensorProto;
+  indices?: TensorProto;
+  dims?: Int64[];
+}
 export interface AttributeProto {
   name?: string;
   type?: number;
+  f?: number;
   i?: Int64;
+  s?: Uint8Array;
   t?: TensorProto;
   g?: GraphProto;
+  sparse_tensor?: SparseTensorProto;
+  floats?: number[];
+  ints?: Int64[];
+  strings?: Uint8Array[];
+  tensors?: TensorProto[];
   graphs: GraphProto[];
+  sparse_tensors?: SparseTensorProto[];
 }
 export interface NodeProto {
   input: string[];
@@ -115,14 +128,24 @@ export interface GraphProto {
   name?: string;
   node: NodeProto[];
   initializer: TensorProto[];
+  sparse_initializer?: SparseTensorProto[];
   input: { name?: string }[];
   output: { name?: string }[];
 }
+export interface OperatorSetId {
+  domain?: string;
+  version?: Int64;
+}
+/** A model-local function: its body and the opsets it imports (the fields read here). */
+export interface FunctionProto {
+  node?: NodeProto[];
+  opset_import?: OperatorSetId[];
+}
 export interface ModelProto {
   ir_version?: Int64;
-  opset_import: { domain?: string; version?: Int64 }[];
+  opset_import: OperatorSetId[];
   graph?: GraphProto;
-  functions: unknown[];
+  functions: FunctionProto[];
 }
 
 const root = protobuf.parse(SCHEMA, { keepCase: true }).root;

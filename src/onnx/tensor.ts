@@ -2,7 +2,7 @@
 import { dequantize } from "../api/bulk.js";
 import { DataType, dataTypeName, rawBytes } from "./dtypes.js";
 import { OnnxError } from "./errors.js";
-import { type GraphProto, type TensorProto, int, newTensor } from "./schema.js";
+import { type GraphProto, type SparseTensorProto, type TensorProto, int, newTensor } from "./schema.js";
 
 export function tensorDims(t: TensorProto): number[] {
   return t.dims.map(int);
@@ -19,15 +19,14 @@ export function isExternal(t: TensorProto): boolean {
 
 /** The tensors a graph holds: initializers (sparse ones' values and indices too) and node attributes', subgraphs included. */
 export function* graphTensors(graph: GraphProto): Generator<TensorProto> {
-  const sparse = (s: { values?: TensorProto; indices?: TensorProto }) => [s.values, s.indices].filter((t): t is TensorProto => t !== undefined);
+  const sparse = (s: SparseTensorProto) => [s.values, s.indices].filter((t): t is TensorProto => t !== undefined);
   yield* graph.initializer;
-  for (const s of (graph as { sparse_initializer?: { values?: TensorProto; indices?: TensorProto }[] }).sparse_initializer ?? []) yield* sparse(s);
+  for (const s of graph.sparse_initializer ?? []) yield* sparse(s);
   for (const node of graph.node) {
     for (const a of node.attribute) {
-      const more = a as { tensors?: TensorProto[]; sparse_tensor?: { values?: TensorProto }; sparse_tensors?: { values?: TensorProto }[] };
       if (a.t) yield a.t;
-      yield* more.tensors ?? [];
-      for (const s of [...(more.sparse_tensor ? [more.sparse_tensor] : []), ...(more.sparse_tensors ?? [])]) yield* sparse(s);
+      yield* a.tensors ?? [];
+      for (const s of [...(a.sparse_tensor ? [a.sparse_tensor] : []), ...(a.sparse_tensors ?? [])]) yield* sparse(s);
       for (const g of [...(a.g ? [a.g] : []), ...a.graphs]) yield* graphTensors(g);
     }
   }
